@@ -1,0 +1,3 @@
+from iotui.cli import main
+
+raise SystemExit(main())
