@@ -1,0 +1,296 @@
+"""Cumulative fio documents -> per-interval samples.
+
+fio's status documents are cumulative since the job started. The figures for
+one interval come from two consecutive documents:
+
+* ``dt_s`` from the documents' ``timestamp_ms``;
+* IOPS = delta ``total_ios`` / dt, bandwidth = delta ``io_bytes`` / dt;
+* mean completion latency = the N-weighted difference of the cumulative means;
+* percentiles, min and max from the difference of the json+ ``clat_ns`` bins,
+  walked the way fio walks them (see :func:`fio_percentiles`).
+
+Jobs without ``group_reporting`` are aggregated first: counters are summed,
+means are N-weighted and bins are merged. When counters go backwards (fio
+zeroes them at the end of ``ramp_time``) the document becomes a new baseline.
+``docs/numbers.md`` explains each figure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+DIRECTIONS = ("read", "write", "trim")
+
+# (record key suffix, fio percentile) pairs reported per interval and summary.
+PERCENTILES: tuple[tuple[str, float], ...] = (
+    ("p50", 50.0),
+    ("p90", 90.0),
+    ("p99", 99.0),
+    ("p99_9", 99.9),
+)
+
+
+@dataclass(frozen=True)
+class DirectionTotals:
+    """Cumulative counters of one direction, summed over all jobs."""
+
+    total_ios: int
+    io_bytes: int
+    runtime_ms: int
+    clat_n: int
+    clat_sum_ns: float
+    clat_min_ns: int | None
+    clat_max_ns: int | None
+    bins: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One fio document reduced to what interval arithmetic needs."""
+
+    timestamp_ms: int
+    job_count: int
+    directions: dict[str, DirectionTotals]
+
+
+@dataclass(frozen=True)
+class DirectionInterval:
+    """One direction's figures over one interval."""
+
+    ios: int
+    iops: float
+    bw_bytes: float
+    lat_mean_ns: float | None
+    lat_min_ns: int | None
+    lat_max_ns: int | None
+    lat_percentiles_ns: dict[str, int]
+
+
+@dataclass(frozen=True)
+class IntervalSample:
+    """All directions over one interval; ``t_s`` is the interval's end."""
+
+    t_s: float
+    dt_s: float
+    directions: dict[str, DirectionInterval]
+
+
+def _round_extended(value: Fraction, significand_bits: int = 64) -> Fraction:
+    """Round a positive rational to x87 extended precision (nearest, ties even)."""
+    if value == 0:
+        return value
+    exponent = value.numerator.bit_length() - value.denominator.bit_length()
+    if Fraction(2) ** exponent > value:
+        exponent -= 1
+    shift = significand_bits - 1 - exponent
+    scaled = value * (Fraction(2) ** shift)
+    return Fraction(round(scaled)) / (Fraction(2) ** shift)
+
+
+def fio_percentile_threshold(percentile: float, sample_count: int) -> Fraction:
+    """fio's ``(long double) p / 100.0 * nr``, computed as x86 fio computes it."""
+    quotient = _round_extended(Fraction(percentile) / 100)
+    return _round_extended(quotient * sample_count)
+
+
+def fio_percentiles(
+    sorted_bins: list[tuple[int, int]], sample_count: int, percentiles: tuple[float, ...]
+) -> list[int | None]:
+    """fio's percentile walk over histogram bins (``calc_clat_percentiles``).
+
+    Each percentile is the value of the first bin at which the running count
+    reaches ``p/100 * N``. Bins are (representative value, count) pairs sorted
+    by value. Percentiles must be ascending.
+    """
+    results: list[int | None] = [None] * len(percentiles)
+    if sample_count <= 0 or not sorted_bins:
+        return results
+    thresholds = [fio_percentile_threshold(p, sample_count) for p in percentiles]
+    running_count = 0
+    next_index = 0
+    for value_ns, count in sorted_bins:
+        running_count += count
+        while next_index < len(thresholds) and running_count >= thresholds[next_index]:
+            results[next_index] = value_ns
+            next_index += 1
+        if next_index == len(thresholds):
+            break
+    return results
+
+
+def _direction_of_job(stats: dict) -> tuple[int, int, int, int, float, int | None, int | None, dict]:
+    clat = stats.get("clat_ns") or {}
+    clat_n = int(clat.get("N", 0) or 0)
+    mean_ns = float(clat.get("mean", 0.0) or 0.0)
+    min_ns = int(clat["min"]) if clat_n and "min" in clat else None
+    max_ns = int(clat["max"]) if clat_n and "max" in clat else None
+    raw_bins = clat.get("bins") or {}
+    bins = {int(value): int(count) for value, count in raw_bins.items()}
+    return (
+        int(stats.get("total_ios", 0) or 0),
+        int(stats.get("io_bytes", 0) or 0),
+        int(stats.get("runtime", 0) or 0),
+        clat_n,
+        mean_ns * clat_n,
+        min_ns,
+        max_ns,
+        bins,
+    )
+
+
+def snapshot_from_document(doc: dict) -> Snapshot:
+    """Aggregate a fio document's jobs into one cumulative snapshot."""
+    jobs = doc.get("jobs") or []
+    directions: dict[str, DirectionTotals] = {}
+    for direction in DIRECTIONS:
+        total_ios = io_bytes = runtime_ms = clat_n = 0
+        clat_sum_ns = 0.0
+        min_ns: int | None = None
+        max_ns: int | None = None
+        bins: dict[int, int] = {}
+        for job in jobs:
+            stats = job.get(direction)
+            if not isinstance(stats, dict):
+                continue
+            ios, nbytes, runtime, n, weighted, jmin, jmax, jbins = _direction_of_job(stats)
+            total_ios += ios
+            io_bytes += nbytes
+            runtime_ms = max(runtime_ms, runtime)
+            clat_n += n
+            clat_sum_ns += weighted
+            if jmin is not None:
+                min_ns = jmin if min_ns is None else min(min_ns, jmin)
+            if jmax is not None:
+                max_ns = jmax if max_ns is None else max(max_ns, jmax)
+            for value, count in jbins.items():
+                bins[value] = bins.get(value, 0) + count
+        directions[direction] = DirectionTotals(
+            total_ios, io_bytes, runtime_ms, clat_n, clat_sum_ns, min_ns, max_ns, bins
+        )
+    return Snapshot(
+        timestamp_ms=int(doc.get("timestamp_ms", 0) or 0),
+        job_count=len(jobs),
+        directions=directions,
+    )
+
+
+_EMPTY = DirectionTotals(0, 0, 0, 0, 0.0, None, None, {})
+
+
+def _went_backwards(previous: Snapshot, current: Snapshot) -> bool:
+    for direction in DIRECTIONS:
+        before = previous.directions.get(direction, _EMPTY)
+        after = current.directions.get(direction, _EMPTY)
+        if after.total_ios < before.total_ios or after.clat_n < before.clat_n:
+            return True
+    return current.timestamp_ms < previous.timestamp_ms
+
+
+def _direction_interval(
+    before: DirectionTotals, after: DirectionTotals, dt_s: float
+) -> DirectionInterval:
+    ios = after.total_ios - before.total_ios
+    clat_n = after.clat_n - before.clat_n
+    lat_mean_ns = (after.clat_sum_ns - before.clat_sum_ns) / clat_n if clat_n > 0 else None
+    delta_bins = sorted(
+        (value, count - before.bins.get(value, 0))
+        for value, count in after.bins.items()
+        if count - before.bins.get(value, 0) > 0
+    )
+    # Walk over the bins' own total: fio updates the histogram and N a moment
+    # apart, so a status document can hold one more binned sample than N.
+    binned_count = sum(count for _, count in delta_bins)
+    percentile_values = fio_percentiles(
+        delta_bins, binned_count, tuple(p for _, p in PERCENTILES)
+    )
+    percentiles = {
+        name: value
+        for (name, _), value in zip(PERCENTILES, percentile_values)
+        if value is not None
+    }
+    return DirectionInterval(
+        ios=ios,
+        iops=ios / dt_s,
+        bw_bytes=(after.io_bytes - before.io_bytes) / dt_s,
+        lat_mean_ns=lat_mean_ns,
+        lat_min_ns=delta_bins[0][0] if delta_bins else None,
+        lat_max_ns=delta_bins[-1][0] if delta_bins else None,
+        lat_percentiles_ns=percentiles,
+    )
+
+
+def _zero_baseline(snapshot: Snapshot) -> Snapshot:
+    return Snapshot(snapshot.timestamp_ms, snapshot.job_count, {d: _EMPTY for d in DIRECTIONS})
+
+
+class IntervalDeriver:
+    """Turns a stream of cumulative documents into interval samples.
+
+    The first document (and the first after a reset) is measured against
+    zero, over the jobs' own runtime, so the first interval equals fio's own
+    figure for it. Every later interval spans two documents' timestamps.
+    """
+
+    def __init__(self) -> None:
+        self._previous: Snapshot | None = None
+        self._t_s = 0.0
+        self.resets = 0
+
+    def feed(self, doc: dict) -> IntervalSample | None:
+        return self.feed_snapshot(snapshot_from_document(doc))
+
+    def feed_snapshot(self, snapshot: Snapshot) -> IntervalSample | None:
+        previous = self._previous
+        if previous is not None and _went_backwards(previous, snapshot):
+            self.resets += 1
+            elapsed_s = max(snapshot.timestamp_ms - previous.timestamp_ms, 0) / 1000.0
+            self._t_s += elapsed_s
+            previous = None
+            self._previous = snapshot
+            # Counters restarted from zero: measure the new stretch against
+            # zero over the jobs' runtime, but keep the clock running.
+            return self._interval(_zero_baseline(snapshot), snapshot, elapsed_s_override=True)
+        self._previous = snapshot
+        if previous is None:
+            sample = self._interval(_zero_baseline(snapshot), snapshot, elapsed_s_override=False)
+            return sample
+        dt_s = (snapshot.timestamp_ms - previous.timestamp_ms) / 1000.0
+        if dt_s <= 0:
+            return None
+        self._t_s += dt_s
+        return IntervalSample(
+            t_s=self._t_s,
+            dt_s=dt_s,
+            directions=self._directions(previous, snapshot, dt_s),
+        )
+
+    def _interval(
+        self, baseline: Snapshot, snapshot: Snapshot, *, elapsed_s_override: bool
+    ) -> IntervalSample | None:
+        runtime_ms = max(
+            (totals.runtime_ms for totals in snapshot.directions.values()), default=0
+        )
+        if runtime_ms <= 0:
+            return None
+        dt_s = runtime_ms / 1000.0
+        if not elapsed_s_override:
+            self._t_s = dt_s
+        return IntervalSample(
+            t_s=self._t_s,
+            dt_s=dt_s,
+            directions=self._directions(baseline, snapshot, dt_s),
+        )
+
+    @staticmethod
+    def _directions(
+        before: Snapshot, after: Snapshot, dt_s: float
+    ) -> dict[str, DirectionInterval]:
+        result: dict[str, DirectionInterval] = {}
+        for direction in DIRECTIONS:
+            after_totals = after.directions.get(direction, _EMPTY)
+            if after_totals.total_ios == 0 and after_totals.runtime_ms == 0:
+                continue  # this direction never did I/O
+            before_totals = before.directions.get(direction, _EMPTY)
+            result[direction] = _direction_interval(before_totals, after_totals, dt_s)
+        return result

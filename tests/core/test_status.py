@@ -1,0 +1,113 @@
+"""The incremental splitter: bytes in, documents and text lines out."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from iotui.core.status import FioDocument, FioText, StatusSplitter
+from tests.conftest import FIO_FIXTURES, recorded_fio_outputs
+
+
+def _split(data: bytes, cut_points: list[int]) -> list:
+    splitter = StatusSplitter()
+    items = []
+    previous = 0
+    for cut in sorted(set(cut_points)) + [len(data)]:
+        items += splitter.feed(data[previous:cut])
+        previous = cut
+    return items + splitter.close()
+
+
+def _summary(items: list) -> list:
+    return [
+        ("doc", item.doc["timestamp_ms"]) if isinstance(item, FioDocument) else ("text", item.line)
+        for item in items
+    ]
+
+
+def test_recorded_output_yields_every_document() -> None:
+    data = (FIO_FIXTURES / "randrw-rate200-json+.txt").read_bytes()
+    items = _split(data, [])
+    docs = [item for item in items if isinstance(item, FioDocument)]
+    assert len(docs) == data.count(b"\n{\n") + (1 if data.startswith(b"{\n") else 0)
+    assert [d.doc["jobs"][0]["elapsed"] for d in docs] == sorted(d.doc["jobs"][0]["elapsed"] for d in docs)
+
+
+def test_split_at_every_byte_gives_the_same_items() -> None:
+    data = (FIO_FIXTURES / "randread-sigint-json+.txt").read_bytes()
+    whole = _summary(_split(data, []))
+    splitter = StatusSplitter()
+    items = []
+    for index in range(len(data)):
+        items += splitter.feed(data[index : index + 1])
+    items += splitter.close()
+    assert _summary(items) == whole
+    assert ("text", "fio: terminating on signal 2") in whole
+
+
+def test_text_before_between_and_after_documents_is_kept_in_order() -> None:
+    doc = {"timestamp_ms": 5, "jobs": []}
+    pretty = json.dumps(doc, indent=2).encode()
+    data = b"note: first\n" + pretty + b"\nfio: between\n" + pretty + b"\nfio: terminating on signal 2\n"
+    assert _summary(_split(data, [3, 20])) == [
+        ("text", "note: first"),
+        ("doc", 5),
+        ("text", "fio: between"),
+        ("doc", 5),
+        ("text", "fio: terminating on signal 2"),
+    ]
+
+
+def test_truncated_document_is_reported_not_raised() -> None:
+    pretty = json.dumps({"timestamp_ms": 1, "jobs": [{"a": 1}]}, indent=2).encode()
+    truncated = pretty[: len(pretty) // 2]
+    items = _split(truncated + b"\n" + pretty + b"\n", [])
+    kinds = _summary(items)
+    assert kinds[-1] == ("doc", 1)
+    assert any(kind == "text" and "incomplete" in text for kind, text in kinds[:-1])
+
+
+def test_truncated_document_at_end_of_stream_is_reported() -> None:
+    pretty = json.dumps({"timestamp_ms": 1}, indent=2).encode()
+    items = _split(pretty[:-2], [])
+    assert len(items) == 1 and isinstance(items[0], FioText) and "incomplete" in items[0].line
+
+
+def test_garbage_between_braces_becomes_text() -> None:
+    items = _split(b"{\nnot json at all\n}\n", [])
+    assert all(isinstance(item, FioText) for item in items)
+    assert [item.line for item in items] == ["{", "not json at all", "}"]
+
+
+def test_crlf_line_endings_are_accepted() -> None:
+    pretty = json.dumps({"timestamp_ms": 9}, indent=2).replace("\n", "\r\n").encode()
+    assert _summary(_split(pretty + b"\r\n", [])) == [("doc", 9)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=60000), max_size=40))
+def test_property_any_split_gives_the_same_items(cut_points: list[int]) -> None:
+    data = (FIO_FIXTURES / "randrw-rate200-json+.txt").read_bytes()
+    assert _summary(_split(data, [c % (len(data) + 1) for c in cut_points])) == _summary(_split(data, []))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=400), st.lists(st.integers(min_value=0, max_value=400), max_size=10))
+def test_property_random_bytes_never_raise_and_keep_visible_lines(noise: bytes, cuts: list[int]) -> None:
+    items = _split(noise, [c % (len(noise) + 1) for c in cuts])
+    for item in items:
+        assert isinstance(item, (FioDocument, FioText))
+    visible_lines = [line for line in noise.replace(b"\r", b"").split(b"\n") if line.strip() and line.strip() != b"{" and line.strip() != b"}"]
+    if b"{" not in noise:
+        assert len([i for i in items if isinstance(i, FioText)]) == len(visible_lines)
+
+
+def test_every_recorded_capture_parses() -> None:
+    for name in recorded_fio_outputs():
+        data = (FIO_FIXTURES / name).read_bytes()
+        docs = [i for i in _split(data, []) if isinstance(i, FioDocument)]
+        assert docs, name
+        assert all("jobs" in d.doc for d in docs), name
