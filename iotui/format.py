@@ -1,0 +1,105 @@
+"""The one place numbers become text: IOPS, bytes/s, latencies, durations.
+
+Values arrive in base units (ns, bytes, bytes/s, seconds); names carry the
+unit. Shared by the CLI and the app so both print the same figure the same
+way. Never imports Textual.
+"""
+
+from __future__ import annotations
+
+import math
+
+NO_VALUE = "-"
+
+
+def _missing(value: float | None) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def iops(value: float | None) -> str:
+    """12.3k style, like fio's own output."""
+    if _missing(value):
+        return NO_VALUE
+    value = float(value)
+    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= limit:
+            scaled = value / limit
+            return f"{scaled:.1f}{suffix}" if abs(scaled) < 100 else f"{scaled:.0f}{suffix}"
+    return f"{value:.0f}" if abs(value) >= 10 else f"{value:.1f}"
+
+
+def bytes_per_s(value: float | None) -> str:
+    """Binary units, as fio prints them (MiB/s)."""
+    if _missing(value):
+        return NO_VALUE
+    return f"{size_bytes(value)}/s"
+
+
+def size_bytes(value: float | None) -> str:
+    if _missing(value):
+        return NO_VALUE
+    value = float(value)
+    for limit, suffix in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if abs(value) >= limit:
+            scaled = value / limit
+            return f"{scaled:.1f}{suffix}" if abs(scaled) < 100 else f"{scaled:.0f}{suffix}"
+    return f"{value:.0f}B"
+
+
+def latency_ns(value: float | None) -> str:
+    """ns, µs, ms or s with three significant figures."""
+    if _missing(value):
+        return NO_VALUE
+    value = float(value)
+    for limit, divisor, suffix in ((1e9, 1e9, "s"), (1e6, 1e6, "ms"), (1e3, 1e3, "µs")):
+        if abs(value) >= limit:
+            return _three_figures(value / divisor) + suffix
+    return f"{value:.0f}ns"
+
+
+def _three_figures(value: float) -> str:
+    if abs(value) >= 100:
+        return f"{value:.0f}"
+    if abs(value) >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def percent(value: float | None) -> str:
+    if _missing(value):
+        return NO_VALUE
+    return f"{float(value):.1f}%"
+
+
+def rate(value: float | None) -> str:
+    """Events per second (context switches, interrupts)."""
+    if _missing(value):
+        return NO_VALUE
+    return iops(value)
+
+
+def duration_s(value: float | None) -> str:
+    if _missing(value):
+        return NO_VALUE
+    total = int(round(float(value)))
+    hours, rest = divmod(total, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m{seconds:02d}s"
+    if minutes:
+        return f"{minutes}m{seconds:02d}s"
+    return f"{seconds}s"
+
+
+def mib_per_s(value_bytes_per_s: float | None) -> str:
+    """Plain MiB/s with one decimal, as in the studies' tables."""
+    if _missing(value_bytes_per_s):
+        return NO_VALUE
+    return f"{float(value_bytes_per_s) / (1 << 20):,.1f}"
+
+
+def microseconds(value_ns: float | None) -> str:
+    """Plain µs with two decimals, as in the studies' tables."""
+    if _missing(value_ns):
+        return NO_VALUE
+    return f"{float(value_ns) / 1000:,.2f}"
