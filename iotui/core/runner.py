@@ -1,0 +1,252 @@
+"""The fio child process: started without a shell, in its own process group.
+
+Stop is SIGINT (fio writes its final report), then SIGTERM, then SIGKILL, each
+after a grace period, always to the whole group so no fio job process outlives
+iotui. Every live group is also killed when the interpreter exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import os
+import shutil
+import signal
+import sys
+from dataclasses import dataclass
+from typing import AsyncIterator, Union
+
+from iotui.core.status import FioDocument, FioText, StatusSplitter
+
+READ_CHUNK_BYTES = 64 * 1024
+STDERR_LINES_KEPT = 200
+
+# Process groups started and not yet reaped; killed at interpreter exit.
+_LIVE_GROUPS: set[int] = set()
+
+
+def _kill_live_groups() -> None:
+    for group in list(_LIVE_GROUPS):
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except OSError:
+            pass
+        _LIVE_GROUPS.discard(group)
+
+
+atexit.register(_kill_live_groups)
+
+
+class FioNotFoundError(Exception):
+    """fio is not installed or not at the given path; str() says how to fix it."""
+
+
+@dataclass(frozen=True)
+class StderrLine:
+    line: str
+
+
+@dataclass(frozen=True)
+class FioExited:
+    returncode: int
+    stopped_by_user: bool
+
+
+RunnerEvent = Union[FioDocument, FioText, StderrLine, FioExited]
+
+INSTALL_HINT = (
+    "install it with 'sudo apt-get install fio' (Debian/Ubuntu), 'sudo dnf install fio' "
+    "(Fedora), 'sudo pacman -S fio' (Arch), 'brew install fio' (macOS) or 'pkg install fio' "
+    "(FreeBSD), or point iotui at it with --fio PATH or IOTUI_FIO"
+)
+
+
+def resolve_fio(explicit: str | None = None, env: dict[str, str] | None = None) -> str:
+    """The fio binary: --fio, else $IOTUI_FIO, else 'fio' on PATH."""
+    env = os.environ if env is None else env
+    candidate = explicit or env.get("IOTUI_FIO") or "fio"
+    found = shutil.which(candidate)
+    if found is None:
+        if os.sep in candidate:
+            raise FioNotFoundError(f"fio was not found at {candidate}: {INSTALL_HINT}.")
+        raise FioNotFoundError(f"fio was not found on PATH: {INSTALL_HINT}.")
+    return found
+
+
+async def fio_version(fio_binary: str) -> str:
+    """``fio --version`` (e.g. 'fio-3.33'), or raise FioNotFoundError."""
+    try:
+        process = await asyncio.create_subprocess_exec(
+            fio_binary,
+            "--version",
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+    except OSError as error:
+        raise FioNotFoundError(f"fio could not be started ({error.strerror or error}): {INSTALL_HINT}.") from None
+    try:
+        out, _ = await asyncio.wait_for(process.communicate(), timeout=10)
+    except asyncio.TimeoutError:
+        process.kill()
+        raise FioNotFoundError(f"{fio_binary} --version did not answer within 10 s; is it really fio?") from None
+    version = out.decode("utf-8", "replace").strip()
+    return version or "unknown"
+
+
+def _child_setup() -> None:  # pragma: no cover - runs in the child
+    # Ask the kernel to end fio when iotui dies without a chance to clean up.
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            pr_set_pdeathsig = 1
+            libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
+        except OSError:
+            pass
+
+
+class FioRunner:
+    """Runs one fio command and yields its output as events, in order."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        *,
+        cwd: str | None = None,
+        sigint_grace_s: float = 10.0,
+        sigterm_grace_s: float = 5.0,
+    ) -> None:
+        self.argv = list(argv)
+        self.cwd = cwd
+        self.sigint_grace_s = sigint_grace_s
+        self.sigterm_grace_s = sigterm_grace_s
+        self.process: asyncio.subprocess.Process | None = None
+        self.stderr_lines: list[str] = []
+        self.paused = False
+        self._stop_requested = False
+        self._queue: asyncio.Queue[RunnerEvent | None] = asyncio.Queue()
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    async def start(self) -> None:
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                *self.argv,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=self.cwd,
+                start_new_session=True,
+                preexec_fn=_child_setup,
+            )
+        except FileNotFoundError:
+            raise FioNotFoundError(f"fio was not found at {self.argv[0]}: {INSTALL_HINT}.") from None
+        except PermissionError:
+            raise FioNotFoundError(f"{self.argv[0]} is not executable: {INSTALL_HINT}.") from None
+        _LIVE_GROUPS.add(self.process.pid)
+
+    async def events(self) -> AsyncIterator[RunnerEvent]:
+        """Documents, stdout text, stderr lines, then exactly one FioExited."""
+        assert self.process is not None, "start() first"
+        readers = [
+            asyncio.create_task(self._read_stdout()),
+            asyncio.create_task(self._read_stderr()),
+        ]
+        open_streams = len(readers)
+        try:
+            while open_streams:
+                event = await self._queue.get()
+                if event is None:
+                    open_streams -= 1
+                    continue
+                yield event
+            returncode = await self.process.wait()
+        finally:
+            for reader in readers:
+                reader.cancel()
+            if self.process.returncode is None:
+                await self.stop()
+            _LIVE_GROUPS.discard(self.process.pid)
+        yield FioExited(returncode=returncode, stopped_by_user=self._stop_requested)
+
+    async def _read_stdout(self) -> None:
+        assert self.process and self.process.stdout
+        splitter = StatusSplitter()
+        try:
+            while chunk := await self.process.stdout.read(READ_CHUNK_BYTES):
+                for item in splitter.feed(chunk):
+                    self._queue.put_nowait(item)
+            for item in splitter.close():
+                self._queue.put_nowait(item)
+        finally:
+            self._queue.put_nowait(None)
+
+    async def _read_stderr(self) -> None:
+        assert self.process and self.process.stderr
+        try:
+            while raw := await self.process.stderr.readline():
+                line = raw.decode("utf-8", "replace").rstrip()
+                if not line:
+                    continue
+                if len(self.stderr_lines) < STDERR_LINES_KEPT:
+                    self.stderr_lines.append(line)
+                self._queue.put_nowait(StderrLine(line))
+        finally:
+            self._queue.put_nowait(None)
+
+    def _signal_group(self, signum: int) -> bool:
+        if self.process is None or self.process.returncode is not None:
+            return False
+        try:
+            os.killpg(self.process.pid, signum)
+            return True
+        except ProcessLookupError:
+            return False
+
+    def pause(self) -> bool:
+        """SIGSTOP the whole group (fio and its job processes)."""
+        if self._signal_group(signal.SIGSTOP):
+            self.paused = True
+        return self.paused
+
+    def resume(self) -> bool:
+        if self._signal_group(signal.SIGCONT):
+            self.paused = False
+        return not self.paused
+
+    def request_stop(self) -> None:
+        """Begin a stop without waiting: fio gets SIGINT and writes its report."""
+        self._stop_requested = True
+        if self.paused:
+            self.resume()
+        self._signal_group(signal.SIGINT)
+
+    async def stop(self) -> int | None:
+        """SIGINT, then SIGTERM, then SIGKILL to the group; returns the exit code."""
+        if self.process is None:
+            return None
+        self._stop_requested = True
+        if self.paused:
+            self.resume()
+        for signum, grace_s in (
+            (signal.SIGINT, self.sigint_grace_s),
+            (signal.SIGTERM, self.sigterm_grace_s),
+            (signal.SIGKILL, 5.0),
+        ):
+            if not self._signal_group(signum):
+                break
+            try:
+                await asyncio.wait_for(asyncio.shield(self.process.wait()), timeout=grace_s)
+                break
+            except asyncio.TimeoutError:
+                continue
+        # Job processes may linger after the parent exits: end the group.
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        _LIVE_GROUPS.discard(self.process.pid)
+        return self.process.returncode
