@@ -1,0 +1,363 @@
+"""fio results from anywhere -> run records (status "imported").
+
+Reads one file: fio JSON or json+ (fio 2.x or 3.x, with or without
+``group_reporting``, several jobs, client/server output), several documents
+in one file (a ``--status-interval`` capture becomes samples; separate runs
+become separate records), with any text before, between or after the JSON.
+Files without JSON are read as fio's normal human-readable report
+(:mod:`iotui.core.fio_text`). What cannot be imported raises
+:class:`ImportRefused` with the file and the reason. ``docs/import.md``
+describes what is kept and what is unknown.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from iotui.core.cache_check import suspicious_results
+from iotui.core.fio_normalize import (
+    DIRECTIONS,
+    DocumentError,
+    clean_text,
+    host_jobs,
+    is_fio_document,
+    normalize_document,
+    summary_jobs,
+)
+from iotui.core.intervals import IntervalDeriver
+from iotui.core.record import RecordError, RunRecord, validate_toml_dict
+from iotui.core.status import FioDocument, FioText, StatusSplitter
+from iotui.core.summary import direction_summaries, job_summaries, sample_row
+
+IMPORT_PRESET = "import"
+MAX_MESSAGES = 200
+UNKNOWN = "unknown"
+
+
+class ImportRefused(Exception):
+    """A file that cannot be imported; str() is a sentence naming the file and the reason."""
+
+
+@dataclass
+class ImportedRun:
+    """One imported record and fio's final JSON report for it (None for text reports)."""
+
+    record: RunRecord
+    fio_report: dict | None
+
+
+def import_fio_file(path: Path | str) -> list[RunRecord]:
+    """Every run found in the file, as validated records; or ImportRefused."""
+    return [run.record for run in import_fio_runs(path)]
+
+
+def import_fio_runs(path: Path | str) -> list[ImportedRun]:
+    """Like :func:`import_fio_file`, keeping fio's final report for each run."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ImportRefused(f"{path}: cannot read the file ({error.strerror or error}).") from None
+    if not raw.strip():
+        raise ImportRefused(f"{path}: the file is empty.")
+    text = raw.decode("utf-8", errors="replace")
+    documents, text_lines = split_documents(text)
+    fio_documents = [doc for doc in documents if is_fio_document(doc)]
+    if fio_documents:
+        return _runs_from_json(path, raw, fio_documents, text_lines)
+    from iotui.core.fio_text import parse_normal_output
+
+    text_runs = parse_normal_output(text)
+    if text_runs:
+        return [
+            ImportedRun(_finish(record, path, raw, index), None)
+            for index, record in enumerate(text_runs)
+        ]
+    if documents:
+        raise ImportRefused(
+            f"{path}: the JSON in it is not fio output (no 'jobs' or 'client_stats' array)."
+        )
+    raise ImportRefused(
+        f"{path}: no fio JSON document and no fio report found; "
+        "save fio's output with --output-format=json (or json+) and import that."
+    )
+
+
+# -- finding the JSON ----------------------------------------------------------
+
+
+def split_documents(text: str) -> tuple[list[Any], list[str]]:
+    """JSON objects in the text, in order, and the lines that are not JSON."""
+    stripped = text.strip()
+    if stripped[:1] in ("{", "["):
+        try:
+            whole = json.loads(stripped)
+        except (ValueError, RecursionError):
+            whole = None
+        if isinstance(whole, dict):
+            return [whole], []
+        if isinstance(whole, list) and whole and all(isinstance(item, dict) for item in whole):
+            return list(whole), []
+    splitter = StatusSplitter()
+    try:
+        items = splitter.feed(text.encode("utf-8", errors="replace")) + splitter.close()
+    except RecursionError:
+        items = []
+    documents = [item.doc for item in items if isinstance(item, FioDocument)]
+    lines = [item.line for item in items if isinstance(item, FioText)]
+    if documents:
+        return documents, lines
+    return _scan_compact_json(text)
+
+
+def _scan_compact_json(text: str) -> tuple[list[Any], list[str]]:
+    """Objects that do not sit on their own lines (compact JSON, one per line)."""
+    decoder = json.JSONDecoder()
+    documents: list[Any] = []
+    lines: list[str] = []
+    position = 0
+    while position < len(text):
+        start = text.find("{", position)
+        if start < 0:
+            break
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            position = start + 1
+            continue
+        if isinstance(value, dict):
+            documents.append(value)
+            lines.extend(line for line in text[position:start].splitlines() if line.strip())
+            position = end
+        else:
+            position = start + 1
+    if documents:
+        lines.extend(line for line in text[position:].splitlines() if line.strip())
+    return documents, lines
+
+
+# -- JSON documents -> runs ------------------------------------------------------
+
+
+def _signature(doc: dict[str, Any]) -> tuple:
+    return tuple(
+        (job.get("jobname"), tuple(sorted(job.get("job options", {}).items())), job.get("hostname"), job.get("port"))
+        for job in doc["jobs"]
+    )
+
+
+def _elapsed(doc: dict[str, Any]) -> float | None:
+    values = [job["elapsed"] for job in doc["jobs"] if "elapsed" in job]
+    return max(values) if values else None
+
+
+def group_runs(documents: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Consecutive documents of one run stay together (a status-interval capture).
+
+    A new run starts when the jobs differ, or fio's clock (``timestamp_ms``
+    or the jobs' ``elapsed``) goes backwards. The end of ``ramp_time`` resets
+    the counters but not the clock, so it stays one run.
+    """
+    groups: list[list[dict[str, Any]]] = []
+    for doc in documents:
+        if groups:
+            previous = groups[-1][-1]
+            before, after = _elapsed(previous), _elapsed(doc)
+            same_run = (
+                _signature(previous) == _signature(doc)
+                and doc["timestamp_ms"] >= previous["timestamp_ms"]
+                and not (before is not None and after is not None and after < before)
+            )
+            if same_run:
+                groups[-1].append(doc)
+                continue
+        groups.append([doc])
+    return groups
+
+
+def _runs_from_json(path: Path, raw: bytes, documents: list[dict], text_lines: list[str]) -> list[ImportedRun]:
+    normalized: list[tuple[dict[str, Any], dict]] = []
+    for index, doc in enumerate(documents):
+        where = "the fio document" if len(documents) == 1 else f"fio document {index + 1}"
+        try:
+            normalized.append((normalize_document(doc, where), doc))
+        except DocumentError as error:
+            raise ImportRefused(f"{path}: {error}.") from None
+    originals = {id(clean): original for clean, original in normalized}
+    runs: list[ImportedRun] = []
+    skipped: list[str] = []
+    groups = group_runs([clean for clean, _ in normalized])
+    for group in groups:
+        record = _record_from_group(group)
+        if record is None:
+            errors = sorted({job.get("error", 0) for job in group[-1]["jobs"]} - {0})
+            skipped.append(f"fio error {errors[0]}" if errors else "no I/O")
+            continue
+        for line in text_lines[:MAX_MESSAGES]:
+            record.messages.append({"source": "stdout", "text": clean_text(line)})
+            if line.startswith("fio:") or "error" in line.lower():
+                record.add_warning("fio-message", clean_text(line))
+        runs.append(ImportedRun(_finish(record, path, raw, len(runs)), originals[id(group[-1])]))
+    if not runs:
+        reason = skipped[0] if len(set(skipped)) == 1 else ", ".join(sorted(set(skipped)))
+        raise ImportRefused(f"{path}: no job in the fio output did any I/O ({reason}).")
+    return runs
+
+
+def _started(final: dict[str, Any], duration_s: float) -> dt.datetime:
+    end = dt.datetime.fromtimestamp(final["timestamp_ms"] / 1000, dt.timezone.utc)
+    if end.year < 2000:  # no clock in the document, only runtimes
+        return dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+    return end - dt.timedelta(seconds=duration_s)
+
+
+def _options(final: dict[str, Any]) -> dict[str, str]:
+    """Global options as plain keys; with several job names, each job's own as ``name.key``."""
+    options = dict(final["global options"])
+    jobs = host_jobs(final) or final["jobs"]
+    names = list(dict.fromkeys(job["jobname"] for job in jobs))
+    if len(names) == 1:
+        options.update(jobs[0].get("job options", {}))
+        return options
+    for name in names:
+        first = next(job for job in jobs if job["jobname"] == name)
+        for key, value in first.get("job options", {}).items():
+            options[f"{name}.{key}"] = value
+    return options
+
+
+def _fio_cpu_cores(jobs: list[dict[str, Any]]) -> float | None:
+    """fio's own CPU use in cores, from the jobs' ``usr_cpu`` + ``sys_cpu``.
+
+    fio reports CPU as percent of one CPU per job; with ``group_reporting``
+    one entry stands for ``numjobs`` jobs and holds their average.
+    """
+    per_name: dict[str, int] = {}
+    for job in jobs:
+        per_name[job["jobname"]] = per_name.get(job["jobname"], 0) + 1
+    cores = 0.0
+    seen = False
+    for job in jobs:
+        if "usr_cpu" not in job and "sys_cpu" not in job:
+            continue
+        seen = True
+        try:
+            numjobs = max(int(job.get("job options", {}).get("numjobs", "1")), 1)
+        except ValueError:
+            numjobs = 1
+        clones = numjobs // per_name[job["jobname"]] if numjobs >= per_name[job["jobname"]] else 1
+        cores += (job.get("usr_cpu", 0) + job.get("sys_cpu", 0)) / 100.0 * clones
+    return cores if seen and cores > 0 else None
+
+
+def _percentiles_from_hosts(final: dict[str, Any], summary: dict[str, dict[str, Any]]) -> None:
+    """fio prints no percentiles for "All clients"; walk the hosts' merged bins instead."""
+    hosts = host_jobs(final)
+    if not final.get("clients") or len(hosts) < 2:
+        return
+    merged = direction_summaries({"jobs": hosts})
+    for direction, table in summary.items():
+        if "lat_p50_ns" in table or direction not in merged:
+            continue
+        for key, value in merged[direction].items():
+            if key.startswith("lat_p"):
+                table[key] = value
+
+
+def _host_rows(final: dict[str, Any]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    for job in host_jobs(final):
+        row: dict[str, Any] = {"hostname": job.get("hostname", UNKNOWN), "name": job["jobname"]}
+        if "port" in job:
+            row["port"] = int(job["port"])
+        for direction, table in direction_summaries({"jobs": [job]}).items():
+            for key, value in table.items():
+                row[f"{direction}_{key}"] = value
+        rows.append({key: value for key, value in row.items() if value is not None})
+    return rows
+
+
+def _record_from_group(group: list[dict[str, Any]]) -> RunRecord | None:
+    final = group[-1]
+    jobs = summary_jobs(final)
+    summary: dict[str, dict[str, Any]] = direction_summaries({"jobs": jobs})
+    if not summary:
+        return None
+    _percentiles_from_hosts(final, summary)
+    samples: list[dict[str, Any]] = []
+    if len(group) > 1:
+        deriver = IntervalDeriver()
+        for doc in group:
+            interval = deriver.feed({"timestamp_ms": doc["timestamp_ms"], "jobs": summary_jobs(doc)})
+            if interval is not None:
+                samples.append(sample_row(interval))
+    runtime_s = max((job[d]["runtime"] for job in jobs for d in DIRECTIONS if d in job), default=0) / 1000
+    elapsed = _elapsed(final)
+    duration_s = float(max(elapsed or 0, runtime_s))
+    cores = _fio_cpu_cores(host_jobs(final) or jobs)
+    if cores:
+        total_iops = sum(table.get("iops", 0.0) for table in summary.values())
+        summary["cpu"] = {"fio_cpu_cores": cores, "iops_per_fio_core": total_iops / cores}
+    options = _options(final)
+    names = list(dict.fromkeys(job["jobname"] for job in (host_jobs(final) or jobs)))
+    hostnames = list(dict.fromkeys(job["hostname"] for job in host_jobs(final) if job.get("hostname")))
+    record = RunRecord(
+        run={
+            "id": "",
+            "preset": IMPORT_PRESET,
+            "title": ", ".join(names)[:200] or "fio run",
+            "status": "imported",
+            "started": _started(final, duration_s),
+            "duration_s": round(duration_s, 3),
+            "fio_version": final["fio version"],
+            "fio_argv": [],
+            "fio_report": "",
+        },
+        host={
+            "hostname": ", ".join(hostnames)[:200] if hostnames else UNKNOWN,
+            "system": UNKNOWN,
+            "kernel": UNKNOWN,
+            "cpu_model": UNKNOWN,
+            "cpu_count": 0,
+            "mem_total_bytes": 0,
+        },
+        target={
+            "path": options.get("filename") or options.get("directory") or UNKNOWN,
+            "filesystem": UNKNOWN,
+            "device": ", ".join(final["devices"]) or UNKNOWN,
+            "mount_options": UNKNOWN,
+        },
+        options=options,
+        summary=summary,
+        samples=samples,
+    )
+    if len(names) > 1:
+        record.extra["jobs"] = [
+            {key: value for key, value in row.items() if value is not None}
+            for row in job_summaries({"jobs": host_jobs(final) or jobs})
+        ]
+    if final.get("clients"):
+        record.extra["hosts"] = _host_rows(final)
+    return record
+
+
+# -- common finish -----------------------------------------------------------------
+
+
+def _finish(record: RunRecord, path: Path, raw: bytes, index: int) -> RunRecord:
+    """Id, source, cache check, and validation: what every imported record gets."""
+    digest = hashlib.sha256(raw + f"\0{index}".encode()).hexdigest()
+    record.run["id"] = digest[:16]
+    record.run["source"] = clean_text(str(path))
+    for code, message in suspicious_results(record):
+        record.add_warning(code, message)
+    try:
+        validated = validate_toml_dict(record.to_toml_dict(), str(path))
+    except RecordError as error:
+        raise ImportRefused(f"{path}: the imported run does not make a valid record ({error})") from None
+    return validated
