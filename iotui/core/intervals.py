@@ -125,8 +125,9 @@ def _direction_of_job(stats: dict) -> tuple[int, int, int, int, float, int | Non
     mean_ns = float(clat.get("mean", 0.0) or 0.0)
     min_ns = int(clat["min"]) if clat_n and "min" in clat else None
     max_ns = int(clat["max"]) if clat_n and "max" in clat else None
-    raw_bins = clat.get("bins") or {}
-    bins = {int(value): int(count) for value, count in raw_bins.items()}
+    raw_bins = clat.get("bins") if clat_n else None
+    # fio writes bin values as JSON keys (strings) and counts as integers.
+    bins = dict(zip(map(int, raw_bins), raw_bins.values())) if raw_bins else {}
     return (
         int(stats.get("total_ios", 0) or 0),
         int(stats.get("io_bytes", 0) or 0),
@@ -163,8 +164,12 @@ def snapshot_from_document(doc: dict) -> Snapshot:
                 min_ns = jmin if min_ns is None else min(min_ns, jmin)
             if jmax is not None:
                 max_ns = jmax if max_ns is None else max(max_ns, jmax)
-            for value, count in jbins.items():
-                bins[value] = bins.get(value, 0) + count
+            if not bins:
+                bins = jbins
+            else:
+                get = bins.get
+                for value, count in jbins.items():
+                    bins[value] = get(value, 0) + count
         directions[direction] = DirectionTotals(
             total_ios, io_bytes, runtime_ms, clat_n, clat_sum_ns, min_ns, max_ns, bins
         )

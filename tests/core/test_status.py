@@ -111,3 +111,13 @@ def test_every_recorded_capture_parses() -> None:
         docs = [i for i in _split(data, []) if isinstance(i, FioDocument)]
         assert docs, name
         assert all("jobs" in d.doc for d in docs), name
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=4000), max_size=30), st.integers(min_value=5, max_value=200))
+def test_property_truncated_then_whole_documents_split_anywhere(cut_points: list[int], cut_at: int) -> None:
+    pretty = json.dumps({"timestamp_ms": 7, "jobs": [{"read": {"total_ios": 1}}]}, indent=2).encode()
+    data = b"hello\n" + pretty[: min(cut_at, len(pretty) - 3)] + b"\n" + pretty + b"\nbye\n" + pretty + b"\n"
+    expected = [("text", "hello"), ("text", "iotui: dropped"), ("doc", 7), ("text", "bye"), ("doc", 7)]
+    got = [(kind, text[:14] if kind == "text" else text) for kind, text in _summary(_split(data, [c % (len(data) + 1) for c in cut_points]))]
+    assert got == expected
