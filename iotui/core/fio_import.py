@@ -183,11 +183,11 @@ def group_runs(documents: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
 def _runs_from_json(path: Path, raw: bytes, documents: list[dict], text_lines: list[str]) -> list[ImportedRun]:
     normalized: list[tuple[dict[str, Any], dict]] = []
     for index, doc in enumerate(documents):
-        where = "the fio document" if len(documents) == 1 else f"fio document {index + 1}"
+        where = "" if len(documents) == 1 else f"in fio document {index + 1}, "
         try:
-            normalized.append((normalize_document(doc, where), doc))
+            normalized.append((normalize_document(doc), doc))
         except DocumentError as error:
-            raise ImportRefused(f"{path}: {error}.") from None
+            raise ImportRefused(f"{path}: {where}{error}.") from None
     originals = {id(clean): original for clean, original in normalized}
     runs: list[ImportedRun] = []
     skipped: list[str] = []
@@ -209,11 +209,19 @@ def _runs_from_json(path: Path, raw: bytes, documents: list[dict], text_lines: l
     return runs
 
 
+UNKNOWN_TIME = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+
+
 def _started(final: dict[str, Any], duration_s: float) -> dt.datetime:
-    end = dt.datetime.fromtimestamp(final["timestamp_ms"] / 1000, dt.timezone.utc)
-    if end.year < 2000:  # no clock in the document, only runtimes
-        return dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
-    return end - dt.timedelta(seconds=duration_s)
+    """The report's time minus the run's length; the epoch when fio's clock is absent or absurd."""
+    try:
+        end = dt.datetime.fromtimestamp(final["timestamp_ms"] / 1000, dt.timezone.utc)
+        started = end - dt.timedelta(seconds=duration_s)
+    except (ValueError, OverflowError, OSError):
+        return UNKNOWN_TIME
+    if started.year < 2000:  # no clock in the document, only runtimes
+        return UNKNOWN_TIME
+    return started
 
 
 def _options(final: dict[str, Any]) -> dict[str, str]:

@@ -46,13 +46,13 @@ def clean_text(value: Any) -> str:
 
 def _number(value: Any, where: str) -> float | int:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise DocumentError(f"'{where}' should be a number, found {_describe(value)}")
+        raise DocumentError(f"key '{where}' should be a number, found {_describe(value)}")
     if isinstance(value, float) and not math.isfinite(value):
-        raise DocumentError(f"'{where}' should be a finite number, found {value}")
+        raise DocumentError(f"key '{where}' should be a finite number, found {value}")
     if value < 0:
-        raise DocumentError(f"'{where}' should not be negative, found {value}")
+        raise DocumentError(f"key '{where}' should not be negative, found {value}")
     if value > MAX_INT:
-        raise DocumentError(f"'{where}' is out of range ({_describe(value)})")
+        raise DocumentError(f"key '{where}' is out of range ({_describe(value)})")
     return value
 
 
@@ -67,7 +67,7 @@ def _optional_number(stats: dict, key: str, where: str, default: float | int = 0
 
 def _table(value: Any, where: str) -> dict:
     if not isinstance(value, dict):
-        raise DocumentError(f"'{where}' should be an object, found {_describe(value)}")
+        raise DocumentError(f"key '{where}' should be an object, found {_describe(value)}")
     return value
 
 
@@ -108,7 +108,7 @@ def _bins(raw: Any, by_index: bool, scale: int, where: str) -> dict[str, int]:
     if by_index and "FIO_IO_U_PLAT_BITS" in table:
         plat_bits = _int(table["FIO_IO_U_PLAT_BITS"], f"{where}.FIO_IO_U_PLAT_BITS")
         if not 1 <= plat_bits <= 16:
-            raise DocumentError(f"'{where}.FIO_IO_U_PLAT_BITS' should be between 1 and 16, found {plat_bits}")
+            raise DocumentError(f"key '{where}.FIO_IO_U_PLAT_BITS' should be between 1 and 16, found {plat_bits}")
     plat_val = 1 << plat_bits
     bins: dict[str, int] = {}
     for key, count in table.items():
@@ -117,20 +117,20 @@ def _bins(raw: Any, by_index: bool, scale: int, where: str) -> dict[str, int]:
         try:
             position = int(key)
         except (TypeError, ValueError):
-            raise DocumentError(f"'{where}' has a bin key {_describe(key)} that is not a number") from None
+            raise DocumentError(f"key '{where}' has a bin key {_describe(key)} that is not a number") from None
         if position < 0 or position > MAX_INT:
-            raise DocumentError(f"'{where}' has an out-of-range bin key {_describe(key)}")
+            raise DocumentError(f"key '{where}' has an out-of-range bin key {_describe(key)}")
         samples = _int(count, f"{where}.{key}")
         if samples == 0:
             continue
         if by_index:
             if position > 4096:
-                raise DocumentError(f"'{where}' has a bucket index {position} beyond fio's histogram")
+                raise DocumentError(f"key '{where}' has a bucket index {position} beyond fio's histogram")
             value_ns = plat_idx_to_val(position, plat_bits, plat_val) * scale
         else:
             value_ns = position * scale
         if value_ns > MAX_INT:
-            raise DocumentError(f"'{where}.{key}' is out of range")
+            raise DocumentError(f"key '{where}.{key}' is out of range")
         bins[str(value_ns)] = bins.get(str(value_ns), 0) + samples
     return bins
 
@@ -157,7 +157,7 @@ def normalize_direction(raw: Any, where: str) -> dict[str, Any]:
         "total_ios": total_ios,
     }
     if max(io_bytes, bw_bytes) > MAX_INT:
-        raise DocumentError(f"'{where}.io_bytes' is out of range")
+        raise DocumentError(f"key '{where}.io_bytes' is out of range")
     latency_key = "clat" if legacy_latency else "clat_ns"
     scale = 1000 if legacy_latency else 1
     raw_clat = stats.get(latency_key)
@@ -173,7 +173,7 @@ def normalize_direction(raw: Any, where: str) -> dict[str, Any]:
         "N": sample_count,
     }
     if max(clean_clat["min"], clean_clat["max"], clean_clat["mean"]) > MAX_INT:
-        raise DocumentError(f"'{clat_where}' holds a latency out of range")
+        raise DocumentError(f"key '{clat_where}' holds a latency out of range")
     if "percentile" in clat:
         clean_clat["percentile"] = _percentiles(clat["percentile"], scale, f"{clat_where}.percentile")
     if "bins" in clat:
@@ -214,7 +214,7 @@ def is_fio_document(doc: Any) -> bool:
     return isinstance(doc, dict) and (isinstance(doc.get("jobs"), list) or isinstance(doc.get("client_stats"), list))
 
 
-def normalize_document(raw: dict, where: str = "document") -> dict[str, Any]:
+def normalize_document(raw: dict) -> dict[str, Any]:
     """A fio document in fio 3.x's shape: ``jobs`` (client entries too), times in ms.
 
     ``clients`` is True for client/server output; ``timestamp_ms`` comes from
@@ -225,26 +225,26 @@ def normalize_document(raw: dict, where: str = "document") -> dict[str, Any]:
     source_key = "client_stats" if clients else "jobs"
     entries = raw.get(source_key)
     if not isinstance(entries, list):
-        raise DocumentError(f"'{where}.{source_key}' should be an array")
-    jobs = [normalize_job(entry, f"{where}.{source_key}[{index}]") for index, entry in enumerate(entries)]
+        raise DocumentError(f"key '{source_key}' should be an array")
+    jobs = [normalize_job(entry, f"{source_key}[{index}]") for index, entry in enumerate(entries)]
     if not jobs:
-        raise DocumentError(f"'{where}.{source_key}' is empty: fio ran no job")
+        raise DocumentError(f"key '{source_key}' is empty: fio ran no job")
     doc: dict[str, Any] = {
         "fio version": clean_text(raw.get("fio version", "unknown")),
-        "global options": _options(raw.get("global options"), f"{where}.global options"),
+        "global options": _options(raw.get("global options"), "global options"),
         "jobs": jobs,
         "clients": clients,
     }
     if raw.get("timestamp_ms") is not None:
-        doc["timestamp_ms"] = _int(raw["timestamp_ms"], f"{where}.timestamp_ms")
+        doc["timestamp_ms"] = _int(raw["timestamp_ms"], "timestamp_ms")
     elif raw.get("timestamp") is not None:
-        doc["timestamp_ms"] = _int(raw["timestamp"], f"{where}.timestamp") * 1000
+        doc["timestamp_ms"] = _int(raw["timestamp"], "timestamp") * 1000
     else:
         doc["timestamp_ms"] = max(
             (job[d]["runtime"] for job in jobs for d in DIRECTIONS if d in job), default=0
         )
     if doc["timestamp_ms"] > MAX_INT:
-        raise DocumentError(f"'{where}.timestamp' is out of range")
+        raise DocumentError("key 'timestamp' is out of range")
     devices: list[str] = []
     disk_util = raw.get("disk_util")
     if isinstance(disk_util, list):
