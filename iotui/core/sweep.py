@@ -1,0 +1,262 @@
+"""Sweep plans: the cartesian product of varied keys, each point a preset and a target.
+
+A sweep varies fio options (``--vary numjobs=1,2,4``), the target directory
+(``--targets A,B``: one more varied key, ``target``) and, for the sysbench
+study, the tool (``tool=fio,sysbench``). Before anything runs, the plan gives
+the number of points, the estimated total time and the disk space the largest
+point needs on each filesystem, and refuses a sweep the disk cannot hold.
+Running the points is :mod:`iotui.core.sweep_runner`'s job; the analysis is
+:mod:`iotui.core.sweep_analysis`'s.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from iotui import format as fmt
+from iotui.core.sweep_values import (
+    TARGET_KEY,
+    TOOL_KEY,
+    SweepAxis,
+    SweepValueError,
+    axes_from_table,
+    merge_axes,
+    parse_targets,
+    parse_vary,
+)
+
+# The study preset that compares fio with real sysbench (seed 001).
+SYSBENCH_COMPARE_PRESET = "sysbench-compare"
+# Seconds each point spends around fio (planning, start, report, file removal).
+POINT_OVERHEAD_S = 1.0
+
+
+class SweepPlanError(Exception):
+    """A sweep that must not start; str() says why and what to do."""
+
+
+@dataclass
+class SweepPlan:
+    """Everything decided before the first point runs."""
+
+    preset: Any  # iotui.core.presets.Preset, after the command line's overrides
+    axes: list[SweepAxis]
+    params: list[dict[str, str]]
+    default_target: str | None
+    base: dict[str, Any]
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def keys(self) -> list[str]:
+        return [axis.key for axis in self.axes]
+
+
+@dataclass(frozen=True)
+class SweepEstimate:
+    """Time per point and the space the sweep needs, per filesystem."""
+
+    duration_s: float
+    point_duration_s: dict[int, float]
+    disk_bytes: int
+    # (target shown to the user, bytes needed, free bytes or None, point that needs most)
+    needs: tuple[tuple[str, int, int | None, dict[str, str]], ...] = ()
+
+
+def cartesian(axes: Sequence[SweepAxis]) -> list[dict[str, str]]:
+    """Every combination, the first key varying slowest (the studies' table order)."""
+    if not axes:
+        return [{}]
+    return [dict(zip([a.key for a in axes], values)) for values in itertools.product(*(a.values for a in axes))]
+
+
+def make_base(
+    *,
+    preset_name: str | None,
+    job_file: str | None,
+    target: str | None,
+    runtime_s: float | None = None,
+    size: str | None = None,
+    sets: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """How each point's preset is made: what ``--resume`` compares to find the same sweep."""
+    return {
+        "preset": preset_name or "",
+        "job_file": str(Path(job_file).expanduser().resolve()) if job_file else "",
+        "target": str(Path(target).expanduser().resolve()) if target else "",
+        "runtime_s": float(runtime_s) if runtime_s is not None else None,
+        "size": size or None,
+        "sets": dict(sets or {}),
+    }
+
+
+def plan_sweep(
+    preset: Any,
+    *,
+    vary: Sequence[str] = (),
+    targets: str | None = None,
+    target: str | None = None,
+    base: dict[str, Any] | None = None,
+    sysbench_available: bool = False,
+) -> SweepPlan:
+    """Axes from ``--vary`` (else the preset's ``[sweep]`` table) and ``--targets``; the points."""
+    notes: list[str] = []
+    try:
+        if vary:
+            axes = [parse_vary(text) for text in vary]
+        else:
+            table = getattr(preset, "sweep", None) or {}
+            axes = axes_from_table(table, f"preset {preset.name}")
+        if targets:
+            if target:
+                raise SweepPlanError("Give either --target or --targets, not both.")
+            axes = [axis for axis in axes if axis.key != TARGET_KEY]
+            axes = merge_axes(axes, [parse_targets(targets)])
+        else:
+            axes = merge_axes(axes)
+    except SweepValueError as error:
+        raise SweepPlanError(str(error)) from None
+    if preset.name == SYSBENCH_COMPARE_PRESET and not any(axis.key == TOOL_KEY for axis in axes):
+        if sysbench_available:
+            axes.append(SweepAxis(TOOL_KEY, ("fio", "sysbench")))
+            notes.append("sysbench is installed: each point also runs with real sysbench fileio (tool=sysbench).")
+        else:
+            notes.append("sysbench is not installed, so only fio runs; install sysbench to compare with it.")
+    if any(axis.key == TOOL_KEY and "sysbench" in axis.values for axis in axes) and not sysbench_available:
+        raise SweepPlanError(
+            "tool=sysbench needs sysbench, which is not installed: install it (for example "
+            "'sudo apt-get install sysbench') or drop it from --vary."
+        )
+    if not axes:
+        raise SweepPlanError(
+            f"Nothing to vary: give --vary KEY=V1,V2 (for example --vary numjobs=1,2,4,8); "
+            f"the preset {preset.name} has no [sweep] defaults."
+        )
+    return SweepPlan(
+        preset=preset,
+        axes=axes,
+        params=cartesian(axes),
+        default_target=target,
+        base=dict(base or {}),
+        notes=notes,
+    )
+
+
+def fio_options(params: Mapping[str, str]) -> dict[str, str]:
+    """The varied values that are fio options (not the target or the tool)."""
+    return {key: value for key, value in params.items() if key not in (TARGET_KEY, TOOL_KEY)}
+
+
+def preset_for_point(preset: Any, params: Mapping[str, str]) -> Any:
+    """The base preset with the point's fio options set (as ``--set`` would)."""
+    from iotui.core import presets
+
+    options = fio_options(params)
+    if not options:
+        return preset
+    return presets.with_overrides(preset, sets=options)
+
+
+def target_for_point(plan: SweepPlan, params: Mapping[str, str]) -> str | None:
+    return params.get(TARGET_KEY, plan.default_target)
+
+
+def tool_for_point(params: Mapping[str, str]) -> str:
+    return params.get(TOOL_KEY, "fio")
+
+
+def _disk_bytes(point_preset: Any) -> int:
+    from iotui.core import command, presets
+
+    try:
+        return int(command.required_bytes(point_preset))
+    except (AttributeError, TypeError, ValueError):
+        return int(presets.estimate(point_preset)[1] or 0)
+
+
+def _filesystem_key(path: Path) -> int | None:
+    """The filesystem a target lives on (st_dev), None for a raw device or a missing path."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if stat.S_ISBLK(info.st_mode):
+        return None
+    return info.st_dev
+
+
+def estimate_sweep(plan: SweepPlan, *, baseline_s: float = 0.0) -> SweepEstimate:
+    """Each point's estimated seconds (fio's runtime plus baseline and start-up) and the space needed.
+
+    Points run one after another and each removes its file, so a filesystem
+    needs room for its largest point, not the sum.
+    """
+    from iotui.core import presets
+
+    point_duration: dict[int, float] = {}
+    largest: dict[int | str, tuple[str, int, dict[str, str]]] = {}
+    for index, params in enumerate(plan.params):
+        try:
+            point_preset = preset_for_point(plan.preset, params)
+            duration_s, _ = presets.estimate(point_preset)
+            needed = _disk_bytes(point_preset)
+        except Exception as error:  # a refused option: say which point
+            raise SweepPlanError(f"The point {_describe(params)} cannot be planned: {error}") from None
+        point_duration[index] = float(duration_s or 0.0) + baseline_s + POINT_OVERHEAD_S
+        target_text = target_for_point(plan, params) or os.getcwd()
+        target_path = Path(target_text).expanduser()
+        key = _filesystem_key(target_path) or str(target_path)
+        if key not in largest or needed > largest[key][1]:
+            largest[key] = (str(target_path), needed, dict(params))
+    needs = []
+    for shown, needed, params in largest.values():
+        free = _free_bytes(Path(shown))
+        needs.append((shown, needed, free, params))
+    return SweepEstimate(
+        duration_s=sum(point_duration.values()),
+        point_duration_s=point_duration,
+        disk_bytes=max((needed for _, needed, _, _ in needs), default=0),
+        needs=tuple(needs),
+    )
+
+
+def _free_bytes(path: Path) -> int | None:
+    try:
+        if stat.S_ISBLK(os.stat(path).st_mode):
+            return None
+        return shutil.disk_usage(path).free
+    except OSError:
+        return None
+
+
+def _describe(params: Mapping[str, str]) -> str:
+    return ", ".join(f"{key}={value}" for key, value in params.items()) or "(no varied key)"
+
+
+def check_space(estimate: SweepEstimate) -> None:
+    """Refuse a sweep whose largest point does not fit where it runs."""
+    for shown, needed, free, params in estimate.needs:
+        if not Path(shown).exists():
+            raise SweepPlanError(f"The target {shown} does not exist; create it or choose another with --target/--targets.")
+        if free is not None and needed > free:
+            raise SweepPlanError(
+                f"The sweep needs {fmt.size_bytes(needed)} free in {shown} (for the point {_describe(params)}), "
+                f"but only {fmt.size_bytes(free)} is free; free some space, choose another target, "
+                "or give a smaller --size."
+            )
+
+
+def describe_estimate(plan: SweepPlan, estimate: SweepEstimate, pending: Sequence[int] | None = None) -> str:
+    """The line printed before a sweep starts (``pending``: indices still to run, on resume)."""
+    points = len(plan.params)
+    indices = list(range(points)) if pending is None else list(pending)
+    seconds = sum(estimate.point_duration_s.get(index, 0.0) for index in indices)
+    head = f"{points} points" if len(indices) == points else f"{points} points, {len(indices)} still to run"
+    keys = " x ".join(f"{axis.key} ({len(axis.values)})" for axis in plan.axes)
+    space = ", ".join(f"{fmt.size_bytes(needed)} in {shown}" for shown, needed, _, _ in estimate.needs) or "none"
+    return f"Sweep of {plan.preset.name}: {head} over {keys}, about {fmt.duration_s(seconds)}; disk space needed: {space}."

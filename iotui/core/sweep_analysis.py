@@ -1,0 +1,367 @@
+"""What a finished sweep says: sweet spot, balanced point, ranking by average placing.
+
+Pure functions over :class:`PointResult` rows, so the same analysis runs on a
+live sweep, a saved sweep record, or a study's published table. The methods are
+documented in ``docs/sweeps.md``:
+
+* sweet spot: among the responsive points, the smallest setting reaching 95% of
+  the best throughput (the OpenBSD study's "more jobs stop paying" question);
+* balanced: the best throughput/latency trade-off, scored as
+  ``throughput / best throughput - latency / worst latency``;
+* ranking: each key's values by average placing across all points (the NFS
+  study's method), and the combination of each key's best value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Sequence
+
+from iotui import format as fmt
+from iotui.core.sweep_values import SweepAxis
+
+SWEET_SPOT_SHARE = 0.95
+RESPONSIVE = "ok"
+UNRESPONSIVE = "unresponsive"
+# Block-size keys: IOPS at different block sizes are not comparable, bandwidth is.
+BLOCK_SIZE_KEYS = ("bs", "blocksize", "bsrange", "bssplit")
+
+
+@dataclass(frozen=True)
+class PointResult:
+    """One point's figures as the analysis needs them (absent figures are None)."""
+
+    params: dict[str, str]
+    read_iops: float | None = None
+    write_iops: float | None = None
+    read_bw_bytes: float | None = None
+    write_bw_bytes: float | None = None
+    read_lat_p99_ns: float | None = None
+    write_lat_p99_ns: float | None = None
+    read_lat_mean_ns: float | None = None
+    write_lat_mean_ns: float | None = None
+    responsiveness: str | None = None
+    iops_per_fio_core: float | None = None
+    iops_per_busy_core: float | None = None
+    status: str = "completed"
+    record: str | None = None
+
+    @property
+    def total_iops(self) -> float:
+        """Read + write IOPS (the sweet spot's throughput)."""
+        return (self.read_iops or 0.0) + (self.write_iops or 0.0)
+
+    @property
+    def total_bw_bytes(self) -> float:
+        return (self.read_bw_bytes or 0.0) + (self.write_bw_bytes or 0.0)
+
+    def throughput(self, metric: str) -> float:
+        return self.total_bw_bytes if metric == "bw_bytes" else self.total_iops
+
+    def latency_ns(self, kind: str) -> float | None:
+        """IOPS-weighted mean of the directions' ``kind`` latency ("p99" or "mean").
+
+        That is the figure a typical request of this point saw; a single
+        direction's value when only one direction did I/O.
+        """
+        pairs = [
+            (self.read_iops or 0.0, getattr(self, f"read_lat_{kind}_ns")),
+            (self.write_iops or 0.0, getattr(self, f"write_lat_{kind}_ns")),
+        ]
+        weighted = [(weight, value) for weight, value in pairs if weight > 0 and value is not None]
+        if not weighted:
+            return None
+        total_weight = sum(weight for weight, _ in weighted)
+        return sum(weight * value for weight, value in weighted) / total_weight
+
+    @classmethod
+    def from_record(cls, record: Any, params: Mapping[str, str], record_path: str | None = None) -> PointResult:
+        """Take the figures from a RunRecord's summary."""
+        summary = record.summary
+        read = summary.get("read", {})
+        write = summary.get("write", {})
+        cpu = summary.get("cpu", {})
+        return cls(
+            params=dict(params),
+            read_iops=_number(read.get("iops")),
+            write_iops=_number(write.get("iops")),
+            read_bw_bytes=_number(read.get("bw_bytes")),
+            write_bw_bytes=_number(write.get("bw_bytes")),
+            read_lat_p99_ns=_number(read.get("lat_p99_ns")),
+            write_lat_p99_ns=_number(write.get("lat_p99_ns")),
+            read_lat_mean_ns=_number(read.get("lat_mean_ns")),
+            write_lat_mean_ns=_number(write.get("lat_mean_ns")),
+            responsiveness=summary.get("pressure", {}).get("responsiveness"),
+            iops_per_fio_core=_number(cpu.get("iops_per_fio_core")),
+            iops_per_busy_core=_number(cpu.get("iops_per_busy_core")),
+            status=record.status,
+            record=record_path if record_path is not None else (str(record.path) if record.path else None),
+        )
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A point the analysis picked, and a sentence saying why."""
+
+    params: dict[str, str]
+    why: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"params": dict(self.params), "why": self.why}
+
+
+@dataclass(frozen=True)
+class ValuePlacing:
+    """One value of one key: its placings summed and averaged over the points that had it."""
+
+    value: str
+    placing_sum: float
+    points: int
+
+    @property
+    def average_placing(self) -> float:
+        return self.placing_sum / self.points
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """Each key's values by average placing (best first) and the best combination."""
+
+    metric: str
+    keys: dict[str, list[ValuePlacing]]
+    best_combination: dict[str, str]
+    best_combination_measured: bool
+    fastest: PointResult | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "metric": f"total_{self.metric}",
+            "keys": {
+                key: [
+                    {
+                        "value": placing.value,
+                        "average_placing": round(placing.average_placing, 3),
+                        "placing_sum": placing.placing_sum,
+                        "points": placing.points,
+                    }
+                    for placing in placings
+                ]
+                for key, placings in self.keys.items()
+            },
+            "best_combination": dict(self.best_combination),
+            "best_combination_measured": self.best_combination_measured,
+            "fastest": dict(self.fastest.params) if self.fastest else None,
+        }
+
+
+@dataclass
+class SweepAnalysis:
+    metric: str
+    sweet_spot: Choice | None
+    balanced: Choice | None
+    ranking: Ranking | None
+    notes: list[str] = field(default_factory=list)
+
+
+# -- helpers ------------------------------------------------------------------
+
+
+def throughput_metric(axes: Sequence[SweepAxis]) -> str:
+    """"iops", or "bw_bytes" when the block size varies (IOPS would favour the smallest)."""
+    return "bw_bytes" if any(axis.key in BLOCK_SIZE_KEYS for axis in axes) else "iops"
+
+
+def _describe(params: Mapping[str, str]) -> str:
+    return ", ".join(f"{key}={value}" for key, value in params.items()) or "the only point"
+
+
+def _throughput_text(value: float, metric: str) -> str:
+    return fmt.bytes_per_s(value) if metric == "bw_bytes" else f"{fmt.iops(value)} IOPS"
+
+
+def _value_rank_key(axes: Sequence[SweepAxis]):
+    """Sort key for "smallest": each axis's value rank, first axis first."""
+    orders = [(axis.key, axis.order()) for axis in axes]
+
+    def key(point: PointResult) -> tuple[int, ...]:
+        return tuple(order.get(point.params.get(name, ""), len(order)) for name, order in orders)
+
+    return key
+
+
+def usable_points(points: Iterable[PointResult]) -> list[PointResult]:
+    """Points that completed and did I/O: the only ones the analysis can judge."""
+    return [point for point in points if point.status == "completed" and (point.total_iops > 0 or point.total_bw_bytes > 0)]
+
+
+def responsive_candidates(points: Sequence[PointResult]) -> tuple[list[PointResult], str]:
+    """The points where the machine stayed responsive, with a phrase saying which set was used.
+
+    "ok" points first; if none, the points not found unresponsive; if none, all.
+    A point with no assessment (an imported table) counts as responsive.
+    """
+    responsive = [p for p in points if p.responsiveness in (None, RESPONSIVE)]
+    if responsive:
+        dropped = [p for p in points if p not in responsive]
+        if not dropped:
+            return responsive, ""
+        return responsive, f"; left out as not responsive: {'; '.join(_describe(p.params) for p in dropped)}"
+    not_unresponsive = [p for p in points if p.responsiveness != UNRESPONSIVE]
+    if not_unresponsive:
+        return not_unresponsive, "; no point stayed fully responsive, so the sluggish ones were used"
+    return list(points), "; no point stayed responsive, so all points were used"
+
+
+# -- sweet spot -----------------------------------------------------------------
+
+
+def sweet_spot(points: Sequence[PointResult], axes: Sequence[SweepAxis], metric: str | None = None) -> Choice | None:
+    """The smallest setting reaching 95% of the best throughput among responsive points."""
+    metric = metric or throughput_metric(axes)
+    usable = usable_points(points)
+    if not usable:
+        return None
+    candidates, excluded_note = responsive_candidates(usable)
+    best = max(candidates, key=lambda p: p.throughput(metric))
+    best_value = best.throughput(metric)
+    threshold = SWEET_SPOT_SHARE * best_value
+    reaching = [p for p in candidates if p.throughput(metric) >= threshold]
+    chosen = min(reaching, key=_value_rank_key(axes))
+    share_pct = 100.0 * chosen.throughput(metric) / best_value if best_value else 100.0
+    measure = "total IOPS (read + write)" if metric == "iops" else "total bandwidth (read + write; the block size varies)"
+    if chosen is best:
+        why = (
+            f"{_describe(chosen.params)} gives the best {measure}, "
+            f"{_throughput_text(best_value, metric)}, and no smaller setting reaches 95% of it{excluded_note}."
+        )
+    else:
+        why = (
+            f"{_describe(chosen.params)} is the smallest setting that reaches 95% of the best {measure}: "
+            f"{_throughput_text(chosen.throughput(metric), metric)} is {share_pct:.1f}% of "
+            f"{_throughput_text(best_value, metric)} at {_describe(best.params)}{excluded_note}."
+        )
+    return Choice(dict(chosen.params), why)
+
+
+# -- balanced -------------------------------------------------------------------
+
+
+def latency_kind(points: Sequence[PointResult]) -> str:
+    """"p99" when every point has a p99 latency, else "mean" (published tables often give only means)."""
+    return "p99" if points and all(p.latency_ns("p99") is not None for p in points) else "mean"
+
+
+def balance_score(point: PointResult, best_throughput: float, worst_latency_ns: float, metric: str, kind: str) -> float:
+    """Share of the best throughput gained minus share of the worst latency paid (-1..1)."""
+    latency = point.latency_ns(kind) or 0.0
+    throughput_share = point.throughput(metric) / best_throughput if best_throughput else 0.0
+    latency_share = latency / worst_latency_ns if worst_latency_ns else 0.0
+    return throughput_share - latency_share
+
+
+def balanced(points: Sequence[PointResult], axes: Sequence[SweepAxis], metric: str | None = None) -> Choice | None:
+    """The point with the best throughput/latency trade-off among responsive points."""
+    metric = metric or throughput_metric(axes)
+    usable = usable_points(points)
+    if not usable:
+        return None
+    candidates, excluded_note = responsive_candidates(usable)
+    kind = latency_kind(usable)
+    with_latency = [p for p in candidates if p.latency_ns(kind) is not None]
+    if not with_latency:
+        return None
+    # The scales are the whole sweep's: leaving out unresponsive points must not
+    # make the remaining highest-latency point look like the worst case.
+    scaled = [p for p in usable if p.latency_ns(kind) is not None]
+    best_throughput = max(p.throughput(metric) for p in scaled)
+    worst_latency = max(p.latency_ns(kind) or 0.0 for p in scaled)
+    rank_key = _value_rank_key(axes)
+    chosen = max(
+        with_latency,
+        key=lambda p: (
+            round(balance_score(p, best_throughput, worst_latency, metric, kind), 12),
+            tuple(-rank for rank in rank_key(p)),
+        ),
+    )
+    throughput_share = 100.0 * chosen.throughput(metric) / best_throughput if best_throughput else 0.0
+    latency_share = 100.0 * (chosen.latency_ns(kind) or 0.0) / worst_latency if worst_latency else 0.0
+    measure = "IOPS" if metric == "iops" else "bandwidth"
+    why = (
+        f"{_describe(chosen.params)} scores best on throughput share minus latency share: "
+        f"{throughput_share:.0f}% of the sweep's best {measure} ({_throughput_text(chosen.throughput(metric), metric)}) "
+        f"for {latency_share:.0f}% of its worst {kind} latency ({fmt.latency_ns(chosen.latency_ns(kind))})"
+        f"{excluded_note}."
+    )
+    return Choice(dict(chosen.params), why)
+
+
+# -- ranking by average placing ------------------------------------------------------
+
+
+def placings(points: Sequence[PointResult], metric: str) -> list[tuple[PointResult, float]]:
+    """Each point's placing by throughput, 1 = fastest; tied points share the mean of their places."""
+    ordered = sorted(points, key=lambda p: -p.throughput(metric))
+    result: list[tuple[PointResult, float]] = []
+    start = 0
+    while start < len(ordered):
+        end = start
+        value = ordered[start].throughput(metric)
+        while end + 1 < len(ordered) and ordered[end + 1].throughput(metric) == value:
+            end += 1
+        shared_place = (start + 1 + end + 1) / 2
+        result.extend((ordered[i], shared_place) for i in range(start, end + 1))
+        start = end + 1
+    return result
+
+
+def rank_by_average_placing(
+    points: Sequence[PointResult], axes: Sequence[SweepAxis], metric: str | None = None
+) -> Ranking | None:
+    """The NFS study's method: sum each value's placings over all points; lowest average wins.
+
+    Averages rather than plain sums, so a value measured on fewer points (an
+    unfinished sweep) is not favoured; with every combination measured the two
+    orders agree.
+    """
+    metric = metric or throughput_metric(axes)
+    usable = usable_points(points)
+    if not usable:
+        return None
+    placed = placings(usable, metric)
+    keys: dict[str, list[ValuePlacing]] = {}
+    for axis in axes:
+        order = axis.order()
+        per_value: list[ValuePlacing] = []
+        for value in axis.values:
+            mine = [place for point, place in placed if point.params.get(axis.key) == value]
+            if mine:
+                per_value.append(ValuePlacing(value, float(sum(mine)), len(mine)))
+        per_value.sort(key=lambda placing: (placing.average_placing, order.get(placing.value, 0)))
+        keys[axis.key] = per_value
+    best_combination = {key: values[0].value for key, values in keys.items() if values}
+    measured = any(all(p.params.get(k) == v for k, v in best_combination.items()) for p in usable)
+    fastest = placed[0][0] if placed else None
+    return Ranking(metric, keys, best_combination, measured, fastest)
+
+
+def analyze(points: Sequence[PointResult], axes: Sequence[SweepAxis]) -> SweepAnalysis:
+    """Sweet spot, balanced point and (for several keys) the ranking."""
+    metric = throughput_metric(axes)
+    varied = [axis for axis in axes if len(axis.values) > 1]
+    notes: list[str] = []
+    if not usable_points(points):
+        notes.append("No point completed with I/O, so there is nothing to analyse yet.")
+    ranking = rank_by_average_placing(points, varied, metric) if len(varied) > 1 else None
+    return SweepAnalysis(
+        metric=metric,
+        sweet_spot=sweet_spot(points, axes, metric),
+        balanced=balanced(points, axes, metric),
+        ranking=ranking,
+        notes=notes,
+    )

@@ -1,0 +1,365 @@
+"""The sweep record: one TOML file listing a sweep's points, their values and records.
+
+Saved as ``<stamp>-<preset>-<id>.sweep.toml`` in the runs directory (the run
+record listing skips that suffix) and rewritten atomically after every point,
+so an interrupted sweep can resume: points whose status is "completed" are not
+run again. The format is documented in ``docs/sweeps.md``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import sys
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from iotui.core.sweep_analysis import PointResult
+from iotui.core.sweep_values import SweepAxis
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+SWEEP_SCHEMA_VERSION = 1
+SWEEP_SUFFIX = ".sweep.toml"
+SWEEP_STATUSES = ("running", "completed", "stopped", "failed")
+POINT_STATUSES = ("pending", "running", "completed", "stopped", "failed")
+# The figures kept per point, so the analysis runs from the sweep record alone.
+RESULT_KEYS = (
+    "read_iops",
+    "write_iops",
+    "read_bw_bytes",
+    "write_bw_bytes",
+    "read_lat_p99_ns",
+    "write_lat_p99_ns",
+    "read_lat_mean_ns",
+    "write_lat_mean_ns",
+    "iops_per_fio_core",
+    "iops_per_busy_core",
+)
+
+
+class SweepRecordError(Exception):
+    """A sweep record that cannot be read or written; str() is a full sentence."""
+
+
+@dataclass
+class SweepPointState:
+    """One point: its varied values, where it stands, and its run record."""
+
+    index: int
+    params: dict[str, str]
+    status: str = "pending"
+    record: str = ""
+    error: str = ""
+    duration_s: float | None = None
+    result: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def finished(self) -> bool:
+        return self.status == "completed"
+
+    def point_result(self) -> PointResult:
+        """The figures as the analysis reads them."""
+        values = {key: self.result.get(key) for key in RESULT_KEYS}
+        return PointResult(
+            params=dict(self.params),
+            responsiveness=self.result.get("responsiveness"),
+            status=self.status,
+            record=self.record or None,
+            **{key: float(value) if isinstance(value, (int, float)) else None for key, value in values.items()},
+        )
+
+    def set_result(self, result: PointResult) -> None:
+        table: dict[str, Any] = {key: getattr(result, key) for key in RESULT_KEYS}
+        table["responsiveness"] = result.responsiveness
+        self.result = {key: value for key, value in table.items() if value is not None}
+
+
+@dataclass
+class SweepRecord:
+    """A whole sweep. ``base`` says how each point's preset was made (for --resume)."""
+
+    id: str
+    preset: str
+    title: str
+    created: dt.datetime
+    status: str
+    axes: list[SweepAxis]
+    points: list[SweepPointState]
+    base: dict[str, Any] = field(default_factory=dict)
+    estimated_duration_s: float | None = None
+    estimated_disk_bytes: int | None = None
+    path: Path | None = None
+
+    @classmethod
+    def new(cls, preset: str, title: str, axes: list[SweepAxis], params: list[dict[str, str]], base: dict[str, Any]) -> SweepRecord:
+        return cls(
+            id=uuid.uuid4().hex,
+            preset=preset,
+            title=title,
+            created=dt.datetime.now(dt.timezone.utc).replace(microsecond=0),
+            status="running",
+            axes=list(axes),
+            points=[SweepPointState(index, dict(values)) for index, values in enumerate(params)],
+            base=dict(base),
+        )
+
+    @property
+    def keys(self) -> list[str]:
+        return [axis.key for axis in self.axes]
+
+    def pending(self) -> list[SweepPointState]:
+        """Points still to run (anything not completed)."""
+        return [point for point in self.points if not point.finished]
+
+    def record_path(self, point: SweepPointState) -> Path | None:
+        """A point's run record as an absolute path (stored relative to the sweep file)."""
+        if not point.record:
+            return None
+        path = Path(point.record)
+        if not path.is_absolute() and self.path is not None:
+            path = self.path.parent / path
+        return path
+
+    def results(self) -> list[PointResult]:
+        results = []
+        for point in self.points:
+            result = point.point_result()
+            path = self.record_path(point)
+            if path is not None:
+                result = PointResult(**{**result.__dict__, "record": str(path)})
+            results.append(result)
+        return results
+
+    def signature(self) -> dict[str, Any]:
+        """What makes two sweep commands the same sweep: the base and the axes."""
+        return {"base": _plain(self.base), "axes": [[axis.key, list(axis.values)] for axis in self.axes]}
+
+    # -- TOML ------------------------------------------------------------------
+    def to_toml_dict(self) -> dict[str, Any]:
+        sweep: dict[str, Any] = {
+            "id": self.id,
+            "preset": self.preset,
+            "title": self.title,
+            "created": self.created,
+            "updated": dt.datetime.now(dt.timezone.utc).replace(microsecond=0),
+            "status": self.status,
+            "keys": self.keys,
+        }
+        if self.estimated_duration_s is not None:
+            sweep["estimated_duration_s"] = float(self.estimated_duration_s)
+        if self.estimated_disk_bytes is not None:
+            sweep["estimated_disk_bytes"] = int(self.estimated_disk_bytes)
+        doc: dict[str, Any] = {
+            "schema": SWEEP_SCHEMA_VERSION,
+            "sweep": sweep,
+            "base": _plain(self.base),
+            "axes": [{"key": axis.key, "values": list(axis.values)} for axis in self.axes],
+            "points": [],
+        }
+        for point in self.points:
+            table: dict[str, Any] = {"index": point.index, "params": dict(point.params), "status": point.status}
+            if point.record:
+                table["record"] = point.record
+            if point.error:
+                table["error"] = point.error
+            if point.duration_s is not None:
+                table["duration_s"] = float(point.duration_s)
+            if point.result:
+                table["result"] = dict(point.result)
+            doc["points"].append(table)
+        return doc
+
+
+def _plain(value: Any) -> Any:
+    """Drop None (TOML has no null) and make tuples lists, recursively."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items() if v is not None}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+# -- validation ---------------------------------------------------------------------
+
+
+def _require(table: dict[str, Any], key: str, types: tuple[type, ...], where: str) -> Any:
+    if key not in table:
+        raise SweepRecordError(f"{where}: key '{key}' is missing.")
+    value = table[key]
+    if isinstance(value, bool) and bool not in types or not isinstance(value, types):
+        names = " or ".join(t.__name__ for t in types)
+        raise SweepRecordError(f"{where}: key '{key}' should be {names}, found {value!r}.")
+    return value
+
+
+def sweep_from_toml_dict(doc: dict[str, Any], where: str) -> SweepRecord:
+    """Validate a parsed sweep record; any problem is a sentence naming the key."""
+    schema = doc.get("schema")
+    if not isinstance(schema, int) or isinstance(schema, bool) or schema < 1:
+        raise SweepRecordError(f"{where}: key 'schema' should be a positive integer (this iotui writes {SWEEP_SCHEMA_VERSION}).")
+    if schema > SWEEP_SCHEMA_VERSION:
+        raise SweepRecordError(f"{where}: schema {schema} was written by a newer iotui; upgrade iotui to open it.")
+    sweep = _require(doc, "sweep", (dict,), where)
+    status = _require(sweep, "status", (str,), f"{where} [sweep]")
+    if status not in SWEEP_STATUSES:
+        raise SweepRecordError(f"{where}: key 'sweep.status' should be one of {', '.join(SWEEP_STATUSES)}, found {status!r}.")
+    axes = []
+    for number, table in enumerate(_require(doc, "axes", (list,), where)):
+        entry = f"{where} axes[{number}]"
+        if not isinstance(table, dict):
+            raise SweepRecordError(f"{entry} should be a table with 'key' and 'values'.")
+        values = _require(table, "values", (list,), entry)
+        if not values or not all(isinstance(v, str) for v in values):
+            raise SweepRecordError(f"{entry}: key 'values' should be a non-empty array of strings.")
+        axes.append(SweepAxis(_require(table, "key", (str,), entry), tuple(values)))
+    keys = [axis.key for axis in axes]
+    points = []
+    for number, table in enumerate(doc.get("points", [])):
+        entry = f"{where} points[{number}]"
+        if not isinstance(table, dict):
+            raise SweepRecordError(f"{entry} should be a table.")
+        params = _require(table, "params", (dict,), entry)
+        if sorted(params) != sorted(keys) or not all(isinstance(v, str) for v in params.values()):
+            raise SweepRecordError(f"{entry}: key 'params' should give a string value for each of {', '.join(keys)}.")
+        point_status = _require(table, "status", (str,), entry)
+        if point_status not in POINT_STATUSES:
+            raise SweepRecordError(f"{entry}: key 'status' should be one of {', '.join(POINT_STATUSES)}, found {point_status!r}.")
+        result = table.get("result", {})
+        if not isinstance(result, dict):
+            raise SweepRecordError(f"{entry}: key 'result' should be a table.")
+        duration = table.get("duration_s")
+        points.append(
+            SweepPointState(
+                index=_require(table, "index", (int,), entry),
+                params={key: params[key] for key in keys},
+                status=point_status,
+                record=str(table.get("record", "")),
+                error=str(table.get("error", "")),
+                duration_s=float(duration) if isinstance(duration, (int, float)) else None,
+                result=dict(result),
+            )
+        )
+    created = _require(sweep, "created", (dt.datetime,), f"{where} [sweep]")
+    base = doc.get("base", {})
+    if not isinstance(base, dict):
+        raise SweepRecordError(f"{where}: [base] should be a table.")
+    estimated_duration = sweep.get("estimated_duration_s")
+    estimated_disk = sweep.get("estimated_disk_bytes")
+    return SweepRecord(
+        id=_require(sweep, "id", (str,), f"{where} [sweep]"),
+        preset=_require(sweep, "preset", (str,), f"{where} [sweep]"),
+        title=str(sweep.get("title", "")),
+        created=created,
+        status=status,
+        axes=axes,
+        points=points,
+        base=dict(base),
+        estimated_duration_s=float(estimated_duration) if isinstance(estimated_duration, (int, float)) else None,
+        estimated_disk_bytes=int(estimated_disk) if isinstance(estimated_disk, int) else None,
+    )
+
+
+# -- files -----------------------------------------------------------------------------
+
+
+def sweep_file_name(sweep: SweepRecord) -> str:
+    stamp = sweep.created.astimezone(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    preset = re.sub(r"[^A-Za-z0-9_.-]+", "-", sweep.preset or "sweep").strip("-") or "sweep"
+    return f"{stamp}-{preset}-{sweep.id[:8]}{SWEEP_SUFFIX}"
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Temp file beside the target, fsync, rename: readers see the old or the new file."""
+    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as temp_file:
+            temp_file.write(data)
+            temp_file.flush()
+            os.fsync(temp_file.fileno())
+        os.replace(temp_name, path)
+    except BaseException:
+        try:
+            os.unlink(temp_name)
+        except OSError:
+            pass
+        raise
+
+
+def save_sweep(sweep: SweepRecord, runs_dir: Path) -> Path:
+    """Write (or rewrite) the sweep record atomically; returns its path."""
+    runs_dir = Path(runs_dir)
+    try:
+        runs_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise SweepRecordError(
+            f"Cannot create the runs directory {runs_dir} ({error.strerror or error}); choose another with --runs-dir."
+        ) from None
+    path = sweep.path if sweep.path is not None else runs_dir / sweep_file_name(sweep)
+    doc = sweep.to_toml_dict()
+    sweep_from_toml_dict(doc, str(path))  # never write what could not be read back
+    try:
+        _write_atomically(path, tomli_w.dumps(doc).encode("utf-8"))
+    except OSError as error:
+        raise SweepRecordError(
+            f"Cannot save the sweep record to {path} ({error.strerror or error}); choose another --runs-dir."
+        ) from None
+    sweep.path = path
+    return path
+
+
+def load_sweep(path: Path) -> SweepRecord:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SweepRecordError(f"{path}: cannot read the sweep record ({error}).") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise SweepRecordError(f"{path}: the sweep record is not valid TOML ({error}).") from None
+    sweep = sweep_from_toml_dict(doc, str(path))
+    sweep.path = path
+    return sweep
+
+
+def find_resumable(runs_dir: Path, signature: dict[str, Any]) -> SweepRecord | None:
+    """The newest sweep record in ``runs_dir`` made by the same command, or None.
+
+    Unreadable sweep files are skipped: resuming must not fail because of an
+    unrelated broken file.
+    """
+    runs_dir = Path(runs_dir)
+    if not runs_dir.is_dir():
+        return None
+    matches = []
+    for path in runs_dir.glob(f"*{SWEEP_SUFFIX}"):
+        if path.name.startswith("."):
+            continue
+        try:
+            sweep = load_sweep(path)
+        except SweepRecordError:
+            continue
+        if sweep.signature() == _plain(signature):
+            matches.append(sweep)
+    if not matches:
+        return None
+    return max(matches, key=lambda sweep: (sweep.created, sweep.path.name if sweep.path else ""))
+
+
+def relative_record_path(record_path: Path, sweep_dir: Path) -> str:
+    """Store a record inside the runs directory by its name, anything else absolute."""
+    record_path = Path(record_path)
+    try:
+        return str(record_path.resolve().relative_to(Path(sweep_dir).resolve()))
+    except ValueError:
+        return str(record_path.resolve())

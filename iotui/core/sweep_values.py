@@ -1,0 +1,130 @@
+"""Varied keys and their values: parsing ``--vary KEY=V1,V2`` and ordering values.
+
+A sweep axis is one varied key with the values to try, kept as the strings fio
+reads. "Smallest value" (the sweet spot's rule) needs an order: numbers and fio
+sizes (``4k``, ``2m``) sort by magnitude, anything else (engine names, targets)
+keeps the order the user gave, which is how people list cheaper choices first.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+# Keys that are not fio options: the target directory and the benchmark tool.
+TARGET_KEY = "target"
+TOOL_KEY = "tool"
+TOOLS = ("fio", "sysbench")
+
+_KEY_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
+_NUMBER_PATTERN = re.compile(r"^\s*(\d+(?:\.\d+)?|\.\d+)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
+_SUFFIX_POWER = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
+
+
+class SweepValueError(Exception):
+    """A ``--vary`` or ``[sweep]`` entry that cannot be used; str() says how to fix it."""
+
+
+@dataclass(frozen=True)
+class SweepAxis:
+    """One varied key and its values, in the order given."""
+
+    key: str
+    values: tuple[str, ...]
+
+    def order(self) -> dict[str, int]:
+        """Each value's rank from smallest to largest (see :func:`value_order`)."""
+        return {value: rank for rank, value in enumerate(value_order(self.values))}
+
+
+def numeric_value(text: str) -> float | None:
+    """A number or fio size (``4k`` = 4096, fio's default kb_base) as a float, else None."""
+    match = _NUMBER_PATTERN.match(str(text))
+    if match is None:
+        return None
+    number, suffix, _ = match.groups()
+    return float(number) * (1024 ** _SUFFIX_POWER[suffix.lower()])
+
+
+def value_order(values: Sequence[str]) -> list[str]:
+    """Values from smallest to largest: by magnitude when all are numeric, else as given."""
+    magnitudes = [numeric_value(value) for value in values]
+    if all(magnitude is not None for magnitude in magnitudes):
+        ranked = sorted(range(len(values)), key=lambda i: (magnitudes[i], i))
+        return [values[i] for i in ranked]
+    return list(values)
+
+
+def _split_values(text: str, where: str) -> tuple[str, ...]:
+    values = tuple(value.strip() for value in text.split(","))
+    if not text.strip() or any(not value for value in values):
+        raise SweepValueError(f"{where}: give the values separated by commas, with none empty (for example numjobs=1,2,4).")
+    duplicates = sorted({value for value in values if values.count(value) > 1})
+    if duplicates:
+        raise SweepValueError(f"{where}: the value {duplicates[0]!r} is listed twice; list each value once.")
+    return values
+
+
+def _check_key(key: str, where: str) -> str:
+    key = key.strip().lstrip("-")
+    if not _KEY_PATTERN.match(key):
+        raise SweepValueError(
+            f"{where}: {key!r} is not an option name; use KEY=V1,V2 with a fio option such as numjobs or bs."
+        )
+    return key
+
+
+def parse_vary(text: str) -> SweepAxis:
+    """``KEY=V1,V2,...`` -> SweepAxis, or SweepValueError with the fix."""
+    where = f"--vary {text!r}"
+    key, separator, values_text = text.partition("=")
+    if not separator:
+        raise SweepValueError(f"{where} should look like KEY=V1,V2 (for example --vary numjobs=1,2,4,8).")
+    key = _check_key(key, where)
+    axis = SweepAxis(key, _split_values(values_text, where))
+    _check_special(axis, where)
+    return axis
+
+
+def parse_targets(text: str) -> SweepAxis:
+    """``--targets DIR1,DIR2`` -> the ``target`` axis."""
+    return SweepAxis(TARGET_KEY, _split_values(text, f"--targets {text!r}"))
+
+
+def axes_from_table(table: Mapping[str, object], where: str) -> list[SweepAxis]:
+    """A preset's ``[sweep]`` table (key -> list or comma string) as axes."""
+    axes: list[SweepAxis] = []
+    for raw_key, raw_values in table.items():
+        entry = f"{where} [sweep] {raw_key}"
+        key = _check_key(str(raw_key), entry)
+        if key == "targets":
+            key = TARGET_KEY
+        if isinstance(raw_values, (list, tuple)):
+            text = ",".join(str(value) for value in raw_values)
+        else:
+            text = str(raw_values)
+        axis = SweepAxis(key, _split_values(text, entry))
+        _check_special(axis, entry)
+        axes.append(axis)
+    return axes
+
+
+def _check_special(axis: SweepAxis, where: str) -> None:
+    if axis.key == TOOL_KEY:
+        unknown = [value for value in axis.values if value not in TOOLS]
+        if unknown:
+            raise SweepValueError(f"{where}: tool {unknown[0]!r} is not known; use {' or '.join(TOOLS)}.")
+
+
+def merge_axes(*groups: Iterable[SweepAxis]) -> list[SweepAxis]:
+    """Concatenate axes; a key given twice is refused (it would multiply nothing)."""
+    merged: list[SweepAxis] = []
+    seen: set[str] = set()
+    for group in groups:
+        for axis in group:
+            if axis.key in seen:
+                raise SweepValueError(f"The key {axis.key!r} is varied twice; give all its values in one --vary.")
+            seen.add(axis.key)
+            merged.append(axis)
+    return merged
