@@ -1,0 +1,149 @@
+"""The iotui app: wiring only. Screens, app-wide keys, and the one worker that runs fio.
+
+Everything the app needs from outside comes in through ``services`` (targets,
+presets, the session factory, the runs directory), so tests and benchmarks
+replay recorded fio documents through the very same screens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual import on
+from textual.app import App
+from textual.binding import Binding
+from textual.worker import WorkerState
+
+from iotui.core.record import RunRecord
+from iotui.ui.messages import RunFailed, RunStarted, messages_for_event
+from iotui.ui.screens.confirm_quit import ConfirmQuitScreen
+from iotui.ui.screens.history import HistoryScreen
+from iotui.ui.screens.home import HomeScreen
+from iotui.ui.screens.results import ResultsScreen
+from iotui.ui.screens.run import RunScreen
+from iotui.ui.services import RunRequest, ServiceError, Services
+
+RUN_GROUP = "run"
+# After "stop and quit", give fio this long to write its final report before leaving anyway.
+QUIT_GRACE_S = 30.0
+
+
+class IotuiApp(App[int]):
+    """Home -> Run -> Results, History and Compare on top."""
+
+    CSS_PATH = "iotui.tcss"
+    TITLE = "iotui"
+    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, show=False)]
+
+    def __init__(
+        self,
+        services: Services,
+        *,
+        target: str | None = None,
+        preset: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.services = services
+        self.initial_target = target
+        self.initial_preset = preset
+        self.quit_when_run_ends = False
+
+    def on_mount(self) -> None:
+        self.push_screen(
+            HomeScreen(self.services, initial_target=self.initial_target, initial_preset=self.initial_preset)
+        )
+
+    # -- the run worker ---------------------------------------------------------
+    @on(HomeScreen.RunRequested)
+    def _start_run(self, message: HomeScreen.RunRequested) -> None:
+        if self.run_in_progress():
+            self.notify("A run is already in progress.", severity="warning")
+            return
+        screen = RunScreen(message.request, cpu_count=self.services.cpu_count)
+        self.push_screen(screen)
+        self.run_worker(
+            self._drive_run(message.request, screen), name="fio run", group=RUN_GROUP, exit_on_error=False
+        )
+
+    async def _drive_run(self, request: RunRequest, screen: RunScreen) -> RunRecord | None:
+        """Build the session and run it; every event becomes a message to the run screen."""
+
+        def on_event(event: object) -> None:
+            for message in messages_for_event(event):
+                screen.post_message(message)
+
+        try:
+            session = await self.services.make_session(request, on_event)
+            screen.post_message(RunStarted(session.plan, session))
+            return await session.run()
+        except ServiceError as error:
+            screen.post_message(RunFailed(str(error)))
+        except asyncio.CancelledError:
+            screen.post_message(RunFailed("Stopped before fio started; nothing was recorded."))
+            raise
+        except Exception as error:  # a bug must read as a sentence and leave the app running
+            screen.post_message(RunFailed(f"The run broke down: {error!r}"))
+        return None
+
+    def run_in_progress(self) -> bool:
+        """Whether the run worker is still going."""
+        return any(
+            worker.group == RUN_GROUP and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            for worker in self.workers
+        )
+
+    def cancel_run(self) -> None:
+        """End a run that has not started fio yet (nothing to keep)."""
+        self.workers.cancel_group(self, RUN_GROUP)
+
+    # -- screens --------------------------------------------------------------
+    def show_results(self, record: RunRecord, saved_path: Path | None) -> None:
+        """Called by the run screen when its run ended."""
+        if self.quit_when_run_ends:
+            self.exit(0)
+            return
+        if isinstance(self.screen, RunScreen):
+            self.switch_screen(ResultsScreen(record, saved_path, self.services))
+        else:
+            self.push_screen(ResultsScreen(record, saved_path, self.services))
+
+    def run_gone(self) -> None:
+        """Called by the run screen when its run could not start."""
+        if self.quit_when_run_ends:
+            self.exit(0)
+            return
+        if isinstance(self.screen, RunScreen):
+            self.pop_screen()
+
+    def action_open_history(self) -> None:
+        self.push_screen(HistoryScreen(self.services))
+
+    def action_home(self) -> None:
+        """Back to the home screen, for a new run."""
+        while len(self.screen_stack) > 2 and not isinstance(self.screen, HomeScreen):
+            self.pop_screen()
+
+    def action_back(self) -> None:
+        """One screen back, never past home."""
+        if len(self.screen_stack) > 2:
+            self.pop_screen()
+
+    async def action_quit(self) -> None:
+        if not self.run_in_progress():
+            self.exit(0)
+            return
+
+        def answered(stop_and_quit: bool | None) -> None:
+            if not stop_and_quit:
+                return
+            if not self.run_in_progress():
+                self.exit(0)
+                return
+            self.quit_when_run_ends = True
+            run_screen = next((s for s in self.screen_stack if isinstance(s, RunScreen)), None)
+            if run_screen is not None:
+                run_screen.action_stop()
+            self.set_timer(QUIT_GRACE_S, lambda: self.exit(0))
+
+        self.push_screen(ConfirmQuitScreen(), answered)

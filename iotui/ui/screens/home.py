@@ -1,0 +1,235 @@
+"""Home: choose a target and a preset, adjust the options, read the exact command, press r."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Header
+
+from iotui.ui.screens.path_prompt import PathPromptScreen
+from iotui.ui.services import Overrides, PlanPreview, RunRequest, ServiceError, Services
+from iotui.ui.widgets.command_preview import CommandPreview
+from iotui.ui.widgets.option_editor import OptionEditor
+from iotui.ui.widgets.preset_list import PresetList
+from iotui.ui.widgets.target_list import TargetList
+
+
+def _same_path(left: str, right: str) -> bool:
+    try:
+        return Path(left).expanduser().resolve() == Path(right).expanduser().resolve()
+    except OSError:
+        return left == right
+
+
+class HomeScreen(Screen):
+    """Owns the choice (target, preset, overrides) and the preview derived from it."""
+
+    BINDINGS = [
+        Binding("r", "run", "Run"),
+        Binding("t", "focus_targets", "Targets"),
+        Binding("p", "focus_presets", "Presets"),
+        Binding("e", "edit_options", "Options"),
+        Binding("h", "app.open_history", "History"),
+        Binding("q", "app.quit", "Quit"),
+        Binding("escape", "leave_options", "Done"),
+    ]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
+    AUTO_FOCUS = "#presets"
+
+    target: reactive[Any] = reactive(None)
+    base_preset: reactive[Any] = reactive(None)
+    overrides: reactive[Overrides] = reactive(Overrides)
+    option_problem: reactive[str | None] = reactive(None)
+    preset: reactive[Any] = reactive(None, always_update=True)
+    preview: reactive[PlanPreview | None] = reactive(None, always_update=True)
+
+    @dataclass
+    class RunRequested(Message):
+        """The user pressed r with a valid choice; the app starts the run."""
+
+        request: RunRequest
+
+    def __init__(
+        self, services: Services, *, initial_target: str | None = None, initial_preset: str | None = None
+    ) -> None:
+        super().__init__()
+        self.services = services
+        self.initial_target = initial_target
+        self.initial_preset = initial_preset
+        self._editor_problem: str | None = None
+        self._loaded = False
+        self.sub_title = "choose a target and a preset, then press r"
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="")
+        with Vertical(id="home-lists"):
+            target_list = TargetList([], id="targets")
+            target_list.border_title = "target (t)"
+            yield target_list
+            preset_list = PresetList([], id="presets")
+            preset_list.border_title = "preset (p)"
+            yield preset_list
+        yield OptionEditor(id="options").data_bind(preset=HomeScreen.base_preset)
+        with VerticalScroll(id="preview-box") as box:
+            box.border_title = "fio command"
+            yield CommandPreview(id="preview").data_bind(
+                preset=HomeScreen.preset, preview=HomeScreen.preview, problem=HomeScreen.option_problem
+            )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._load_presets()
+        self._load_targets()
+        self._loaded = True
+        self._refresh_preview()
+
+    # -- loading ------------------------------------------------------------
+    def _load_presets(self) -> None:
+        try:
+            presets, errors = self.services.list_presets()
+        except Exception as error:  # the preset module's own failure: a sentence, not a crash
+            presets, errors = [], [f"Presets could not be loaded: {error}"]
+        for sentence in errors:
+            self.notify(sentence, title="A preset was skipped", severity="warning", timeout=10)
+        preset_list = self.query_one("#presets", PresetList)
+        preset_list.set_presets(presets)
+        index = 0
+        if self.initial_preset:
+            found = preset_list.index_of(self.initial_preset)
+            if found is None:
+                self.notify(
+                    f"There is no preset called {self.initial_preset!r}; choose one from the list.",
+                    severity="error",
+                )
+            else:
+                index = found
+        if presets:
+            preset_list.highlighted = index
+            self.base_preset = presets[index]
+
+    def _load_targets(self) -> None:
+        target_list = self.query_one("#targets", TargetList)
+        try:
+            targets = self.services.list_targets()
+        except Exception as error:
+            targets = []
+            self.notify(f"Targets could not be listed: {error}", severity="error")
+        chosen = targets[0] if targets else None
+        if self.initial_target:
+            listed = next((t for t in targets if _same_path(str(t.path), self.initial_target)), None)
+            if listed is None:
+                try:
+                    listed = self.services.inspect_target(self.initial_target)
+                    targets.insert(0, listed)
+                except ServiceError as error:
+                    self.notify(str(error), title="Target", severity="error")
+            chosen = listed or chosen
+        target_list.set_targets(targets, select_path=str(chosen.path) if chosen else None)
+        self.target = chosen
+
+    # -- state --------------------------------------------------------------
+    def watch_target(self) -> None:
+        self._refresh_preview()
+
+    def watch_base_preset(self) -> None:
+        self._refresh_preview()
+
+    def watch_overrides(self) -> None:
+        self._refresh_preview()
+
+    def _refresh_preview(self) -> None:
+        if not self._loaded:
+            return
+        if self.base_preset is None:
+            self.preset, self.preview = None, None
+            return
+        problem = None
+        try:
+            preset = self.services.apply_overrides(self.base_preset, self.overrides)
+        except ServiceError as error:
+            preset, problem = self.base_preset, str(error)
+        self.option_problem = self._editor_problem or problem
+        self.preset = preset
+        if self.target is None:
+            self.preview = None
+            return
+        try:
+            self.preview = self.services.preview(preset, str(self.target.path))
+        except Exception as error:  # never let a preview failure take the screen down
+            self.preview = PlanPreview("", [], f"The command could not be built: {error}")
+
+    @on(TargetList.TargetChosen)
+    def _target_chosen(self, event: TargetList.TargetChosen) -> None:
+        self.target = event.target
+
+    @on(PresetList.PresetChosen)
+    def _preset_chosen(self, event: PresetList.PresetChosen) -> None:
+        self.base_preset = event.preset
+
+    @on(OptionEditor.Changed)
+    def _options_changed(self, event: OptionEditor.Changed) -> None:
+        self._editor_problem = event.problem
+        if event.problem is None:
+            self.overrides = event.overrides
+        self._refresh_preview()
+
+    @on(TargetList.OtherDirectoryRequested)
+    def _ask_for_directory(self) -> None:
+        self.app.push_screen(PathPromptScreen(), self._directory_typed)
+
+    def _directory_typed(self, path: str | None) -> None:
+        if not path:
+            return
+        try:
+            target = self.services.inspect_target(path)
+        except ServiceError as error:
+            self.notify(str(error), title="Target", severity="error")
+            return
+        self.query_one("#targets", TargetList).add_target(target)
+        self.target = target
+
+    # -- actions ------------------------------------------------------------
+    def action_run(self) -> None:
+        if self.target is None:
+            self.notify("Choose a target first (t).", severity="warning")
+            return
+        if self.preset is None:
+            self.notify("Choose a preset first (p).", severity="warning")
+            return
+        if self.option_problem:
+            self.notify(self.option_problem, title="Options", severity="error")
+            return
+        if self.preview is not None and self.preview.error:
+            self.notify(self.preview.error, title="This run cannot start", severity="error", timeout=10)
+            return
+        estimated_s = self.preview.duration_s if self.preview is not None else None
+        self.post_message(self.RunRequested(RunRequest(self.preset, str(self.target.path), estimated_s)))
+
+    def action_focus_targets(self) -> None:
+        self.query_one("#targets").focus()
+
+    def action_focus_presets(self) -> None:
+        self.query_one("#presets").focus()
+
+    def action_edit_options(self) -> None:
+        self.query_one("#option-runtime").focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "leave_options":
+            # Only offered (and shown in the footer) while an option field has focus.
+            focused = self.focused
+            return focused is not None and focused.parent is self.query_one("#options")
+        return True
+
+    def action_leave_options(self) -> None:
+        self.query_one("#presets").focus()

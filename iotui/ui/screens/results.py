@@ -1,0 +1,100 @@
+"""Results: one finished (or opened) run, its warnings, where it was saved, and compare."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from iotui import format as fmt
+from iotui.core.record import RunRecord
+from iotui.ui.comparison import find_previous
+from iotui.ui.screens.compare import CompareScreen
+from iotui.ui.services import ServiceError, Services
+from iotui.ui.widgets.cpu_summary import CpuSummary
+from iotui.ui.widgets.direction_summary import DirectionSummary
+from iotui.ui.widgets.warnings_list import WarningsList
+
+
+def started_text(record: RunRecord) -> str:
+    started = record.started
+    return started.strftime("%Y-%m-%d %H:%M UTC") if started else "unknown start"
+
+
+def headline(record: RunRecord) -> Text:
+    """``rnd4k-q1t1 completed in 20s · /home (ext4, nvme0n1) · fio-3.33 · started ...``."""
+    target = record.target
+    text = Text()
+    text.append(record.preset, style="bold")
+    text.append(f" {record.status}", style="bold")
+    text.append(f" in {fmt.duration_s(record.run.get('duration_s'))}")
+    text.append(f" · {target.get('path', '?')} ({target.get('filesystem', '?')}, {target.get('device', '?')})")
+    text.append(f" · {record.run.get('fio_version', '?')} · {started_text(record)}")
+    host = record.host
+    text.append(f"\n{host.get('hostname', '?')}: {host.get('cpu_model', '?')}, {host.get('cpu_count', '?')} CPUs", style="dim")
+    return text
+
+
+def saved_text(record: RunRecord, saved_path: Path | None) -> Text:
+    if saved_path is not None:
+        return Text(f"Saved: {saved_path}")
+    return Text("Not saved (see the notification for why).", style="bold")
+
+
+class ResultsScreen(Screen):
+    """Shows a record; c compares it with the previous run of the same preset and target."""
+
+    BINDINGS = [
+        Binding("c", "compare", "Compare"),
+        Binding("h", "app.open_history", "History"),
+        Binding("n", "app.home", "New run"),
+        Binding("escape", "back", "Back"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, record: RunRecord, saved_path: Path | None, services: Services) -> None:
+        super().__init__()
+        self.record = record
+        self.saved_path = saved_path
+        self.services = services
+        self.sub_title = f"results: {record.preset}"
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="")
+        with VerticalScroll(id="results"):
+            yield Static(headline(self.record), id="headline")
+            with Horizontal(id="summaries"):
+                directions = DirectionSummary(self.record, id="directions")
+                directions.border_title = "per direction"
+                yield directions
+                cpu = CpuSummary(self.record, id="cpu")
+                cpu.border_title = "CPU and responsiveness"
+                yield cpu
+            warnings = WarningsList(self.record, id="warnings")
+            warnings.border_title = "warnings"
+            yield warnings
+            yield Static(saved_text(self.record, self.saved_path), id="saved")
+        yield Footer()
+
+    def action_compare(self) -> None:
+        try:
+            entries = self.services.list_records()
+        except ServiceError as error:
+            self.notify(str(error), severity="error")
+            return
+        previous = find_previous(self.record, entries)
+        if previous is None:
+            self.notify(
+                f"No earlier run of {self.record.preset} on {self.record.target.get('path')} to compare with.",
+                severity="warning",
+            )
+            return
+        self.app.push_screen(CompareScreen(previous, self.record))
+
+    def action_back(self) -> None:
+        self.app.action_back()  # type: ignore[attr-defined]

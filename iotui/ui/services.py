@@ -1,0 +1,193 @@
+"""What the app asks of the outside world, in one injectable object.
+
+The screens never touch presets, targets, fio or the runs directory directly:
+they ask a :class:`Services`. :class:`CoreServices` is the real one, built
+from the command line; tests hand the app a subclass that lists fixed targets
+and replays recorded fio documents (memray's ``TUIApp(reader=...)`` pattern).
+This module never imports Textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from iotui.core.record import RunRecord, list_records
+
+if TYPE_CHECKING:  # the preset and safety modules are only needed at run time
+    from iotui.core.presets import Preset
+    from iotui.core.safety import TargetInfo
+    from iotui.core.session import RunSession
+
+# The preview's test file name: the real one carries the run's random id.
+PREVIEW_RUN_ID = "<run-id>"
+
+RecordEntry = tuple[Path, "RunRecord | None", "str | None"]
+
+
+class ServiceError(Exception):
+    """Something the user must hear about as one sentence (never a traceback)."""
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """The options a user may change on the home screen; ``None`` keeps the preset's."""
+
+    runtime_s: float | None = None
+    size: str | None = None
+    bs: str | None = None
+    iodepth: int | None = None
+    numjobs: int | None = None
+    direct: bool | None = None
+
+    def as_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``presets.with_overrides`` (unset ones left out)."""
+        return {name: value for name, value in self.__dict__.items() if value is not None}
+
+
+@dataclass(frozen=True)
+class PlanPreview:
+    """What a run would do, shown before it starts."""
+
+    command: str
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+    error: str | None = None
+    duration_s: float | None = None
+    disk_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """A run the user asked for: the preset (overrides applied) on a target path."""
+
+    preset: Preset
+    target_path: str
+    estimated_s: float | None = None
+
+
+class Services:
+    """The real services: presets and targets from the core, fio from the command line."""
+
+    def __init__(
+        self,
+        *,
+        runs_dir: Path,
+        fio: str | None = None,
+        baseline_s: float = 2.0,
+        cwd: str | None = None,
+    ) -> None:
+        self.runs_dir = Path(runs_dir)
+        self.fio = fio
+        self.baseline_s = baseline_s
+        self.cwd = cwd or os.getcwd()
+        self.cpu_count = os.cpu_count() or 1
+
+    # -- fio ----------------------------------------------------------------
+    def fio_binary(self) -> tuple[str, str | None]:
+        """(the fio binary to show and run, a sentence when it cannot be found)."""
+        from iotui.core.runner import FioNotFoundError, resolve_fio
+
+        try:
+            return resolve_fio(self.fio), None
+        except FioNotFoundError as error:
+            return self.fio or "fio", str(error)
+
+    # -- targets ------------------------------------------------------------
+    def list_targets(self) -> list[TargetInfo]:
+        """Mounted filesystems worth testing, the current directory first."""
+        from iotui.core import safety
+
+        targets = list(safety.list_targets())
+        if not any(str(target.path) == self.cwd for target in targets):
+            try:
+                targets.insert(0, safety.inspect_target(Path(self.cwd)))
+            except Exception:  # an unreadable cwd is simply not offered
+                pass
+        else:
+            targets.sort(key=lambda target: str(target.path) != self.cwd)
+        return targets
+
+    def inspect_target(self, path: str) -> TargetInfo:
+        """One typed path as a target, or a ServiceError saying what is wrong."""
+        from iotui.core import safety
+
+        expanded = Path(path).expanduser()
+        try:
+            return safety.inspect_target(expanded)
+        except Exception as error:  # TargetError and OSError both read as a sentence
+            raise ServiceError(str(error) or f"{expanded} cannot be used as a target.") from None
+
+    # -- presets ------------------------------------------------------------
+    def list_presets(self) -> tuple[list[Preset], list[str]]:
+        """The presets that load, and one sentence per preset file that does not."""
+        from iotui.core import presets
+
+        loaded, errors = presets.list_presets()
+        return list(loaded), [str(error) for error in errors]
+
+    def apply_overrides(self, preset: Preset, overrides: Overrides) -> Preset:
+        """The preset with the home screen's changes, or a ServiceError sentence."""
+        from iotui.core import presets
+
+        kwargs = overrides.as_kwargs()
+        if not kwargs:
+            return preset
+        try:
+            return presets.with_overrides(preset, **kwargs)
+        except Exception as error:  # PresetError / PolicyError: already a sentence
+            raise ServiceError(str(error)) from None
+
+    def preview(self, preset: Preset, target_path: str) -> PlanPreview:
+        """The exact command, warnings and estimates for a preset on a target."""
+        from iotui.core import command, presets
+        from iotui.core.plan import PlanError, make_plan
+
+        fio_binary, fio_problem = self.fio_binary()
+        try:
+            duration_s, disk_bytes = presets.estimate(preset)
+        except Exception:
+            duration_s, disk_bytes = None, None
+        try:
+            plan = make_plan(preset, target_path, fio_binary=fio_binary, run_id=PREVIEW_RUN_ID)
+        except PlanError as error:
+            try:
+                argv = command.build_fio_argv(preset, test_file=Path(target_path) / "TEST-FILE", fio_binary=fio_binary)
+                text = command.format_command(argv)
+            except Exception:
+                text = ""
+            return PlanPreview(text, [], str(error), duration_s, disk_bytes)
+        warnings = list(plan.warnings)
+        if fio_problem:
+            warnings.insert(0, ("fio-missing", fio_problem))
+        return PlanPreview(
+            command.format_command(plan.argv),
+            warnings,
+            None,
+            plan.estimated_duration_s if plan.estimated_duration_s is not None else duration_s,
+            disk_bytes,
+        )
+
+    # -- runs ---------------------------------------------------------------
+    async def make_session(
+        self, request: RunRequest, on_event: Callable[[object], None]
+    ) -> RunSession:
+        """A ready-to-run session with the real sampler and probe."""
+        from iotui.cli_common import CommandError, make_session
+
+        args = argparse.Namespace(fio=self.fio, allow_cache=False, baseline=self.baseline_s)
+        try:
+            return await make_session(
+                args, request.preset, runs_dir=self.runs_dir, on_event=on_event, target=request.target_path
+            )
+        except CommandError as error:
+            raise ServiceError(str(error)) from None
+
+    def list_records(self) -> list[RecordEntry]:
+        """Every saved record (or its loading error), as the core lists them."""
+        try:
+            return list_records(self.runs_dir)
+        except OSError as error:
+            raise ServiceError(f"Cannot read the runs directory {self.runs_dir} ({error.strerror or error}).") from None

@@ -1,0 +1,75 @@
+"""The big live figures: per direction IOPS, bandwidth, mean and p99 latency, and the clock."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.reactive import reactive
+from textual.renderables.digits import Digits
+from textual.widget import Widget
+
+from iotui import format as fmt
+from iotui.core.intervals import IntervalSample
+
+PHASE_WORDS = {
+    "starting": "starting: measuring the machine at rest before fio starts",
+    "running": "running",
+    "paused": "PAUSED (p resumes)",
+    "stopping": "stopping: waiting for fio's final report",
+    "finished": "finished",
+}
+
+
+# From this terminal height up, the figures are drawn three lines tall.
+BIG_FIGURES_MIN_HEIGHT = 36
+
+
+def figures_table(interval: IntervalSample | None, big: bool = False) -> Table | Text:
+    """One row per direction that did I/O in the latest interval (``big``: 3-line digits)."""
+    if interval is None or not interval.directions:
+        return Text("waiting for fio's first status report…", style="italic")
+    table = Table(box=None, padding=(0, 2, 0, 0), show_edge=False, expand=False, header_style="dim")
+    table.add_column("")
+    for name in ("IOPS", "bandwidth", "lat mean", "lat p99"):
+        table.add_column(name, justify="right")
+    for direction, figures in interval.directions.items():
+        values = (
+            fmt.iops(figures.iops),
+            fmt.bytes_per_s(figures.bw_bytes),
+            fmt.latency_ns(figures.lat_mean_ns),
+            fmt.latency_ns(figures.lat_percentiles_ns.get("p99")),
+        )
+        if big:
+            table.add_row(Text("\n" + direction, style="bold"), *(Digits(value, "bold") for value in values))
+        else:
+            table.add_row(Text(direction, style="bold"), *(Text(v, style="bold") for v in values[:2]), *values[2:])
+    return table
+
+
+def clock_text(elapsed_s: float | None, estimated_s: float | None, phase: str) -> Text:
+    """``elapsed 12s · remaining 8s · running``."""
+    parts = [f"elapsed {fmt.duration_s(elapsed_s) if elapsed_s is not None else '-'}"]
+    if estimated_s is not None and elapsed_s is not None:
+        parts.append(f"remaining {fmt.duration_s(max(0.0, estimated_s - elapsed_s))}")
+    elif estimated_s is not None:
+        parts.append(f"about {fmt.duration_s(estimated_s)}")
+    text = Text(" · ".join(parts) + " · ")
+    text.append(PHASE_WORDS.get(phase, phase), style="bold" if phase in ("paused", "stopping") else "")
+    return text
+
+
+class FiguresPanel(Widget):
+    """Figures of the latest interval; updated once per status interval."""
+
+    interval: reactive[IntervalSample | None] = reactive(None, always_update=True)
+    elapsed_s: reactive[float | None] = reactive(None)
+    estimated_s: reactive[float | None] = reactive(None)
+    phase: reactive[str] = reactive("starting")
+
+    def watch_phase(self, phase: str) -> None:
+        self.set_class(phase == "paused", "-paused")
+
+    def render(self) -> Group:
+        big = self.app.size.height >= BIG_FIGURES_MIN_HEIGHT
+        return Group(clock_text(self.elapsed_s, self.estimated_s, self.phase), figures_table(self.interval, big))

@@ -1,0 +1,133 @@
+"""The editable run options: runtime, size, block size, iodepth, numjobs, direct I/O.
+
+An empty field keeps the preset's value (shown as the placeholder). Every change
+posts :class:`OptionEditor.Changed` with the parsed overrides, or a sentence
+saying which field is wrong, so the command preview follows as you type.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Checkbox, Input, Label
+
+from iotui.ui.services import Overrides
+
+_SIZE_PATTERN = re.compile(r"^\d+(\.\d+)?\s*([kmgtp]i?)?b?$", re.IGNORECASE)
+_TRUE = ("1", "true", "yes", "on", "")
+
+# (input id, label, preset option key)
+FIELDS: tuple[tuple[str, str, str], ...] = (
+    ("runtime", "runtime", "runtime"),
+    ("size", "size", "size"),
+    ("bs", "bs", "bs"),
+    ("iodepth", "iodepth", "iodepth"),
+    ("numjobs", "jobs", "numjobs"),
+)
+
+
+def preset_option(preset: Any, key: str) -> str | None:
+    """A preset's option: global first, then its only job section's."""
+    if preset is None:
+        return None
+    value = preset.options.get(key)
+    jobs = getattr(preset, "jobs", None) or []
+    if value is None and len(jobs) == 1:
+        value = jobs[0].options.get(key)
+    return None if value is None else str(value)
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    """Which field is wrong and why."""
+
+    field_id: str
+    sentence: str
+
+
+def parse_overrides(values: dict[str, str], direct: bool | None) -> tuple[Overrides, FieldProblem | None]:
+    """Field texts -> Overrides, or the first problem."""
+    parsed: dict[str, Any] = {"direct": direct}
+    runtime = values.get("runtime", "").strip().lower().removesuffix("s")
+    if runtime:
+        try:
+            parsed["runtime_s"] = float(runtime)
+            if parsed["runtime_s"] <= 0:
+                raise ValueError
+        except ValueError:
+            return Overrides(), FieldProblem(
+                "runtime", f"runtime should be a number of seconds above 0, not {values['runtime']!r}."
+            )
+    for key in ("iodepth", "numjobs"):
+        text = values.get(key, "").strip()
+        if text:
+            if not text.isdigit() or int(text) < 1:
+                return Overrides(), FieldProblem(key, f"{key} should be a whole number of 1 or more, not {text!r}.")
+            parsed[key] = int(text)
+    for key in ("size", "bs"):
+        text = values.get(key, "").strip()
+        if text:
+            if not _SIZE_PATTERN.match(text):
+                return Overrides(), FieldProblem(key, f"{key} should be a size such as 4k, 1M or 1G, not {text!r}.")
+            parsed[key] = text
+    return Overrides(**parsed), None
+
+
+class OptionEditor(Horizontal):
+    """One line of compact fields; the preset's values are the placeholders."""
+
+    preset: reactive[Any] = reactive(None, always_update=True)
+
+    @dataclass
+    class Changed(Message):
+        """The fields changed: the overrides they make, or what is wrong with them."""
+
+        overrides: Overrides
+        problem: str | None
+
+    def compose(self) -> ComposeResult:
+        yield Label("options (e)", classes="option-title")
+        for field_id, label, _key in FIELDS:
+            yield Label(label, classes="option-label")
+            yield Input(id=f"option-{field_id}", compact=True, classes="option-input")
+        yield Checkbox("direct", id="option-direct", compact=True)
+
+    def watch_preset(self, preset: Any) -> None:
+        if not self.is_mounted:
+            return
+        for field_id, _label, key in FIELDS:
+            field = self.query_one(f"#option-{field_id}", Input)
+            field.placeholder = preset_option(preset, key) or "-"
+        checkbox = self.query_one("#option-direct", Checkbox)
+        with checkbox.prevent(Checkbox.Changed):
+            checkbox.value = self._preset_direct()
+
+    def on_mount(self) -> None:
+        self.watch_preset(self.preset)
+
+    def _preset_direct(self) -> bool:
+        value = preset_option(self.preset, "direct")
+        return value is not None and value.strip().lower() in _TRUE
+
+    def current(self) -> tuple[Overrides, FieldProblem | None]:
+        """The overrides the fields hold now."""
+        values = {field_id: self.query_one(f"#option-{field_id}", Input).value for field_id, _l, _k in FIELDS}
+        direct = self.query_one("#option-direct", Checkbox).value
+        return parse_overrides(values, None if direct == self._preset_direct() else direct)
+
+    @on(Input.Changed)
+    @on(Checkbox.Changed)
+    def _on_field_changed(self, event: Message) -> None:
+        event.stop()
+        overrides, problem = self.current()
+        for field_id, _label, _key in FIELDS:
+            field = self.query_one(f"#option-{field_id}", Input)
+            field.set_class(problem is not None and problem.field_id == field_id, "-invalid")
+        self.post_message(self.Changed(overrides, problem.sentence if problem else None))

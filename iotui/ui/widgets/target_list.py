@@ -1,0 +1,94 @@
+"""The list of targets: mounted filesystems, the current directory first, and "another directory...".
+
+Each target shows where it is, what it is and how much room it has; a risky
+target carries its warning inline, under it, so no one picks a tmpfs by accident.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from iotui import format as fmt
+
+if TYPE_CHECKING:
+    from iotui.core.safety import TargetInfo
+
+OTHER_DIRECTORY_ID = "another-directory"
+
+
+def target_prompt(target: Any) -> Text:
+    """One target as text: path, filesystem, device, model, SSD/HDD, free space, warnings."""
+    text = Text()
+    text.append(str(target.path), style="bold")
+    mount_point = getattr(target, "mount_point", None)
+    if mount_point and str(mount_point) != str(target.path):
+        text.append(f" (on {mount_point})", style="dim")
+    details = [target.filesystem or "?", target.device or "?"]
+    if getattr(target, "model", None):
+        details.append(str(target.model))
+    rotational = getattr(target, "rotational", None)
+    if rotational is not None:
+        details.append("HDD" if rotational else "SSD")
+    free_bytes = getattr(target, "free_bytes", None)
+    if free_bytes is not None:
+        details.append(f"{fmt.size_bytes(free_bytes)} free")
+    text.append("  " + "  ".join(details))
+    for _code, sentence in getattr(target, "warnings", None) or []:
+        text.append("\n  ⚠ " + sentence, style="italic")
+    return text
+
+
+class TargetList(OptionList):
+    """Targets to choose from; highlighting one chooses it."""
+
+    @dataclass
+    class TargetChosen(Message):
+        """The highlighted target changed."""
+
+        target: Any  # TargetInfo
+
+    @dataclass
+    class OtherDirectoryRequested(Message):
+        """The user picked "another directory..." and wants to type a path."""
+
+    def __init__(self, targets: list[TargetInfo], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.targets: list[Any] = []
+        self.set_targets(targets)
+
+    def set_targets(self, targets: list[Any], select_path: str | None = None) -> None:
+        """Replace the list; highlight ``select_path`` when given (else the first)."""
+        self.targets = list(targets)
+        self.clear_options()
+        for index, target in enumerate(self.targets):
+            self.add_option(Option(target_prompt(target), id=f"target-{index}"))
+        self.add_option(Option(Text("another directory...", style="italic"), id=OTHER_DIRECTORY_ID))
+        wanted = next(
+            (index for index, target in enumerate(self.targets) if str(target.path) == select_path), 0
+        )
+        self.highlighted = wanted if self.targets else None
+
+    def add_target(self, target: Any) -> None:
+        """Put a typed target at the top (or highlight it when it is already listed)."""
+        others = [t for t in self.targets if str(t.path) != str(target.path)]
+        self.set_targets([target, *others], select_path=str(target.path))
+
+    @on(OptionList.OptionHighlighted)
+    def _on_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        index = event.option_index
+        if 0 <= index < len(self.targets):
+            self.post_message(self.TargetChosen(self.targets[index]))
+
+    @on(OptionList.OptionSelected)
+    def _on_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id == OTHER_DIRECTORY_ID:
+            self.post_message(self.OtherDirectoryRequested())
