@@ -1,0 +1,353 @@
+"""One real ``sysbench fileio`` run (prepare, run, cleanup) made into a run record.
+
+It mirrors :class:`~iotui.core.session.RunSession` for the sysbench-compare
+study: the same plan (target checks, devices, options), the host sampled once a
+second beside sysbench (context switches and interrupts are the study's
+explanation), and a record with the same summary keys. sysbench's files live
+in iotui's own hidden directory inside the target, removed afterwards, also
+after a failure or a stop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import os
+import shutil
+import signal
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Callable
+
+from iotui import __version__
+from iotui.core.record import RecordError, RunRecord, save_record
+from iotui.core.session import HostUpdate, LogLine, RunFinished, RunPlan, host_identity
+from iotui.core.summary import cpu_summary
+from iotui.core.sysbench import (
+    SysbenchError,
+    SysbenchWorkload,
+    latency_warnings,
+    parse_sysbench_output,
+    summary_from_report,
+    sysbench_workload,
+)
+
+WORK_DIR_PREFIX = ".iotui-sysbench-"
+MESSAGES_KEPT = 200
+HOST_ROW_KEYS = (
+    "cpu_user_pct",
+    "cpu_system_pct",
+    "cpu_iowait_pct",
+    "ctx_switches_per_s",
+    "interrupts_per_s",
+    "device_read_iops",
+    "device_write_iops",
+    "psi_cpu_some_pct",
+    "psi_io_some_pct",
+    "psi_io_full_pct",
+    "psi_memory_some_pct",
+    "fio_cpu_cores",
+)
+SYSBENCH_INSTALL_HINT = (
+    "install it with 'sudo apt-get install sysbench' (Debian/Ubuntu), 'sudo dnf install sysbench' "
+    "(Fedora) or 'brew install sysbench' (macOS)"
+)
+
+
+def find_sysbench(explicit: str | None = None) -> str | None:
+    """The sysbench binary: an explicit path, ``$IOTUI_SYSBENCH``, or ``sysbench`` on PATH."""
+    candidate = explicit or os.environ.get("IOTUI_SYSBENCH") or "sysbench"
+    return shutil.which(candidate)
+
+
+async def sysbench_version(binary: str) -> str:
+    """``sysbench 1.0.20`` style, from ``sysbench --version``."""
+    process = await asyncio.create_subprocess_exec(
+        binary, "--version", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT
+    )
+    output, _ = await process.communicate()
+    text = output.decode(errors="replace").strip().splitlines()
+    return text[0].strip() if text else "sysbench (unknown version)"
+
+
+class SysbenchSession:
+    """Runs ``plan``'s workload with sysbench; ``await run()`` returns the record (saved unless runs_dir is None)."""
+
+    def __init__(
+        self,
+        plan: RunPlan,
+        *,
+        sysbench_binary: str,
+        runs_dir: Path | None,
+        on_event: Callable[[object], None] | None = None,
+        sampler: Any | None = None,
+        monitor: Any | None = None,
+        probe: Any | None = None,
+        baseline_s: float = 0.0,
+        host_interval_s: float = 1.0,
+        stop_grace_s: float = 2.0,
+        run_id: str | None = None,
+    ) -> None:
+        self.plan = plan
+        self.sysbench_binary = sysbench_binary
+        self.runs_dir = runs_dir
+        self.on_event = on_event or (lambda event: None)
+        self.sampler = sampler
+        self.monitor = monitor
+        self.probe = probe
+        self.baseline_s = baseline_s
+        self.host_interval_s = host_interval_s
+        self.stop_grace_s = stop_grace_s
+        self.run_id = run_id or uuid.uuid4().hex
+        self.work_dir: Path | None = None
+        self.stop_requested = False
+        self.host_samples: list[Any] = []
+        self.rows: list[dict[str, Any]] = []
+        self.messages: list[dict[str, str]] = []
+        self.run_argv: list[str] = []
+        self._process: asyncio.subprocess.Process | None = None
+        self._started_monotonic = 0.0
+        self._run_started_monotonic: float | None = None
+        self._latest_assessment: Any | None = None
+
+    # -- control --------------------------------------------------------------------
+    def request_stop(self) -> None:
+        """SIGINT to sysbench's process group, then SIGTERM and SIGKILL after a grace period."""
+        self.stop_requested = True
+        if self._process is not None and self._process.returncode is None:
+            asyncio.ensure_future(self._stop_process(self._process))
+
+    async def _stop_process(self, process: asyncio.subprocess.Process) -> None:
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+            if process.returncode is not None:
+                return
+            try:
+                os.killpg(process.pid, signum)
+            except (ProcessLookupError, PermissionError):
+                return
+            try:
+                await asyncio.wait_for(process.wait(), self.stop_grace_s)
+                return
+            except asyncio.TimeoutError:
+                continue
+
+    # -- helpers --------------------------------------------------------------------------
+    def _emit(self, event: object) -> None:
+        try:
+            self.on_event(event)
+        except Exception as error:
+            self.messages.append({"source": "iotui", "text": f"event handler failed: {error!r}"})
+
+    def _log(self, source: str, text: str) -> None:
+        if len(self.messages) < MESSAGES_KEPT:
+            self.messages.append({"source": source, "text": text})
+        self._emit(LogLine(source, text))
+
+    async def _step(self, workload: SysbenchWorkload, command: str) -> tuple[int, str]:
+        """Run one sysbench step in the work directory; returns (exit code, stdout+stderr)."""
+        argv = workload.argv(self.sysbench_binary, command)
+        if command == "run":
+            self.run_argv = argv
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=self.work_dir,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self._process = process
+        if command == "run":
+            self._run_started_monotonic = time.monotonic()
+            if self.sampler is not None and hasattr(self.sampler, "set_fio_pid"):
+                self.sampler.set_fio_pid(process.pid)
+        if self.stop_requested:
+            asyncio.ensure_future(self._stop_process(process))
+        try:
+            output, _ = await process.communicate()
+        except asyncio.CancelledError:
+            await self._stop_process(process)
+            raise
+        finally:
+            self._process = None
+            if process.returncode is None:
+                try:
+                    os.killpg(process.pid, signal.SIGKILL)
+                except OSError:
+                    pass
+        text = output.decode("utf-8", errors="replace")
+        return process.returncode if process.returncode is not None else -1, text
+
+    def _sample_host(self) -> None:
+        if self.sampler is None:
+            return
+        try:
+            host = self.sampler.sample()
+        except Exception as error:
+            self._log("iotui", f"Host sampling failed: {error!r}")
+            self.sampler = None
+            return
+        probe_stats = self.probe.read_latest() if self.probe is not None else None
+        assessment = self.monitor.update(host, probe_stats) if self.monitor is not None else None
+        self._latest_assessment = assessment
+        if self._process is not None and self._run_started_monotonic is not None:
+            self.host_samples.append(host)
+            t_s = time.monotonic() - self._run_started_monotonic
+            row: dict[str, Any] = {"t_s": round(t_s, 3), "dt_s": self.host_interval_s}
+            row.update({key: getattr(host, key, None) for key in HOST_ROW_KEYS})
+            if assessment is not None:
+                row["responsiveness"] = assessment.level.value
+            self.rows.append({key: value for key, value in row.items() if value is not None})
+        self._emit(HostUpdate(host, assessment))
+
+    async def _host_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.host_interval_s)
+            self._sample_host()
+
+    def _make_work_dir(self) -> None:
+        if self.plan.test_file is None:
+            raise SysbenchError("sysbench needs a directory to create its files in, not a raw device; choose a directory with --target.")
+        work_dir = self.plan.target_path.resolve() / f"{WORK_DIR_PREFIX}{self.run_id[:12]}"
+        try:
+            work_dir.mkdir(mode=0o700)
+        except FileExistsError:
+            raise SysbenchError(f"{work_dir} already exists; iotui will not use a directory it did not create.") from None
+        except OSError as error:
+            raise SysbenchError(
+                f"Cannot create sysbench's directory in {work_dir.parent} ({error.strerror}); "
+                "choose a directory you can write to with --target."
+            ) from None
+        self.work_dir = work_dir
+
+    def _remove_work_dir(self) -> None:
+        if self.work_dir is None:
+            return
+        try:
+            shutil.rmtree(self.work_dir)
+        except FileNotFoundError:
+            pass
+        except OSError as error:
+            self._log("iotui", f"Could not remove sysbench's directory {self.work_dir}: {error.strerror}.")
+        self.work_dir = None
+
+    # -- the run ------------------------------------------------------------------------------
+    async def run(self) -> RunRecord:
+        started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+        self._started_monotonic = time.monotonic()
+        version = "sysbench"
+        report_text = ""
+        failure: str | None = None
+        workload: SysbenchWorkload | None = None
+        host_task: asyncio.Task | None = None
+        try:
+            workload = sysbench_workload(self.plan.options)
+            version = await sysbench_version(self.sysbench_binary)
+            self._make_work_dir()
+            code, text = await self._step(workload, "prepare")
+            if code != 0 and not self.stop_requested:
+                raise SysbenchError(f"sysbench prepare exited with code {code}: {_last_line(text)}")
+            if not self.stop_requested:
+                if self.probe is not None:
+                    self.probe.start()
+                if self.sampler is not None:
+                    self.sampler.sample()  # prime the counters
+                if self.baseline_s > 0:
+                    await asyncio.sleep(self.baseline_s)
+                    if self.probe is not None and self.monitor is not None:
+                        self.monitor.baseline = self.probe.baseline()
+                host_task = asyncio.create_task(self._host_loop())
+                code, report_text = await self._step(workload, "run")
+                for line in report_text.splitlines():
+                    if line.strip():
+                        self._log("stdout", line.rstrip())
+                if code != 0 and not self.stop_requested:
+                    raise SysbenchError(f"sysbench run exited with code {code}: {_last_line(report_text)}")
+        except SysbenchError as error:
+            failure = str(error)
+        except FileNotFoundError:
+            failure = f"sysbench was not found at {self.sysbench_binary}: {SYSBENCH_INSTALL_HINT}."
+        finally:
+            if host_task is not None:
+                host_task.cancel()
+            if self.probe is not None:
+                try:
+                    self.probe.stop()
+                except Exception:
+                    pass
+            if self.work_dir is not None and workload is not None:
+                try:
+                    code, text = await asyncio.shield(self._step(workload, "cleanup"))
+                    if code != 0:
+                        self._log("iotui", f"sysbench cleanup exited with code {code}: {_last_line(text)}")
+                except Exception as error:
+                    self._log("iotui", f"sysbench cleanup failed: {error!r}")
+            self._remove_work_dir()
+        return self._finish(started, version, workload, report_text, failure)
+
+    def _finish(
+        self, started: dt.datetime, version: str, workload: SysbenchWorkload | None, report_text: str, failure: str | None
+    ) -> RunRecord:
+        summary: dict[str, dict[str, Any]] = {}
+        warnings: list[tuple[str, str]] = list(self.plan.warnings)
+        status = "stopped" if self.stop_requested else "completed"
+        if failure is None and not self.stop_requested:
+            try:
+                report = parse_sysbench_output(report_text)
+                summary = summary_from_report(report, workload.block_size_bytes if workload else None)
+                warnings += [("sysbench-latency", text) for text in latency_warnings(report)]
+            except SysbenchError as error:
+                failure = str(error)
+        if failure is not None:
+            status = "failed"
+        total_iops = sum(summary.get(d, {}).get("iops", 0.0) for d in ("read", "write"))
+        cpu = cpu_summary(self.host_samples, total_iops)
+        if cpu:
+            summary["cpu"] = cpu
+        if self.monitor is not None:
+            summary["pressure"] = self.monitor.summary()
+        if workload is not None and workload.not_translated:
+            warnings.append(
+                ("sysbench-untranslated", f"sysbench has no equivalent of these fio options, so it ran without them: {', '.join(workload.not_translated)}.")
+            )
+        record = RunRecord(
+            run={
+                "id": self.run_id,
+                "preset": self.plan.preset_name,
+                "title": (self.plan.title + " (sysbench)") if self.plan.title else None,
+                "status": status,
+                "started": started,
+                "duration_s": round(time.monotonic() - self._started_monotonic, 3),
+                "fio_version": version,
+                "fio_argv": list(self.run_argv),
+                "fio_report": "",
+                "source": "sysbench",
+                "iotui_version": __version__,
+            },
+            host=host_identity(),
+            target=dict(self.plan.target),
+            options={**self.plan.options, **({f"sysbench.{k}": v for k, v in workload.options.items()} if workload else {})},
+            summary=summary,
+            samples=self.rows,
+            messages=self.messages,
+        )
+        for code, message in warnings:
+            record.add_warning(code, message)
+        if failure:
+            record.add_warning("failed", failure)
+        saved_path: Path | None = None
+        save_error: str | None = None
+        if self.runs_dir is not None:
+            try:
+                saved_path = save_record(record, self.runs_dir)
+            except RecordError as error:
+                save_error = str(error)
+        self._emit(RunFinished(record, saved_path, save_error or failure))
+        return record
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    fatal = next((line for line in lines if line.startswith("FATAL")), None)
+    return fatal or (lines[-1] if lines else "no output")
