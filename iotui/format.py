@@ -103,3 +103,10 @@ def microseconds(value_ns: float | None) -> str:
     if _missing(value_ns):
         return NO_VALUE
     return f"{float(value_ns) / 1000:,.2f}"
+
+
+def count(value: float | None) -> str:
+    """A whole number with thousands separators (439,728), as in the studies' tables."""
+    if _missing(value):
+        return NO_VALUE
+    return f"{float(value):,.0f}"

@@ -107,6 +107,10 @@ def _header_options(text: str) -> tuple[dict[str, str], dict[str, int | None]]:
     return options, block_bytes
 
 
+# fio accepts these long names for the same options; records use the short ones.
+_OPTION_ALIASES = {"readwrite": "rw", "blocksize": "bs"}
+
+
 def _command_options(args: str) -> tuple[dict[str, str], list[str]]:
     try:
         argv = shlex.split(args)
@@ -116,7 +120,7 @@ def _command_options(args: str) -> tuple[dict[str, str], list[str]]:
     for token in argv:
         if token.startswith("-") and "=" in token:
             key, _, value = token.lstrip("-").partition("=")
-            options[key] = value
+            options[_OPTION_ALIASES.get(key, key)] = value
         elif token.startswith("--") and len(token) > 2:
             options[token[2:]] = "1"
     return options, ["fio", *argv]
