@@ -370,6 +370,10 @@ def _write_atomically(path: Path, data: bytes) -> None:
     """Temp file in the same directory, fsync, rename, fsync the directory."""
     handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        # mkstemp creates 0600; records are ordinary files, so honour the umask.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(handle, 0o666 & ~umask)
         with os.fdopen(handle, "wb") as temp_file:
             temp_file.write(data)
             temp_file.flush()

@@ -1,0 +1,134 @@
+"""Options and set-up shared by ``iotui run``, ``iotui sweep`` and the app."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Callable
+
+from iotui.core import presets
+from iotui.core.host import HostSampler
+from iotui.core.plan import PlanError, make_plan
+from iotui.core.presets import Preset, PresetError
+from iotui.core.record import default_runs_dir
+from iotui.core.responsiveness import ResponsivenessMonitor, WakeupProbe
+from iotui.core.runner import FioNotFoundError, fio_version, resolve_fio
+from iotui.core.safety import PolicyError
+from iotui.core.session import RunSession
+
+
+class CommandError(Exception):
+    """A failure to report as one sentence, exit code 1."""
+
+
+def parse_set_options(pairs: list[str] | None) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for pair in pairs or []:
+        key, separator, value = pair.partition("=")
+        key = key.strip().lstrip("-")
+        if not key:
+            raise CommandError(f"--set {pair!r} should look like KEY=VALUE (for example --set bs=64k).")
+        options[key] = value.strip() if separator else ""
+    return options
+
+
+def add_run_options(parser: argparse.ArgumentParser, *, target: bool = True) -> None:
+    """The options of ``iotui run`` (sweeps reuse them)."""
+    from iotui.cli import add_common_options
+
+    parser.add_argument("--job-file", help="run an existing fio job file through the same model")
+    if target:
+        parser.add_argument("--target", help="directory to test (default: the current directory)")
+    parser.add_argument("--runtime", type=float, help="seconds per job section")
+    parser.add_argument("--size", help="test file size (fio syntax, e.g. 1G)")
+    parser.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="set any fio option (repeatable)"
+    )
+    parser.add_argument("--no-save", action="store_true", help="do not save a run record")
+    parser.add_argument(
+        "--allow-cache", action="store_true", help="allow tmpfs/ramfs targets (the results measure memory)"
+    )
+    parser.add_argument(
+        "--baseline", type=float, default=2.0, metavar="SECONDS",
+        help="seconds of responsiveness baseline before fio starts (default 2)",
+    )
+    add_common_options(parser, subcommand=True)
+
+
+def load_preset_from_args(args: argparse.Namespace) -> Preset:
+    job_file = getattr(args, "job_file", None)
+    preset_name = getattr(args, "preset", None)
+    try:
+        if job_file and preset_name:
+            raise CommandError("Give either a preset or --job-file, not both.")
+        if job_file:
+            preset = presets.load_job_file(Path(job_file))
+        elif preset_name:
+            if preset_name.endswith(".toml") or os.sep in preset_name:
+                preset = presets.load_preset_file(Path(preset_name))
+            else:
+                preset = presets.find_preset(preset_name)
+        else:
+            raise CommandError("Name a preset (see 'iotui presets') or give --job-file FILE.fio.")
+        runtime = getattr(args, "runtime", None)
+        return presets.with_overrides(
+            preset,
+            runtime_s=runtime,
+            size=getattr(args, "size", None),
+            sets=parse_set_options(getattr(args, "set", None)),
+        )
+    except (PresetError, PolicyError) as error:
+        raise CommandError(str(error)) from None
+
+
+def resolve_runs_dir(args: argparse.Namespace) -> Path:
+    runs_dir = getattr(args, "runs_dir", None)
+    return Path(runs_dir).expanduser() if runs_dir else default_runs_dir()
+
+
+def resolve_fio_binary(args: argparse.Namespace) -> str:
+    try:
+        return resolve_fio(getattr(args, "fio", None))
+    except FioNotFoundError as error:
+        raise CommandError(str(error)) from None
+
+
+async def make_session(
+    args: argparse.Namespace,
+    preset: Preset,
+    *,
+    runs_dir: Path | None,
+    on_event: Callable[[object], None],
+    target: str | None = None,
+) -> RunSession:
+    """Plan the run and build its session with the real sampler and probe."""
+    fio_binary = resolve_fio_binary(args)
+    try:
+        version = await fio_version(fio_binary)
+    except FioNotFoundError as error:
+        raise CommandError(str(error)) from None
+    try:
+        plan = make_plan(
+            preset,
+            target if target is not None else getattr(args, "target", None),
+            fio_binary=fio_binary,
+            allow_cache=getattr(args, "allow_cache", False),
+        )
+    except PlanError as error:
+        raise CommandError(str(error)) from None
+    for code, message in plan.warnings:
+        on_event_warning = f"warning [{code}]: {message}"
+        from iotui.core.session import LogLine
+
+        on_event(LogLine("iotui", on_event_warning))
+    return RunSession(
+        plan,
+        fio_version=version,
+        runs_dir=runs_dir,
+        on_event=on_event,
+        sampler=HostSampler(plan.devices),
+        probe=WakeupProbe(),
+        monitor=ResponsivenessMonitor(),
+        baseline_s=max(0.0, float(getattr(args, "baseline", 2.0) or 0.0)),
+    )

@@ -1,0 +1,163 @@
+"""``iotui run``: one fio run, headless, one line per interval, then a summary."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from iotui import format as fmt
+from iotui.cli_common import (
+    CommandError,
+    add_run_options,
+    load_preset_from_args,
+    make_session,
+    resolve_runs_dir,
+)
+from iotui.core.record import RunRecord
+from iotui.core.session import HostUpdate, IntervalUpdate, LogLine, RunFinished
+
+EXIT_COMPLETED = 0
+EXIT_FAILED = 1
+EXIT_INTERRUPTED = 130
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="run a preset or a fio job file headless and save a record",
+        description="Run a preset (or --job-file) with real fio, print one line per interval, "
+        "save a run record. Exit 0 when completed, 130 when interrupted, 1 on failure.",
+    )
+    parser.add_argument("preset", nargs="?", help="preset name or path to a preset .toml")
+    add_run_options(parser)
+    parser.add_argument("--json", action="store_true", help="print the record as JSON at the end")
+    parser.set_defaults(handler=handle)
+
+
+class LinePrinter:
+    """Prints the live lines; the record is built by the session."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.printed_header = False
+        self.latest_host: Any = None
+
+    def __call__(self, event: object) -> None:
+        out = sys.stderr if self.quiet else sys.stdout
+        if isinstance(event, HostUpdate):
+            self.latest_host = event.host
+            return
+        if isinstance(event, LogLine):
+            print(event.text, file=sys.stderr)
+            return
+        if isinstance(event, IntervalUpdate):
+            if not self.printed_header:
+                print(f"{'time':>7} {'dir':5} {'IOPS':>8} {'bandwidth':>11} {'p99':>9} {'cpu usr/sys/io':>16} {'ctx/s':>7}", file=out)
+                self.printed_header = True
+            host = event.host
+            cpu = "-"
+            ctx = "-"
+            if host is not None:
+                cpu = "/".join(
+                    f"{value:.0f}" if value is not None else "-"
+                    for value in (host.cpu_user_pct, host.cpu_system_pct, host.cpu_iowait_pct)
+                ) + "%"
+                ctx = fmt.rate(host.ctx_switches_per_s)
+            for direction, figures in event.interval.directions.items():
+                print(
+                    f"{event.interval.t_s:>6.1f}s {direction:5} {fmt.iops(figures.iops):>8} "
+                    f"{fmt.bytes_per_s(figures.bw_bytes):>11} "
+                    f"{fmt.latency_ns(figures.lat_percentiles_ns.get('p99')):>9} {cpu:>16} {ctx:>7}",
+                    file=out,
+                    flush=True,
+                )
+
+
+def print_summary(record: RunRecord, saved_path: Path | None, out: Any = None) -> None:
+    out = out or sys.stdout
+    print(f"\n{record.preset}: {record.status} in {fmt.duration_s(record.run.get('duration_s'))} "
+          f"on {record.target.get('path')} ({record.target.get('filesystem')}), {record.run.get('fio_version')}", file=out)
+    for direction in record.directions():
+        table = record.summary[direction]
+        print(
+            f"  {direction:5} IOPS {fmt.iops(table.get('iops')):>8}  BW {fmt.bytes_per_s(table.get('bw_bytes')):>11}  "
+            f"lat mean {fmt.latency_ns(table.get('lat_mean_ns'))}  p50 {fmt.latency_ns(table.get('lat_p50_ns'))}  "
+            f"p99 {fmt.latency_ns(table.get('lat_p99_ns'))}  p99.9 {fmt.latency_ns(table.get('lat_p99_9_ns'))}  "
+            f"max {fmt.latency_ns(table.get('lat_max_ns'))}",
+            file=out,
+        )
+    cpu = record.summary.get("cpu", {})
+    if cpu:
+        print(
+            f"  cpu   usr {fmt.percent(cpu.get('user_pct'))} sys {fmt.percent(cpu.get('system_pct'))} "
+            f"iowait {fmt.percent(cpu.get('iowait_pct'))}  ctx/s {fmt.rate(cpu.get('ctx_switches_per_s'))}  "
+            f"irq/s {fmt.rate(cpu.get('interrupts_per_s'))}  IOPS/fio core {fmt.iops(cpu.get('iops_per_fio_core'))}  "
+            f"IOPS/busy core {fmt.iops(cpu.get('iops_per_busy_core'))}",
+            file=out,
+        )
+    pressure = record.summary.get("pressure", {})
+    if pressure.get("responsiveness"):
+        print(f"  responsiveness: {pressure['responsiveness']}", file=out)
+    for warning in record.warnings:
+        print(f"  warning [{warning['code']}]: {warning['message']}", file=out)
+    if saved_path is not None:
+        print(f"  saved: {saved_path}", file=out)
+
+
+async def _run(args: argparse.Namespace) -> int:
+    preset = load_preset_from_args(args)
+    printer = LinePrinter(quiet=args.json)
+    finished: list[RunFinished] = []
+
+    def on_event(event: object) -> None:
+        if isinstance(event, RunFinished):
+            finished.append(event)
+        printer(event)
+
+    runs_dir = None if args.no_save else resolve_runs_dir(args)
+    session = await make_session(args, preset, runs_dir=runs_dir, on_event=on_event)
+    loop = asyncio.get_running_loop()
+    interrupted = False
+
+    def on_signal() -> None:
+        nonlocal interrupted
+        if not interrupted:
+            print("\nStopping fio (the partial record is kept)...", file=sys.stderr)
+        interrupted = True
+        session.request_stop()
+
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(signum, on_signal)
+    try:
+        record = await session.run()
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            loop.remove_signal_handler(signum)
+    saved = finished[-1].saved_path if finished else None
+    error = finished[-1].error if finished else None
+    out = sys.stderr if args.json else sys.stdout
+    print_summary(record, saved, out)
+    if args.json:
+        print(json.dumps(record.to_json_dict(), indent=2))
+    if error and record.status == "failed":
+        print(f"iotui: {error}", file=sys.stderr)
+    elif error:
+        print(f"iotui: {error}", file=sys.stderr)
+    if record.status == "stopped" or interrupted:
+        return EXIT_INTERRUPTED
+    if record.status == "completed" and not (error and saved is None and runs_dir is not None):
+        return EXIT_COMPLETED
+    return EXIT_FAILED
+
+
+def handle(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(_run(args))
+    except CommandError as error:
+        print(f"iotui: {error}", file=sys.stderr)
+        return EXIT_FAILED

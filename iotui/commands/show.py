@@ -1,0 +1,34 @@
+"""``iotui show RECORD``: a saved run's summary."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from iotui.commands.run import print_summary
+from iotui.core.record import RecordError, load_record
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("show", help="print a saved run's summary", description="Print a saved run record's summary.")
+    parser.add_argument("record", nargs="+", help="record file(s) (.toml)")
+    parser.add_argument("--json", action="store_true", help="print the whole record as JSON")
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    failed = False
+    for name in args.record:
+        try:
+            record = load_record(Path(name))
+        except RecordError as error:
+            print(f"iotui: {error}", file=sys.stderr)
+            failed = True
+            continue
+        if args.json:
+            print(json.dumps(record.to_json_dict(), indent=2))
+        else:
+            print_summary(record, record.path)
+    return 1 if failed else 0

@@ -1,0 +1,133 @@
+"""Preset + target -> a RunPlan, with every refusal decided before fio starts."""
+
+from __future__ import annotations
+
+import os
+import stat
+import uuid
+from pathlib import Path
+
+from iotui.core import command, presets, safety
+from iotui.core.host import backing_devices
+from iotui.core.presets import Preset
+from iotui.core.session import RunPlan, new_test_file_path
+
+
+class PlanError(Exception):
+    """A run that must not start; str() says why and what to do."""
+
+
+def effective_options(preset: Preset) -> dict[str, str]:
+    """The record's ``[options]``: global options, then ``section.key`` per job section.
+
+    A single-section preset's options are merged into the global ones, since
+    that is what fio ran.
+    """
+    options = {key: str(value) for key, value in preset.options.items()}
+    if len(preset.jobs) == 1:
+        options.update({key: str(value) for key, value in preset.jobs[0].options.items()})
+    else:
+        for section in preset.jobs:
+            for key, value in section.options.items():
+                options[f"{section.name}.{key}"] = str(value)
+    return options
+
+
+def _option(preset: Preset, key: str) -> str | None:
+    value = preset.options.get(key)
+    if value is None and len(preset.jobs) == 1:
+        value = preset.jobs[0].options.get(key)
+    return value
+
+
+def _is_true(value: str | None) -> bool:
+    return value is not None and str(value).strip().lower() in ("1", "true", "yes", "on", "")
+
+
+def _numjobs(preset: Preset) -> int | None:
+    values = [_option(preset, "numjobs")] + [s.options.get("numjobs") for s in preset.jobs]
+    counts = []
+    for value in values:
+        try:
+            counts.append(int(str(value)))
+        except (TypeError, ValueError):
+            continue
+    return max(counts) if counts else 1
+
+
+def make_plan(
+    preset: Preset,
+    target: str | os.PathLike[str] | None,
+    *,
+    fio_binary: str,
+    allow_cache: bool = False,
+    run_id: str | None = None,
+) -> RunPlan:
+    """Validate the options and the target; decide the test file and fio's argv."""
+    run_id = run_id or uuid.uuid4().hex
+    try:
+        safety.check_options(dict(preset.options), preset.source and str(preset.source) or preset.name)
+        for section in preset.jobs:
+            safety.check_options(dict(section.options), f"{preset.name} [{section.name}]")
+    except safety.PolicyError as error:
+        raise PlanError(str(error)) from None
+    target_path = Path(target if target is not None else os.getcwd()).expanduser()
+    try:
+        info = safety.inspect_target(target_path)
+    except safety.TargetError as error:
+        raise PlanError(str(error)) from None
+    direct = _is_true(_option(preset, "direct"))
+    read_only = not safety.is_write_workload(preset)
+    needs_bytes = command.required_bytes(preset)
+    try:
+        warnings = safety.check_target(
+            info, needs_bytes=needs_bytes, direct=direct, read_only=read_only, allow_cache=allow_cache
+        )
+    except safety.TargetError as error:
+        raise PlanError(str(error)) from None
+    is_block_device = info.is_block_device
+    if is_block_device:
+        test_file = None
+        argv = command.build_fio_argv(
+            preset, block_device=target_path, fio_binary=fio_binary, readonly=True
+        )
+    else:
+        test_file = new_test_file_path(target_path.resolve(), run_id)
+        argv = command.build_fio_argv(preset, test_file=test_file, fio_binary=fio_binary)
+    devices = _devices_for(target_path, is_block_device)
+    duration_s, _ = presets.estimate(preset)
+    target_table = {
+        "path": str(target_path.resolve()),
+        "filesystem": info.filesystem or "unknown",
+        "device": info.device or "unknown",
+        "mount_options": info.mount_options or "",
+        "model": info.model,
+        "rotational": info.rotational,
+        "block_device": is_block_device,
+    }
+    return RunPlan(
+        preset_name=preset.name,
+        title=preset.title,
+        argv=argv,
+        options=effective_options(preset),
+        target_path=target_path,
+        test_file=test_file,
+        target=target_table,
+        warnings=list(warnings),
+        devices=devices,
+        numjobs=_numjobs(preset),
+        estimated_duration_s=duration_s,
+    )
+
+
+def _devices_for(target_path: Path, is_block_device: bool) -> list[str]:
+    if is_block_device:
+        try:
+            if stat.S_ISBLK(os.stat(target_path).st_mode):
+                return [Path(os.path.realpath(target_path)).name]
+        except OSError:
+            return []
+    try:
+        return backing_devices(target_path)
+    except Exception:
+        return []

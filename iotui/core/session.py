@@ -1,0 +1,387 @@
+"""One run, start to record: the orchestration shared by the CLI and the app.
+
+A :class:`RunSession` creates iotui's own test file, starts fio through a
+runner, turns its documents into interval samples, samples the host once a
+second beside it, watches responsiveness, and builds the run record. It emits
+events to a callback and never draws anything: the CLI prints them, the app
+posts them as messages. Runner, sampler and probe are injected so tests can
+replay recorded fio output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import os
+import platform
+import socket
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+from iotui import __version__
+from iotui.core.cache_check import suspicious_results
+from iotui.core.intervals import IntervalDeriver, IntervalSample
+from iotui.core.record import RecordError, RunRecord, save_record
+from iotui.core.runner import FioExited, FioNotFoundError, FioRunner, StderrLine
+from iotui.core.status import FioDocument, FioText
+from iotui.core.summary import cpu_summary, direction_summaries, job_summaries, sample_row
+
+TEST_FILE_PREFIX = ".iotui-"
+TEST_FILE_SUFFIX = ".fio-test"
+
+
+class Runner(Protocol):
+    pid: int | None
+    stderr_lines: list[str]
+
+    async def start(self) -> None: ...
+    def events(self) -> Any: ...
+    def pause(self) -> bool: ...
+    def resume(self) -> bool: ...
+    async def stop(self) -> int | None: ...
+
+
+@dataclass
+class RunPlan:
+    """Everything decided before fio starts."""
+
+    preset_name: str
+    argv: list[str]
+    options: dict[str, str]
+    target_path: Path
+    test_file: Path | None
+    target: dict[str, Any]
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+    devices: list[str] = field(default_factory=list)
+    numjobs: int | None = None
+    estimated_duration_s: float | None = None
+    title: str = ""
+
+
+# -- events -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IntervalUpdate:
+    """A new interval from fio, with the latest host figures beside it."""
+
+    interval: IntervalSample
+    host: Any | None
+    row: dict[str, Any]
+    elapsed_s: float
+
+
+@dataclass(frozen=True)
+class HostUpdate:
+    """The once-a-second host sample and the responsiveness assessment."""
+
+    host: Any
+    assessment: Any | None
+
+
+@dataclass(frozen=True)
+class LogLine:
+    source: str  # "stderr", "stdout" or "iotui"
+    text: str
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    record: RunRecord
+    saved_path: Path | None
+    error: str | None = None
+
+
+EventCallback = Callable[[object], None]
+
+
+def host_identity() -> dict[str, Any]:
+    """The ``[host]`` table."""
+    import psutil
+
+    cpu_model = platform.processor() or ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.lower().startswith(("model name", "hardware", "cpu model")):
+                    cpu_model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {
+        "hostname": socket.gethostname(),
+        "system": platform.system(),
+        "kernel": platform.release(),
+        "cpu_model": cpu_model or platform.machine() or "unknown",
+        "cpu_count": os.cpu_count() or 1,
+        "mem_total_bytes": int(psutil.virtual_memory().total),
+    }
+
+
+def new_test_file_path(directory: Path, run_id: str) -> Path:
+    return directory / f"{TEST_FILE_PREFIX}{run_id[:12]}{TEST_FILE_SUFFIX}"
+
+
+class RunSession:
+    """Runs one plan. ``await run()`` returns the record (saved unless told not)."""
+
+    def __init__(
+        self,
+        plan: RunPlan,
+        *,
+        fio_version: str,
+        runs_dir: Path | None,
+        on_event: EventCallback | None = None,
+        runner_factory: Callable[[list[str]], Runner] | None = None,
+        sampler: Any | None = None,
+        probe: Any | None = None,
+        monitor: Any | None = None,
+        baseline_s: float = 0.0,
+        host_interval_s: float = 1.0,
+        run_id: str | None = None,
+    ) -> None:
+        self.plan = plan
+        self.fio_version = fio_version
+        self.runs_dir = runs_dir
+        self.on_event = on_event or (lambda event: None)
+        self.runner_factory = runner_factory or (lambda argv: FioRunner(argv))
+        self.sampler = sampler
+        self.probe = probe
+        self.monitor = monitor
+        self.baseline_s = baseline_s
+        self.host_interval_s = host_interval_s
+        self.run_id = run_id or uuid.uuid4().hex
+        self.runner: Runner | None = None
+        self.deriver = IntervalDeriver()
+        self.rows: list[dict[str, Any]] = []
+        self.host_samples: list[Any] = []
+        self.latest_host: Any | None = None
+        self.latest_assessment: Any | None = None
+        self.latest_probe: Any | None = None
+        self.messages: list[dict[str, str]] = []
+        self.last_document: dict | None = None
+        self.stop_requested = False
+        self.paused = False
+        self._created_test_file = False
+        self._started_monotonic = 0.0
+
+    # -- control ------------------------------------------------------------
+    def request_stop(self) -> None:
+        """Stop fio (SIGINT, then SIGTERM, then SIGKILL); the record is kept."""
+        self.stop_requested = True
+        if self.runner is not None:
+            asyncio.ensure_future(self.runner.stop())
+
+    def pause(self) -> bool:
+        if self.runner is not None and self.runner.pause():
+            self.paused = True
+        return self.paused
+
+    def resume(self) -> bool:
+        if self.runner is not None and self.runner.resume():
+            self.paused = False
+        return not self.paused
+
+    # -- the run ------------------------------------------------------------
+    def _emit(self, event: object) -> None:
+        try:
+            self.on_event(event)
+        except Exception as error:  # a drawing bug must not lose the run
+            self.messages.append({"source": "iotui", "text": f"event handler failed: {error!r}"})
+
+    def _log(self, source: str, text: str) -> None:
+        if len(self.messages) < 1000:
+            self.messages.append({"source": source, "text": text})
+        self._emit(LogLine(source, text))
+
+    def _create_test_file(self) -> None:
+        test_file = self.plan.test_file
+        if test_file is None:
+            return
+        try:
+            # Exclusive create: never take over a file that already exists.
+            descriptor = os.open(test_file, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except FileExistsError:
+            raise RunError(f"{test_file} already exists; iotui will not overwrite a file it did not create.") from None
+        except OSError as error:
+            raise RunError(
+                f"Cannot create the test file in {test_file.parent} ({error.strerror}); "
+                "choose a directory you can write to with --target."
+            ) from None
+        os.close(descriptor)
+        self._created_test_file = True
+
+    def _remove_test_file(self) -> None:
+        if self._created_test_file and self.plan.test_file is not None:
+            try:
+                self.plan.test_file.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as error:
+                self._log("iotui", f"Could not remove the test file {self.plan.test_file}: {error.strerror}.")
+            self._created_test_file = False
+
+    def _sample_host(self) -> None:
+        if self.sampler is None:
+            return
+        try:
+            host = self.sampler.sample()
+        except Exception as error:
+            self._log("iotui", f"Host sampling failed: {error!r}")
+            self.sampler = None
+            return
+        probe_stats = self.probe.read_latest() if self.probe is not None else None
+        self.latest_probe = probe_stats
+        assessment = None
+        if self.monitor is not None:
+            assessment = self.monitor.update(host, probe_stats)
+        self.latest_host = host
+        self.latest_assessment = assessment
+        if self.runner is not None and self.runner.pid is not None:
+            self.host_samples.append(host)
+        self._emit(HostUpdate(host, assessment))
+
+    async def _host_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.host_interval_s)
+            self._sample_host()
+
+    async def run(self) -> RunRecord:
+        started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+        self._started_monotonic = time.monotonic()
+        exit_event: FioExited | None = None
+        failure: str | None = None
+        host_task: asyncio.Task | None = None
+        try:
+            self._create_test_file()
+            if self.probe is not None:
+                self.probe.start()
+            if self.sampler is not None:
+                self.sampler.sample()  # prime the counters
+            if self.baseline_s > 0:
+                # A few quiet seconds before fio starts: what "normal" is here.
+                await asyncio.sleep(self.baseline_s)
+                if self.probe is not None and self.monitor is not None:
+                    self.monitor.baseline = self.probe.baseline()
+                self._sample_host()
+            self.runner = self.runner_factory(self.plan.argv)
+            await self.runner.start()
+            if self.sampler is not None and hasattr(self.sampler, "set_fio_pid"):
+                self.sampler.set_fio_pid(self.runner.pid)
+            host_task = asyncio.create_task(self._host_loop())
+            async for event in self.runner.events():
+                self._handle(event)
+                if isinstance(event, FioExited):
+                    exit_event = event
+        except FioNotFoundError as error:
+            failure = str(error)
+        except RunError as error:
+            failure = str(error)
+        except asyncio.CancelledError:
+            self.stop_requested = True
+            if self.runner is not None:
+                await self.runner.stop()
+            raise
+        finally:
+            if host_task is not None:
+                host_task.cancel()
+            if self.probe is not None:
+                try:
+                    self.probe.stop()
+                except Exception:
+                    pass
+            self._remove_test_file()
+        return self._finish(started, exit_event, failure)
+
+    def _handle(self, event: object) -> None:
+        if isinstance(event, FioDocument):
+            self.last_document = event.doc
+            interval = self.deriver.feed(event.doc)
+            if interval is None:
+                return
+            row = sample_row(interval, self.latest_host)
+            if self.latest_assessment is not None:
+                row["responsiveness"] = self.latest_assessment.level.value
+            if self.latest_probe is not None:
+                row["probe_p99_ms"] = self.latest_probe.p99_ms
+            self.rows.append(row)
+            self._emit(
+                IntervalUpdate(interval, self.latest_host, row, time.monotonic() - self._started_monotonic)
+            )
+        elif isinstance(event, FioText):
+            self._log("stdout", event.line)
+        elif isinstance(event, StderrLine):
+            self._log("stderr", event.line)
+
+    def _status(self, exit_event: FioExited | None, failure: str | None) -> str:
+        if failure is not None or exit_event is None:
+            return "failed"
+        if self.stop_requested or exit_event.stopped_by_user:
+            return "stopped"
+        return "completed" if exit_event.returncode == 0 else "failed"
+
+    def _finish(self, started: dt.datetime, exit_event: FioExited | None, failure: str | None) -> RunRecord:
+        status = self._status(exit_event, failure)
+        if status == "failed" and failure is None:
+            stderr_tail = "; ".join((self.runner.stderr_lines if self.runner else [])[-3:])
+            code = exit_event.returncode if exit_event else "unknown"
+            failure = f"fio exited with code {code}" + (f": {stderr_tail}" if stderr_tail else ".")
+        if status == "failed" and self.last_document is None and exit_event is not None and exit_event.returncode == 0:
+            failure = "fio exited without writing a report."
+        final_doc = self.last_document or {}
+        summary = direction_summaries(final_doc)
+        total_iops = sum(table.get("iops", 0.0) for table in summary.values())
+        cpu = cpu_summary(self.host_samples, total_iops)
+        if cpu:
+            summary["cpu"] = cpu
+        if self.monitor is not None:
+            summary["pressure"] = self.monitor.summary()
+        record = RunRecord(
+            run={
+                "id": self.run_id,
+                "preset": self.plan.preset_name,
+                "title": self.plan.title or None,
+                "status": status,
+                "started": started,
+                "duration_s": round(time.monotonic() - self._started_monotonic, 3),
+                "fio_version": self.fio_version,
+                "fio_argv": list(self.plan.argv),
+                "fio_report": "",
+                "exit_code": exit_event.returncode if exit_event else None,
+                "iotui_version": __version__,
+            },
+            host=host_identity(),
+            target=dict(self.plan.target),
+            options=dict(self.plan.options),
+            summary=summary,
+            samples=self.rows,
+            messages=self.messages,
+        )
+        jobs = job_summaries(final_doc)
+        if len(jobs) > 1:
+            record.extra["jobs"] = [{k: v for k, v in job.items() if v is not None} for job in jobs]
+        for code, message in self.plan.warnings:
+            record.add_warning(code, message)
+        for code, message in suspicious_results(record):
+            record.add_warning(code, message)
+        if failure:
+            record.add_warning("failed", failure)
+        fio_errors = [m["text"] for m in self.messages if m["source"] == "stderr"]
+        for text in fio_errors[:5]:
+            record.add_warning("fio-message", text)
+        saved_path: Path | None = None
+        save_error: str | None = None
+        if self.runs_dir is not None:
+            try:
+                saved_path = save_record(record, self.runs_dir, fio_report=self.last_document)
+            except RecordError as error:
+                save_error = str(error)
+        self._emit(RunFinished(record, saved_path, save_error or failure))
+        return record
+
+
+class RunError(Exception):
+    """A run that cannot start or go on; str() says what to do."""
