@@ -147,7 +147,8 @@ class Comparison:
                     "id": record.id,
                     "title": str(record.run.get("title") or record.preset),
                     "status": record.status,
-                    "source": str(record.path or record.run.get("source") or ""),
+                    "path": str(record.path) if record.path else None,
+                    "source": record.run.get("source"),
                     "samples": len(record.samples),
                 }
                 for label, record in zip(self.labels, self.records)

@@ -1,0 +1,68 @@
+"""``iotui compare A.toml B.toml [C ...]``: side by side, deltas against A, noise-aware verdicts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from iotui.commands.record_args import add_runs_dir_option, load_record_args, references_listing, runs_dir_from
+from iotui.core.compare import compare_records
+from iotui.core.compare_render import comparison_markdown, comparison_text
+from iotui.core.record import RecordError
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "compare",
+        help="compare saved runs, imports and published references side by side",
+        description="Compare runs against the first one: IOPS, bandwidth, latency (mean, p50, p99, "
+        "p99.9), CPU, IOPS per core, context switches/s and responsiveness, with delta, delta %% and a "
+        "verdict (better, worse, same within noise). RECORD is a .toml file, a record's name in the "
+        "runs directory, or ref:NAME[:ROW] for a published reference (every row, or one).",
+    )
+    parser.add_argument("records", nargs="*", metavar="RECORD", help="runs to compare; the first is the baseline")
+    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text", dest="output_format")
+    parser.add_argument("--plot", action="store_true", help="draw IOPS and p99 over time, and bars of the summaries")
+    parser.add_argument("--list-references", action="store_true", help="list the published references and exit")
+    add_runs_dir_option(parser)
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    if args.list_references:
+        sys.stdout.write(references_listing())
+        return EXIT_OK
+    if args.plot and args.output_format == "json":
+        print("--plot draws on the terminal; it cannot be combined with --format json.", file=sys.stderr)
+        return EXIT_USAGE
+    if not args.records:
+        print("Name at least two runs to compare (files, names in the runs directory, or ref:NAME).", file=sys.stderr)
+        return EXIT_USAGE
+    records, errors = load_record_args(args.records, runs_dir_from(args), expand_reference_rows=True)
+    for error in errors:
+        print(error, file=sys.stderr)
+    if len(records) < 2:
+        if not errors:
+            print("Comparing needs at least two runs; name another one (or a reference, ref:NAME).", file=sys.stderr)
+        return EXIT_FAILED
+    try:
+        comparison = compare_records(records)
+    except (RecordError, ValueError) as error:
+        print(f"Cannot compare these runs: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    if args.output_format == "json":
+        sys.stdout.write(json.dumps(comparison.to_json_dict(), indent=2, ensure_ascii=False) + "\n")
+    elif args.output_format == "markdown":
+        sys.stdout.write(comparison_markdown(comparison))
+    else:
+        sys.stdout.write(comparison_text(comparison))
+    if args.plot:
+        from iotui.commands.compare_plot import render_plots
+
+        sys.stdout.write("\n" + render_plots(comparison))
+    return EXIT_FAILED if errors else EXIT_OK

@@ -1,0 +1,76 @@
+"""Command-line record arguments: a file, a record name in the runs directory, or ``ref:NAME[:ROW]``.
+
+Shared by ``iotui compare`` and ``iotui export``. Every failure is a
+:class:`RecordError` whose text names the file (and key) and says what to do.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from iotui.core.record import RecordError, RunRecord, default_runs_dir, load_record
+from iotui.core.references import PREFIX, list_references, load_reference, resolve_reference
+
+
+def runs_dir_from(args: argparse.Namespace) -> Path:
+    """``--runs-dir`` when given (before or after the subcommand), else the default."""
+    value = getattr(args, "runs_dir", None)
+    return Path(value).expanduser() if value else default_runs_dir()
+
+
+def add_runs_dir_option(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS keeps a value given before the subcommand (``iotui --runs-dir X compare``).
+    parser.add_argument(
+        "--runs-dir",
+        default=argparse.SUPPRESS,
+        help="where run records are (default: $IOTUI_RUNS_DIR or ~/.local/share/iotui/runs)",
+    )
+
+
+def load_record_arg(argument: str, runs_dir: Path, *, expand_reference_rows: bool) -> list[RunRecord]:
+    """The record(s) one argument names.
+
+    ``ref:NAME`` gives every row of a published table as its own record when
+    ``expand_reference_rows`` (compare), else the table record (export gives
+    one row per table row anyway); ``ref:NAME:ROW`` gives that row.
+    """
+    if argument.startswith(PREFIX):
+        name, _, row = argument[len(PREFIX):].partition(":")
+        if row or expand_reference_rows:
+            return resolve_reference(argument)
+        return [load_reference(name)]
+    candidates = [Path(argument).expanduser(), runs_dir / argument, runs_dir / f"{argument}.toml"]
+    for candidate in candidates:
+        if candidate.is_file():
+            return [load_record(candidate)]
+    raise RecordError(
+        f"{argument}: no such record (looked for the file and in {runs_dir}); give a path to a .toml "
+        "record, a record's file name in the runs directory, or ref:NAME for a published reference "
+        "(--list-references shows them)."
+    )
+
+
+def load_record_args(
+    arguments: list[str], runs_dir: Path, *, expand_reference_rows: bool
+) -> tuple[list[RunRecord], list[str]]:
+    """Every loadable record, and one sentence per argument that failed."""
+    records: list[RunRecord] = []
+    errors: list[str] = []
+    for argument in arguments:
+        try:
+            records.extend(load_record_arg(argument, runs_dir, expand_reference_rows=expand_reference_rows))
+        except RecordError as error:
+            errors.append(str(error))
+    return records, errors
+
+
+def references_listing() -> str:
+    """One line per shipped reference: ``ref:NAME``, its title, its rows."""
+    lines = []
+    for record in list_references():
+        rows = record.extra.get("jobs") or []
+        row_names = ", ".join(str(row.get("name")) for row in rows if isinstance(row, dict))
+        name = record.path.stem if record.path else record.id
+        lines.append(f"ref:{name}  {record.run.get('title', '')}\n    rows: {row_names}\n    source: {record.run.get('source', '')}")
+    return "\n".join(lines) + "\n"
