@@ -1,0 +1,95 @@
+"""A whole run through the session, with the fake fio replaying real captures."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from iotui.core import presets
+from iotui.core.plan import PlanError, make_plan
+from iotui.core.record import load_record
+from iotui.core.runner import FioRunner
+from iotui.core.session import IntervalUpdate, LogLine, RunFinished, RunSession
+from tests.conftest import FIO_FIXTURES, fio_documents
+
+FAKE_FIO = str(Path(__file__).parents[1] / "fakes" / "fake_fio.py")
+
+
+def _plan(tmp_path: Path, name: str = "quick"):
+    preset = presets.with_overrides(presets.find_preset(name, [presets.shipped_presets_dir()]), size="1M", runtime_s=1)
+    return make_plan(preset, tmp_path, fio_binary="fio")
+
+
+def _fake_runner(argv: list[str]) -> FioRunner:
+    return FioRunner([sys.executable, FAKE_FIO, *argv[1:]], sigint_grace_s=0.5, sigterm_grace_s=0.5)
+
+
+async def _run(tmp_path: Path, monkeypatch, capture: str, mode: str = "replay") -> tuple:
+    monkeypatch.setenv("FAKE_FIO_REPLAY", str(FIO_FIXTURES / capture))
+    monkeypatch.setenv("FAKE_FIO_MODE", mode)
+    monkeypatch.setenv("FAKE_FIO_DELAY_S", "0.01")
+    events: list = []
+    target = tmp_path / "target"
+    target.mkdir()
+    session = RunSession(
+        _plan(target), fio_version="fio-3.33-fake", runs_dir=tmp_path / "runs",
+        on_event=events.append, runner_factory=_fake_runner,
+    )
+    record = await session.run()
+    return record, events, target
+
+
+async def test_replayed_run_is_saved_with_fios_numbers(tmp_path: Path, monkeypatch) -> None:
+    record, events, target = await _run(tmp_path, monkeypatch, "randrw-rate200-json+.txt")
+    final = fio_documents("randrw-rate200-json+.txt")[-1]["jobs"][0]
+    assert record.status == "completed"
+    assert record.summary["read"]["iops"] == final["read"]["iops"]
+    assert record.summary["write"]["lat_p99_ns"] == final["write"]["clat_ns"]["percentile"]["99.000000"]
+    assert len([e for e in events if isinstance(e, IntervalUpdate)]) == 4
+    assert len(record.samples) == 4
+    finished = events[-1]
+    assert isinstance(finished, RunFinished) and finished.saved_path is not None
+    loaded = load_record(finished.saved_path)
+    assert loaded.summary["read"] == record.summary["read"]
+    report = json.loads((finished.saved_path.parent / loaded.run["fio_report"]).read_text())
+    assert report["jobs"][0]["read"]["total_ios"] == final["read"]["total_ios"]
+    assert list(target.iterdir()) == []  # the test file is gone
+
+
+async def test_crash_is_a_failed_record_with_a_reason(tmp_path: Path, monkeypatch) -> None:
+    record, events, target = await _run(tmp_path, monkeypatch, "randrw-rate200-json+.txt", mode="crash")
+    assert record.status == "failed"
+    assert any(w["code"] == "failed" and "139" in w["message"] for w in record.warnings)
+    assert record.path is not None and record.path.exists()
+    assert list(target.iterdir()) == []
+
+
+async def test_fio_error_text_is_kept(tmp_path: Path, monkeypatch) -> None:
+    record, events, _ = await _run(tmp_path, monkeypatch, "randrw-rate200-json+.txt", mode="fail")
+    assert record.status == "failed"
+    assert any("Permission denied" in w["message"] for w in record.warnings)
+    assert any(isinstance(e, LogLine) and e.source == "stderr" for e in events)
+
+
+async def test_existing_file_is_never_taken_over(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("FAKE_FIO_REPLAY", str(FIO_FIXTURES / "randrw-rate200-json+.txt"))
+    plan = _plan(tmp_path)
+    plan.test_file.write_text("precious")
+    session = RunSession(plan, fio_version="x", runs_dir=None, runner_factory=_fake_runner)
+    record = await session.run()
+    assert record.status == "failed"
+    assert "will not overwrite" in record.warnings[-1]["message"]
+    assert plan.test_file.read_text() == "precious"
+
+
+def test_plan_refuses_tmpfs_and_bad_targets(tmp_path: Path) -> None:
+    preset = presets.find_preset("quick", [presets.shipped_presets_dir()])
+    with pytest.raises(PlanError, match="does not exist"):
+        make_plan(preset, tmp_path / "absent", fio_binary="fio")
+    shm = Path("/dev/shm")
+    if shm.is_dir():
+        with pytest.raises(PlanError, match="--allow-cache"):
+            make_plan(preset, shm, fio_binary="fio")

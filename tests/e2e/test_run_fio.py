@@ -1,0 +1,136 @@
+"""`iotui run` with the real fio binary: small files, short runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from iotui.core import presets
+from iotui.core.plan import make_plan
+from iotui.core.record import load_record
+from iotui.core.session import RunSession
+from tests.conftest import requires_fio
+
+pytestmark = [pytest.mark.fio, requires_fio]
+
+
+def iotui(*args: str, cwd: Path, env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "iotui", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def test_rate_limited_run_shows_the_rate_and_equals_fios_report(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    result = iotui(
+        "run", "quick", "--runtime", "3", "--size", "8M", "--set", "rw=randread", "--set", "rate_iops=200",
+        "--set", "iodepth=1", "--runs-dir", str(runs), "--baseline", "0", "--json", cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    printed = json.loads(result.stdout)
+    record = load_record(Path(printed["path"]))
+    assert record.status == "completed"
+    full_intervals = [s for s in record.samples if s["dt_s"] >= 0.5]
+    assert len(full_intervals) >= 2
+    for sample in full_intervals:
+        assert sample["read_iops"] == pytest.approx(200, rel=0.1)
+    report = json.loads((runs / record.run["fio_report"]).read_text())
+    fio_read = report["jobs"][0]["read"]
+    assert record.summary["read"]["iops"] == fio_read["iops"]
+    assert record.summary["read"]["total_ios"] == fio_read["total_ios"]
+    assert record.summary["read"]["lat_mean_ns"] == fio_read["clat_ns"]["mean"]
+    assert record.summary["read"]["lat_p99_ns"] == fio_read["clat_ns"]["percentile"]["99.000000"]
+    assert record.summary["read"]["lat_p99_9_ns"] == fio_read["clat_ns"]["percentile"]["99.900000"]
+    assert record.options["rate_iops"] == "200"
+    assert record.host["cpu_count"] >= 1 and record.target["filesystem"]
+    assert "cpu" in record.summary and "pressure" in record.summary
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".iotui-")] == []
+    assert "read" in result.stderr and "IOPS" in result.stderr  # live lines went to stderr with --json
+
+
+def test_ctrl_c_keeps_a_partial_record_and_exits_130(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "iotui", "run", "quick", "--runtime", "30", "--size", "8M", "--set", "rate_iops=500",
+         "--runs-dir", str(runs), "--baseline", "0"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert process.stdout is not None
+    deadline = time.monotonic() + 20
+    for line in process.stdout:
+        if "IOPS" in line or time.monotonic() > deadline:
+            break
+    time.sleep(1.2)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    records = list(runs.glob("*.toml"))
+    assert len(records) == 1
+    record = load_record(records[0])
+    assert record.status == "stopped"
+    assert record.samples and record.summary["read"]["total_ios"] > 0
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".iotui-")] == []
+    assert subprocess.run(["pgrep", "-f", str(tmp_path)], capture_output=True).stdout == b""
+
+
+def test_job_file_runs_through_the_same_model(tmp_path: Path) -> None:
+    job = tmp_path / "mine.fio"
+    job.write_text("[global]\nsize=4M\nruntime=1\ntime_based\nbs=4k\n\n[reader]\nrw=randread\n")
+    result = iotui("run", "--job-file", str(job), "--runs-dir", str(tmp_path / "runs"), "--baseline", "0", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    record = load_record(next((tmp_path / "runs").glob("*.toml")))
+    assert record.preset == "job-file:mine"
+    assert record.summary["read"]["total_ios"] > 0
+
+
+def test_smuggling_job_file_is_refused_before_fio_starts(tmp_path: Path) -> None:
+    job = tmp_path / "evil.fio"
+    job.write_text("[x]\nrw=read\nexec_prerun=touch pwned\n")
+    result = iotui("run", "--job-file", str(job), "--runs-dir", str(tmp_path / "runs"), cwd=tmp_path)
+    assert result.returncode == 1
+    assert "exec_prerun" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "pwned").exists()
+
+
+def test_missing_fio_is_a_sentence(tmp_path: Path) -> None:
+    result = iotui("run", "quick", "--fio", "/nonexistent/fio", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "apt-get install fio" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_unknown_preset_lists_the_presets(tmp_path: Path) -> None:
+    result = iotui("run", "no-such-preset", cwd=tmp_path)
+    assert result.returncode == 1 and "quick" in result.stderr
+
+
+def test_show_prints_the_summary(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    iotui("run", "quick", "--runtime", "1", "--size", "4M", "--runs-dir", str(runs), "--baseline", "0", cwd=tmp_path)
+    record_path = next(runs.glob("*.toml"))
+    result = iotui("show", str(record_path), cwd=tmp_path)
+    assert result.returncode == 0 and "IOPS" in result.stdout and "quick" in result.stdout
+    broken = tmp_path / "broken.toml"
+    broken.write_text("schema = 1\n")
+    result = iotui("show", str(broken), cwd=tmp_path)
+    assert result.returncode == 1 and "broken.toml" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in presets.list_presets([presets.shipped_presets_dir()])[0]))
+async def test_every_shipped_preset_runs_on_real_fio(tmp_path: Path, name: str) -> None:
+    preset = presets.find_preset(name, [presets.shipped_presets_dir()])
+    preset = presets.with_overrides(preset, runtime_s=1, size="4M", sets={"ramp_time": "0"})
+    plan = make_plan(preset, tmp_path, fio_binary="fio")
+    record = await RunSession(plan, fio_version="fio", runs_dir=None).run()
+    errors = [m["text"] for m in record.messages if m["source"] == "stderr" and "error" in m["text"].lower()]
+    assert record.status == "completed", (record.warnings, record.messages)
+    assert errors == []
+    assert record.directions()
+    assert list(tmp_path.iterdir()) == []
