@@ -23,7 +23,7 @@ from iotui.core.session import HostUpdate, IntervalUpdate, LogLine, RunFinished,
 
 
 @dataclass
-class RunStarted(Message):
+class RunStarted(Message, bubble=False):
     """The session exists: its plan, and the handle to pause, resume or stop it."""
 
     plan: RunPlan
@@ -31,7 +31,7 @@ class RunStarted(Message):
 
 
 @dataclass
-class IntervalArrived(Message):
+class IntervalArrived(Message, bubble=False):
     """One fio status interval, with the host figures sampled beside it."""
 
     interval: IntervalSample
@@ -40,14 +40,14 @@ class IntervalArrived(Message):
 
 
 @dataclass
-class HostSampled(Message):
+class HostSampled(Message, bubble=False):
     """One second of host figures (CPU, rates, device, pressure)."""
 
     host: HostSample
 
 
 @dataclass
-class ResponsivenessAssessed(Message):
+class ResponsivenessAssessed(Message, bubble=False):
     """The responsiveness level after the latest host sample."""
 
     assessment: Assessment
@@ -59,7 +59,7 @@ class ResponsivenessAssessed(Message):
 
 
 @dataclass
-class FioLogged(Message):
+class FioLogged(Message, bubble=False):
     """A line from fio (stderr, stray stdout) or from iotui itself (warnings)."""
 
     source: str
@@ -67,7 +67,7 @@ class FioLogged(Message):
 
 
 @dataclass
-class RunEnded(Message):
+class RunEnded(Message, bubble=False):
     """The session finished: the record, where it was saved, and any failure sentence."""
 
     record: RunRecord
@@ -76,7 +76,7 @@ class RunEnded(Message):
 
 
 @dataclass
-class RunFailed(Message):
+class RunFailed(Message, bubble=False):
     """The run could not start or broke down; ``sentence`` says why and what to do."""
 
     sentence: str

@@ -22,8 +22,8 @@ if TYPE_CHECKING:  # the preset and safety modules are only needed at run time
     from iotui.core.safety import TargetInfo
     from iotui.core.session import RunSession
 
-# The preview's test file name: the real one carries the run's random id.
-PREVIEW_RUN_ID = "<run-id>"
+# The preview shows the test file with a placeholder id (mktemp style): each run draws its own.
+PREVIEW_RUN_ID = "X" * 12
 
 RecordEntry = tuple[Path, "RunRecord | None", "str | None"]
 

@@ -23,6 +23,10 @@ from iotui.ui.widgets.preset_list import PresetList
 from iotui.ui.widgets.target_list import TargetList
 
 
+# Highlighted when no --preset is given: the short first look.
+DEFAULT_PRESET = "quick"
+
+
 def _same_path(left: str, right: str) -> bool:
     try:
         return Path(left).expanduser().resolve() == Path(right).expanduser().resolve()
@@ -103,7 +107,7 @@ class HomeScreen(Screen):
             self.notify(sentence, title="A preset was skipped", severity="warning", timeout=10)
         preset_list = self.query_one("#presets", PresetList)
         preset_list.set_presets(presets)
-        index = 0
+        index = preset_list.index_of(DEFAULT_PRESET) or 0
         if self.initial_preset:
             found = preset_list.index_of(self.initial_preset)
             if found is None:

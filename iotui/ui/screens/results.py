@@ -68,6 +68,7 @@ class ResultsScreen(Screen):
         yield Header(icon="")
         with VerticalScroll(id="results"):
             yield Static(headline(self.record), id="headline")
+            yield Static(saved_text(self.record, self.saved_path), id="saved")
             with Horizontal(id="summaries"):
                 directions = DirectionSummary(self.record, id="directions")
                 directions.border_title = "per direction"
@@ -78,7 +79,6 @@ class ResultsScreen(Screen):
             warnings = WarningsList(self.record, id="warnings")
             warnings.border_title = "warnings"
             yield warnings
-            yield Static(saved_text(self.record, self.saved_path), id="saved")
         yield Footer()
 
     def action_compare(self) -> None:

@@ -125,8 +125,10 @@ class RunScreen(Screen):
         self.measuring = False
         if assessment.changed and assessment.level is Level.UNRESPONSIVE:
             cause = likely_cause(self.numjobs, self.cpu_count, assessment)
+            # The title already says "not responding": keep what the figure means.
+            meaning = assessment.sentence.split(": ", 1)[-1]
             self.notify(
-                f"{assessment.sentence} {cause} Press p to pause fio or s to stop it.".replace("  ", " "),
+                " ".join(part for part in (meaning[:1].upper() + meaning[1:], cause, "Press p to pause fio or s to stop it.") if part),
                 title="The machine is not responding",
                 severity="error",
                 timeout=15,

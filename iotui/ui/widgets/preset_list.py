@@ -12,11 +12,16 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 
-def preset_prompt(preset: Any) -> Text:
-    """``name  description`` (the title when a preset has no description)."""
+NAME_WIDTH_MAX = 22
+
+
+def preset_prompt(preset: Any, name_width: int = 14, width: int | None = None) -> Text:
+    """``name  description`` on one line, cut to ``width`` with an ellipsis."""
     text = Text()
-    text.append(f"{preset.name:<14}", style="bold")
+    text.append(f"{preset.name:<{name_width}}", style="bold")
     text.append(" " + (getattr(preset, "description", "") or getattr(preset, "title", "") or ""))
+    if width:
+        text.truncate(width, overflow="ellipsis")
     return text
 
 
@@ -38,7 +43,16 @@ class PresetList(OptionList):
         """Replace the list (nothing highlighted until the screen says so)."""
         self.presets = list(presets)
         self.clear_options()
-        self.add_options(Option(preset_prompt(p), id=f"preset-{i}") for i, p in enumerate(self.presets))
+        self.add_options(Option(self._prompt(p), id=f"preset-{i}") for i, p in enumerate(self.presets))
+
+    def _prompt(self, preset: Any) -> Text:
+        name_width = min(NAME_WIDTH_MAX, max((len(p.name) for p in self.presets), default=0))
+        return preset_prompt(preset, name_width, max(0, self.scrollable_content_region.width - 2) or None)
+
+    def on_resize(self) -> None:
+        # One line per preset: cut again to the new width.
+        for index, preset in enumerate(self.presets):
+            self.replace_option_prompt_at_index(index, self._prompt(preset))
 
     def index_of(self, name: str | None) -> int | None:
         """Where the preset called ``name`` is listed, or None."""

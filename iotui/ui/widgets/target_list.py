@@ -23,23 +23,28 @@ if TYPE_CHECKING:
 OTHER_DIRECTORY_ID = "another-directory"
 
 
-def target_prompt(target: Any) -> Text:
-    """One target as text: path, filesystem, device, model, SSD/HDD, free space, warnings."""
+def target_prompt(target: Any, width: int | None = None) -> Text:
+    """Path, filesystem, device, model, SSD/HDD and free space on one line (cut to ``width``),
+    then each warning on its own line(s)."""
     text = Text()
     text.append(str(target.path), style="bold")
-    mount_point = getattr(target, "mount_point", None)
-    if mount_point and str(mount_point) != str(target.path):
-        text.append(f" (on {mount_point})", style="dim")
-    details = [target.filesystem or "?", target.device or "?"]
-    if getattr(target, "model", None):
-        details.append(str(target.model))
+    # Most telling first: a narrow terminal cuts the model and the mount point.
+    details = [target.filesystem or "?"]
     rotational = getattr(target, "rotational", None)
     if rotational is not None:
         details.append("HDD" if rotational else "SSD")
     free_bytes = getattr(target, "free_bytes", None)
     if free_bytes is not None:
         details.append(f"{fmt.size_bytes(free_bytes)} free")
+    details.append(target.device or "?")
+    if getattr(target, "model", None):
+        details.append(str(target.model))
+    mount_point = getattr(target, "mount_point", None)
+    if mount_point and str(mount_point) != str(target.path):
+        details.append(f"on {mount_point}")
     text.append("  " + "  ".join(details))
+    if width:
+        text.truncate(width, overflow="ellipsis")
     for _code, sentence in getattr(target, "warnings", None) or []:
         text.append("\n  ⚠ " + sentence, style="italic")
     return text
@@ -68,12 +73,19 @@ class TargetList(OptionList):
         self.targets = list(targets)
         self.clear_options()
         for index, target in enumerate(self.targets):
-            self.add_option(Option(target_prompt(target), id=f"target-{index}"))
+            self.add_option(Option(self._prompt(target), id=f"target-{index}"))
         self.add_option(Option(Text("another directory...", style="italic"), id=OTHER_DIRECTORY_ID))
         wanted = next(
             (index for index, target in enumerate(self.targets) if str(target.path) == select_path), 0
         )
         self.highlighted = wanted if self.targets else None
+
+    def _prompt(self, target: Any) -> Text:
+        return target_prompt(target, max(0, self.scrollable_content_region.width - 2) or None)
+
+    def on_resize(self) -> None:
+        for index, target in enumerate(self.targets):
+            self.replace_option_prompt_at_index(index, self._prompt(target))
 
     def add_target(self, target: Any) -> None:
         """Put a typed target at the top (or highlight it when it is already listed)."""

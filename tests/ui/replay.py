@@ -1,0 +1,325 @@
+"""Replaying recorded fio documents through the app, with fixed targets, presets and host figures.
+
+`ReplayServices` is what the Pilot tests, the snapshot tests, the screenshots'
+dry runs and the UI benchmark hand to `IotuiApp` instead of the real services:
+the same screens and the same `RunSession`, but fio is a `ReplayRunner` that
+yields recorded (or synthesised) status documents, and the host sampler returns
+fixed figures, so nothing depends on this machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from iotui.core.host import HostSample
+from iotui.core.responsiveness import ResponsivenessMonitor
+from iotui.core.runner import FioExited, StderrLine
+from iotui.core.session import RunPlan, RunSession
+from iotui.core.status import FioDocument
+from iotui.ui.services import Overrides, PlanPreview, RunRequest, ServiceError, Services
+from tests.conftest import fio_documents
+
+RANDRW = "randrw-rate200-json+.txt"
+RANDREAD = "randread-3jobs-json+.txt"
+
+
+# -- fio -------------------------------------------------------------------------------
+
+
+class ReplayRunner:
+    """Stands in for FioRunner: yields documents, honours pause, resume and stop.
+
+    ``hold_after`` documents, it waits (as a long fio run would) until stopped.
+    On stop it yields the last document, like fio's final report after SIGINT.
+    """
+
+    def __init__(
+        self,
+        documents: list[dict],
+        *,
+        delay_s: float = 0.0,
+        stderr: Iterable[str] = (),
+        returncode: int = 0,
+        hold_after: int | None = None,
+    ) -> None:
+        self.documents = documents
+        self.delay_s = delay_s
+        self.stderr = list(stderr)
+        self.returncode = returncode
+        self.hold_after = hold_after
+        self.pid: int | None = None
+        self.stderr_lines: list[str] = []
+        self.paused = False
+        self.stopped = False
+        self.pause_calls = 0
+        self._running = asyncio.Event()
+        self._stop = asyncio.Event()
+
+    async def start(self) -> None:
+        self.pid = 0
+        self._running.set()
+
+    async def events(self):
+        for line in self.stderr:
+            self.stderr_lines.append(line)
+            yield StderrLine(line)
+        for index, doc in enumerate(self.documents):
+            if self._stop.is_set():
+                break
+            await self._running.wait()
+            yield FioDocument(doc, 0)
+            if self.hold_after is not None and index + 1 >= self.hold_after:
+                await self._stop.wait()
+                break
+            if self.delay_s:
+                try:
+                    await asyncio.wait_for(self._stop.wait(), self.delay_s)
+                except asyncio.TimeoutError:
+                    pass
+        if self._stop.is_set() and self.documents:
+            yield FioDocument(self.documents[-1], 0)
+        yield FioExited(returncode=self.returncode, stopped_by_user=self.stopped)
+
+    def pause(self) -> bool:
+        self.pause_calls += 1
+        self.paused = True
+        self._running.clear()
+        return True
+
+    def resume(self) -> bool:
+        self.paused = False
+        self._running.set()
+        return True
+
+    async def stop(self) -> int | None:
+        self.stopped = True
+        self._running.set()
+        self._stop.set()
+        return self.returncode
+
+
+def synthetic_documents(count: int, source: str = RANDRW) -> list[dict]:
+    """``count`` cumulative documents, one per second, each interval like the source's first.
+
+    Document k is the source's first document with every counter multiplied by k+1,
+    so every interval has the same IOPS, bandwidth and latency bins.
+    """
+    base = fio_documents(source)[0]
+    documents = []
+    for index in range(count):
+        scale = index + 1
+        doc = copy.deepcopy(base)
+        doc["timestamp_ms"] = base["timestamp_ms"] + 1000 * index
+        for job in doc["jobs"]:
+            for direction in ("read", "write", "trim"):
+                stats = job.get(direction)
+                if not isinstance(stats, dict):
+                    continue
+                for key in ("io_bytes", "io_kbytes", "total_ios", "runtime"):
+                    if key in stats:
+                        stats[key] = stats[key] * scale
+                clat = stats.get("clat_ns") or {}
+                if "N" in clat:
+                    clat["N"] = clat["N"] * scale
+                if "bins" in clat:
+                    clat["bins"] = {value: n * scale for value, n in clat["bins"].items()}
+        documents.append(doc)
+    return documents
+
+
+# -- host ---------------------------------------------------------------------------------
+
+CALM_HOST = HostSample(
+    cpu_user_pct=12.5, cpu_system_pct=20.0, cpu_iowait_pct=3.0,
+    ctx_switches_per_s=41000.0, interrupts_per_s=23000.0,
+    device_read_iops=199.0, device_write_iops=86.0,
+    psi_cpu_some_pct=1.0, psi_io_some_pct=4.0, psi_io_full_pct=2.0, psi_memory_some_pct=0.0,
+    fio_cpu_cores=0.4, busy_cores=1.2,
+)
+# io full >= 30% is Unresponsive at once (iotui/core/responsiveness.py).
+STALLED_HOST = HostSample(
+    cpu_user_pct=5.0, cpu_system_pct=60.0, cpu_iowait_pct=30.0,
+    ctx_switches_per_s=90000.0, interrupts_per_s=50000.0,
+    device_read_iops=900.0, device_write_iops=400.0,
+    psi_cpu_some_pct=20.0, psi_io_some_pct=80.0, psi_io_full_pct=45.0, psi_memory_some_pct=0.0,
+    fio_cpu_cores=3.0, busy_cores=6.0,
+)
+
+
+class FixedSampler:
+    """Returns the same host figures every second (or a sequence, then its last)."""
+
+    def __init__(self, samples: list[HostSample] | None = None) -> None:
+        self.samples = list(samples or [CALM_HOST])
+        self.calls = 0
+
+    def sample(self) -> HostSample:
+        sample = self.samples[min(self.calls, len(self.samples) - 1)]
+        self.calls += 1
+        return sample
+
+
+# -- presets and targets -----------------------------------------------------------------
+
+
+@dataclass
+class FakeJob:
+    name: str
+    options: dict[str, str]
+
+
+@dataclass
+class FakePreset:
+    """Shaped like iotui.core.presets.Preset, so the screens cannot tell."""
+
+    name: str
+    title: str
+    description: str
+    tells: str = ""
+    options: dict[str, str] = field(default_factory=dict)
+    jobs: list[FakeJob] = field(default_factory=list)
+    source: str = ""
+    sweep: Any = None
+
+
+@dataclass
+class FakeTarget:
+    """Shaped like iotui.core.safety.TargetInfo."""
+
+    path: str
+    filesystem: str
+    device: str
+    mount_point: str
+    mount_options: str = "rw,relatime"
+    is_block_device: bool = False
+    rotational: bool | None = False
+    model: str | None = None
+    free_bytes: int | None = None
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+
+
+PRESETS = [
+    FakePreset(
+        "quick", "Quick check", "20 s of mixed 4k random I/O: a first look",
+        tells="Whether the disk is roughly as fast as it should be.",
+        options={"rw": "randrw", "bs": "4k", "iodepth": "8", "numjobs": "1", "size": "256M",
+                 "runtime": "20", "direct": "1", "time_based": "1"},
+    ),
+    FakePreset(
+        "rnd4k-q1t1", "Random 4K, QD1, 1 thread", "Small random reads one at a time: latency",
+        options={"rw": "randread", "bs": "4k", "iodepth": "1", "numjobs": "1", "size": "1G",
+                 "runtime": "30", "direct": "1"},
+    ),
+]
+
+TARGETS = [
+    FakeTarget("/home/ada/bench", "ext4", "nvme0n1p2", "/home", model="Samsung SSD 980 1TB",
+               free_bytes=412 * 2**30),
+    FakeTarget("/mnt/backup", "xfs", "sda1", "/mnt/backup", rotational=True, model="WDC WD40EFRX",
+               free_bytes=2800 * 2**30),
+    FakeTarget("/srv/share", "nfs4", "nas:/export", "/srv/share", rotational=None, free_bytes=9 * 2**40,
+               warnings=[("network-fs", "NFS measures a stack (network, server, its disks), not a device.")]),
+]
+
+
+def _option(preset: FakePreset, key: str) -> str | None:
+    return preset.options.get(key)
+
+
+class ReplayServices(Services):
+    """Fixed targets and presets; sessions replay documents instead of running fio."""
+
+    def __init__(
+        self,
+        runs_dir: Path,
+        *,
+        documents: list[dict] | None = None,
+        runner_factory: Callable[[], ReplayRunner] | None = None,
+        sampler_samples: list[HostSample] | None = None,
+        host_interval_s: float = 0.25,
+        plan_numjobs: int | None = None,
+        make_session_error: str | None = None,
+    ) -> None:
+        super().__init__(runs_dir=runs_dir, fio="fio", baseline_s=0.0, cwd=TARGETS[0].path)
+        self.cpu_count = 8
+        self.documents = documents if documents is not None else fio_documents(RANDRW)
+        self.runner_factory = runner_factory or (lambda: ReplayRunner(self.documents, delay_s=0.02))
+        self.sampler_samples = sampler_samples
+        self.host_interval_s = host_interval_s
+        self.plan_numjobs = plan_numjobs
+        self.make_session_error = make_session_error
+        self.runners: list[ReplayRunner] = []
+        self.sessions: list[RunSession] = []
+        self.requests: list[RunRequest] = []
+
+    def list_targets(self) -> list[Any]:
+        return list(TARGETS)
+
+    def inspect_target(self, path: str) -> Any:
+        if not path.startswith("/"):
+            raise ServiceError(f"{path} does not exist; type an absolute path to a directory.")
+        return FakeTarget(path, "ext4", "nvme0n1p2", "/", free_bytes=100 * 2**30)
+
+    def list_presets(self) -> tuple[list[Any], list[str]]:
+        return list(PRESETS), []
+
+    def apply_overrides(self, preset: Any, overrides: Overrides) -> Any:
+        options = dict(preset.options)
+        if overrides.runtime_s is not None:
+            options["runtime"] = f"{overrides.runtime_s:g}"
+        for key in ("size", "bs", "iodepth", "numjobs"):
+            value = getattr(overrides, key)
+            if value is not None:
+                options[key] = str(value)
+        if overrides.direct is not None:
+            options["direct"] = "1" if overrides.direct else "0"
+        return FakePreset(preset.name, preset.title, preset.description, preset.tells, options)
+
+    def preview(self, preset: Any, target_path: str) -> PlanPreview:
+        argv = ["fio", f"--name={preset.name}", f"--filename={target_path}/.iotui-<run-id>.fio-test"]
+        argv += [f"--{key}={value}" for key, value in preset.options.items()]
+        argv += ["--output-format=json+", "--status-interval=1", "--eta=never"]
+        warnings = next((t.warnings for t in TARGETS if t.path == target_path), [])
+        runtime = float(preset.options.get("runtime", "0"))
+        return PlanPreview(" ".join(argv), list(warnings), None, runtime, 256 * 2**20)
+
+    async def make_session(self, request: RunRequest, on_event: Callable[[object], None]) -> RunSession:
+        self.requests.append(request)
+        if self.make_session_error:
+            raise ServiceError(self.make_session_error)
+        numjobs = self.plan_numjobs or int(request.preset.options.get("numjobs", "1"))
+        plan = RunPlan(
+            preset_name=request.preset.name,
+            title=request.preset.title,
+            argv=["fio", f"--name={request.preset.name}"],
+            options=dict(request.preset.options),
+            target_path=Path(request.target_path),
+            test_file=None,
+            target={"path": request.target_path, "filesystem": "ext4", "device": "nvme0n1p2", "mount_options": "rw"},
+            warnings=[],
+            numjobs=numjobs,
+            estimated_duration_s=float(request.preset.options.get("runtime", "3")),
+        )
+
+        def make_runner(argv: list[str]) -> ReplayRunner:
+            runner = self.runner_factory()
+            self.runners.append(runner)
+            return runner
+
+        session = RunSession(
+            plan,
+            fio_version="fio-3.33",
+            runs_dir=self.runs_dir,
+            on_event=on_event,
+            runner_factory=make_runner,
+            sampler=FixedSampler(self.sampler_samples),
+            probe=None,
+            monitor=ResponsivenessMonitor(),
+            host_interval_s=self.host_interval_s,
+        )
+        self.sessions.append(session)
+        return session

@@ -1,0 +1,51 @@
+"""Finding the previous run and the plain deltas shown on the compare screen."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from iotui.core.record import RunRecord
+from iotui.ui.comparison import comparison_rows, find_previous
+
+
+def make_record(run_id: str, minute: int, *, preset: str = "quick", path: str = "/data", iops: float = 100.0,
+                p99_ns: float = 1000.0) -> RunRecord:
+    return RunRecord(
+        run={"id": run_id, "preset": preset, "status": "completed",
+             "started": dt.datetime(2026, 11, 21, 12, minute, tzinfo=dt.timezone.utc), "duration_s": 20.0,
+             "fio_version": "fio-3.33", "fio_argv": ["fio"], "fio_report": ""},
+        host={"hostname": "h", "system": "Linux", "kernel": "6", "cpu_model": "c", "cpu_count": 4,
+              "mem_total_bytes": 1},
+        target={"path": path, "filesystem": "ext4", "device": "sda", "mount_options": ""},
+        summary={"read": {"iops": iops, "bw_bytes": iops * 4096, "io_bytes": 1, "total_ios": 1,
+                          "lat_p99_ns": p99_ns}},
+    )
+
+
+def entries(*records: RunRecord):
+    return [(Path(f"/runs/{r.id}.toml"), r, None) for r in records] + [(Path("/runs/bad.toml"), None, "bad")]
+
+
+def test_previous_is_the_newest_earlier_run_of_the_same_preset_and_target() -> None:
+    current = make_record("c", 30)
+    older = make_record("a", 10)
+    newer = make_record("b", 20)
+    other_preset = make_record("d", 25, preset="seq1m-q8t1")
+    other_target = make_record("e", 26, path="/mnt")
+    later = make_record("f", 40)
+    found = find_previous(current, entries(older, current, newer, other_preset, other_target, later))
+    assert found is newer
+
+
+def test_no_previous_run() -> None:
+    current = make_record("c", 30)
+    assert find_previous(current, entries(current, make_record("x", 10, path="/elsewhere"))) is None
+
+
+def test_deltas_say_better_or_worse_by_the_figure_direction() -> None:
+    rows = {row.label: row for row in comparison_rows(make_record("a", 1, iops=100.0, p99_ns=1000.0),
+                                                      make_record("b", 2, iops=120.0, p99_ns=1500.0))}
+    assert rows["read IOPS"].delta_pct == 20.0 and rows["read IOPS"].improved is True
+    assert rows["read lat p99"].delta_pct == 50.0 and rows["read lat p99"].improved is False
+    assert rows["read lat mean"].delta_pct is None  # neither run has it

@@ -1,0 +1,135 @@
+"""History: newest first, filter by typing, open one, bad files listed with their error."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from iotui.core.record import save_record
+from iotui.ui.app import IotuiApp
+from iotui.ui.screens.compare import CompareScreen
+from iotui.ui.screens.history import HistoryScreen
+from iotui.ui.screens.results import ResultsScreen
+from iotui.ui.widgets.history_table import HistoryTable
+from tests.ui.helpers import MessageLog, screen_text
+from tests.ui.replay import ReplayServices
+from tests.ui.test_comparison import make_record
+
+
+def _save(tmp_path, run_id: str, minute: int, **kwargs) -> None:
+    save_record(make_record(run_id, minute, **kwargs), tmp_path)
+
+
+def _runs(tmp_path) -> None:
+    _save(tmp_path, "aaaaaaaa01", 1, preset="quick", iops=100.0)
+    _save(tmp_path, "bbbbbbbb02", 2, preset="seq1m-q8t1", path="/mnt/backup", iops=900.0)
+    _save(tmp_path, "cccccccc03", 3, preset="quick", iops=150.0, p99_ns=2_000_000.0)
+    (tmp_path / "20261121-120400-broken-dddddddd.toml").write_text("schema = 1\n[run]\nid = 'x'\n")
+
+
+async def test_runs_newest_first_with_a_bad_file_listed(tmp_path) -> None:
+    _runs(tmp_path)
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("h")
+        await pilot.pause()
+        assert isinstance(app.screen, HistoryScreen)
+        table = app.screen.query_one(HistoryTable)
+        presets = [entry.record.preset if entry.record else None for entry in table.shown]
+        assert presets[1:] == ["quick", "seq1m-q8t1", "quick"]  # newest first after the bad file
+        assert table.shown[0].record is None  # the broken file is the newest by mtime
+        text = screen_text(app)
+        assert "bad file" in text and "2.00ms" in text and "26-11-21 12:03" in text
+
+
+async def test_typing_filters_and_enter_opens(tmp_path) -> None:
+    _runs(tmp_path)
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("h")
+        await pilot.pause()
+        await pilot.press(*"backup")
+        await pilot.pause()
+        table = app.screen.query_one(HistoryTable)
+        assert [entry.record.preset for entry in table.shown] == ["seq1m-q8t1"]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ResultsScreen)
+        assert app.screen.record.preset == "seq1m-q8t1"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, HistoryScreen)
+
+
+async def test_typing_with_the_table_focused_still_filters(tmp_path) -> None:
+    _runs(tmp_path)
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("h")
+        await pilot.pause()
+        app.screen.query_one(HistoryTable).focus()
+        await pilot.press(*"seq")
+        await pilot.pause()
+        assert [entry.record.preset for entry in app.screen.query_one(HistoryTable).shown] == ["seq1m-q8t1"]
+
+
+async def test_opening_a_bad_file_shows_its_error(tmp_path) -> None:
+    _runs(tmp_path)
+    log = MessageLog()
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("h")
+        await pilot.pause()
+        await pilot.press(*"broken", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, HistoryScreen)
+        assert any("key 'run.preset' is missing" in text for text in log.notifications())
+        assert "key 'run.preset' is missing" in " ".join(screen_text(app).split())
+
+
+async def test_compare_with_the_previous_run_of_the_same_preset_and_target(tmp_path) -> None:
+    _runs(tmp_path)
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("h")
+        await pilot.pause()
+        await pilot.press("enter")  # the newest is the bad file: nothing opens
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert app.screen.record.id == "cccccccc03"
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen)
+        assert app.screen.previous.id == "aaaaaaaa01"
+        text = screen_text(app)
+        assert "+50.0% better" in text  # IOPS 100 -> 150
+        assert "worse" in text  # p99 1 µs -> 2 ms
+
+
+async def test_compare_without_a_previous_run_says_so(tmp_path) -> None:
+    _runs(tmp_path)
+    log = MessageLog()
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("h")
+        await pilot.pause()
+        await pilot.press(*"seq", "enter")
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, ResultsScreen)
+        assert any("No earlier run of seq1m-q8t1 on /mnt/backup" in text for text in log.notifications())
+
+
+async def test_an_empty_runs_directory_says_so(tmp_path) -> None:
+    app = IotuiApp(ReplayServices(tmp_path / "never-created"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("h")
+        await pilot.pause()
+        assert "No saved runs in" in screen_text(app)

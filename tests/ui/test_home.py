@@ -1,0 +1,102 @@
+"""Home: targets with inline warnings, presets, the command preview following the options."""
+
+from __future__ import annotations
+
+from iotui.ui.app import IotuiApp
+from iotui.ui.screens.home import HomeScreen
+from iotui.ui.screens.path_prompt import PathPromptScreen
+from tests.ui.helpers import MessageLog, screen_text
+from tests.ui.replay import ReplayServices
+
+
+async def test_home_lists_targets_presets_and_the_exact_command(tmp_path) -> None:
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen)
+        text = screen_text(app)
+        assert "/home/ada/bench" in text and "412GiB free" in text and "SSD" in text
+        assert "HDD" in text  # the backup disk is rotational
+        assert "quick" in text and "rnd4k-q1t1" in text
+        assert "$ fio --name=quick --filename=/home/ada/bench/.iotui-<run-id>.fio-test" in text
+        assert "about 20s" in text and "256MiB on disk" in text
+
+
+async def test_a_risky_target_carries_its_warning_inline(tmp_path) -> None:
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        assert "⚠ NFS measures a stack" in screen_text(app)
+
+
+async def test_the_preview_follows_edited_options(tmp_path) -> None:
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("e", "5")
+        await pilot.press("tab", "6", "4", "k")
+        await pilot.pause()
+        preview = app.screen.preview
+        assert "--runtime=5" in preview.command and "--size=64k" in preview.command
+        assert "about 5s" in screen_text(app)
+        await pilot.press("tab", "tab", "tab", "tab", "space")  # direct I/O off
+        await pilot.pause()
+        assert "--direct=0" in app.screen.preview.command
+
+
+async def test_a_bad_option_is_a_sentence_and_r_refuses_to_start(tmp_path) -> None:
+    log = MessageLog()
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("e", "tab", "tab", "tab", "0")  # iodepth 0
+        await pilot.press("escape", "r")
+        await pilot.pause()
+        assert "iodepth should be a whole number of 1 or more" in screen_text(app)
+        assert any("iodepth should be" in text for text in log.notifications())
+        assert not log.of(HomeScreen.RunRequested)
+
+
+async def test_target_and_preset_from_the_command_line_are_chosen(tmp_path) -> None:
+    app = IotuiApp(ReplayServices(tmp_path), target="/mnt/backup", preset="rnd4k-q1t1")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        home = app.screen
+        assert home.target.path == "/mnt/backup"
+        assert home.preset.name == "rnd4k-q1t1"
+        assert "--filename=/mnt/backup/" in home.preview.command
+
+
+async def test_an_unknown_preset_is_a_notification_not_a_crash(tmp_path) -> None:
+    log = MessageLog()
+    app = IotuiApp(ReplayServices(tmp_path), preset="no-such-preset")
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        assert any("no preset called 'no-such-preset'" in text for text in log.notifications())
+        assert app.screen.preset.name == "quick"
+
+
+async def test_another_directory_can_be_typed(tmp_path) -> None:
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("t", "end", "enter")  # "another directory..." is last
+        await pilot.pause()
+        assert isinstance(app.screen, PathPromptScreen)
+        await pilot.press(*"/srv/fast", "enter")
+        await pilot.pause()
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        assert home.target.path == "/srv/fast"
+        assert "--filename=/srv/fast/" in home.preview.command
+
+
+async def test_a_bad_typed_directory_is_a_sentence(tmp_path) -> None:
+    log = MessageLog()
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("t", "end", "enter", *"relative/dir", "enter")
+        await pilot.pause()
+        assert any("does not exist" in text for text in log.notifications())
+        assert app.screen.target.path == "/home/ada/bench"

@@ -1,0 +1,272 @@
+"""Run: a replayed fio run through the real session, shown live, then results and a record."""
+
+from __future__ import annotations
+
+from iotui.core.record import list_records, load_record
+from iotui.ui.app import IotuiApp
+from iotui.ui.messages import (
+    FioLogged,
+    HostSampled,
+    IntervalArrived,
+    ResponsivenessAssessed,
+    RunEnded,
+    RunFailed,
+    RunStarted,
+)
+from iotui.ui.screens.confirm_quit import ConfirmQuitScreen
+from iotui.ui.screens.home import HomeScreen
+from iotui.ui.screens.results import ResultsScreen
+from iotui.ui.screens.run import RunScreen
+from tests.conftest import fio_documents
+from tests.ui.helpers import MessageLog, screen_text, settle
+from tests.ui.replay import CALM_HOST, RANDRW, STALLED_HOST, ReplayRunner, ReplayServices
+
+
+async def _wait_for(pilot, condition, attempts: int = 200) -> None:
+    """Process messages until ``condition()`` holds (bounded; no fixed sleeps)."""
+    for _ in range(attempts):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("the condition never held")
+
+
+async def test_r_runs_the_replay_and_lands_on_results_with_a_saved_record(tmp_path) -> None:
+    log = MessageLog()
+    services = ReplayServices(tmp_path)
+    app = IotuiApp(services)
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await settle(pilot)
+        assert len(log.of(RunStarted)) == 1
+        intervals = log.of(IntervalArrived)
+        assert len(intervals) == len(fio_documents(RANDRW))
+        ended = log.of(RunEnded)
+        assert len(ended) == 1 and ended[0].error is None
+        assert isinstance(app.screen, ResultsScreen)
+        text = screen_text(app)
+        assert f"Saved:{ended[0].saved_path}" in "".join(text.split())
+        assert "completed" in text and "lat p99.9" in text
+    saved = load_record(ended[0].saved_path)
+    assert saved.status == "completed" and saved.preset == "quick"
+    assert len(saved.samples) == len(intervals)
+
+
+async def test_live_figures_and_sparklines_follow_the_intervals(tmp_path) -> None:
+    log = MessageLog()
+    documents = fio_documents(RANDRW)
+    services = ReplayServices(tmp_path, runner_factory=lambda: ReplayRunner(documents, hold_after=3))
+    app = IotuiApp(services)
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await _wait_for(pilot, lambda: len(log.of(IntervalArrived)) >= 3 and log.of(HostSampled))
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RunScreen)
+        latest = log.of(IntervalArrived)[-1].interval
+        text = screen_text(app)
+        from iotui import format as fmt
+
+        assert fmt.iops(latest.directions["read"].iops) in text
+        assert fmt.bytes_per_s(latest.directions["write"].bw_bytes) in text
+        assert "IOPS r" in text and "p99 w" in text and "CPU usr" in text and "io some" in text
+        assert "12.5%" in text  # CALM_HOST's CPU user share, as the host row's latest value
+        assert "responsive: OK" in text
+        assert len(screen.live.ring("read_iops")) == 3
+        await pilot.press("s")
+        await settle(pilot)
+        assert isinstance(app.screen, ResultsScreen)
+
+
+async def test_stop_keeps_a_partial_record(tmp_path) -> None:
+    log = MessageLog()
+    services = ReplayServices(tmp_path, runner_factory=lambda: ReplayRunner(fio_documents(RANDRW), hold_after=2))
+    app = IotuiApp(services)
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await _wait_for(pilot, lambda: len(log.of(IntervalArrived)) >= 2)
+        await pilot.press("s")
+        await settle(pilot)
+        assert services.runners[0].stopped
+        ended = log.of(RunEnded)[0]
+        assert ended.record.status == "stopped"
+        assert isinstance(app.screen, ResultsScreen)
+        assert "stopped" in screen_text(app)
+    [(path, record, error)] = list_records(tmp_path)
+    assert error is None and record.status == "stopped"
+
+
+async def test_pause_and_resume_reach_fio_and_show(tmp_path) -> None:
+    log = MessageLog()
+    services = ReplayServices(tmp_path, runner_factory=lambda: ReplayRunner(fio_documents(RANDRW), hold_after=1))
+    app = IotuiApp(services)
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await _wait_for(pilot, lambda: log.of(IntervalArrived))
+        await pilot.press("p")
+        await pilot.pause()
+        runner = services.runners[0]
+        assert runner.paused
+        assert "PAUSED" in screen_text(app)
+        await pilot.press("p")
+        await pilot.pause()
+        assert not runner.paused
+        assert "PAUSED" not in screen_text(app)
+        await pilot.press("s")
+        await settle(pilot)
+
+
+async def test_quit_during_a_run_asks_then_stops_and_keeps_the_record(tmp_path) -> None:
+    services = ReplayServices(tmp_path, runner_factory=lambda: ReplayRunner(fio_documents(RANDRW), hold_after=1))
+    log = MessageLog()
+    app = IotuiApp(services)
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await _wait_for(pilot, lambda: log.of(IntervalArrived))
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmQuitScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, RunScreen) and not services.runners[0].stopped
+        await pilot.press("q")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+    assert app.return_code == 0
+    assert services.runners[0].stopped
+    [(_, record, _)] = list_records(tmp_path)
+    assert record.status == "stopped"
+
+
+async def test_quit_without_a_run_does_not_ask(tmp_path) -> None:
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_unresponsive_raises_a_toast_naming_the_cause_and_the_keys(tmp_path) -> None:
+    log = MessageLog()
+    services = ReplayServices(
+        tmp_path,
+        runner_factory=lambda: ReplayRunner(fio_documents(RANDRW), hold_after=1),
+        sampler_samples=[CALM_HOST, STALLED_HOST],
+        plan_numjobs=16,
+    )
+    app = IotuiApp(services)
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await _wait_for(pilot, lambda: any(m.assessment.level.value == "unresponsive" for m in log.of(ResponsivenessAssessed)))
+        await pilot.pause()
+        toasts = [text for title, text in log.toasts() if title == "The machine is not responding"]
+        assert len(toasts) == 1
+        assert "numjobs (16) is above the core count (8)" in toasts[0]
+        assert "p to pause" in toasts[0] and "s to stop" in toasts[0]
+        assert toasts[0].startswith("Every running task was stalled on I/O 45% of the time.")
+        assert "UNRESPONSIVE · io full 45%" in screen_text(app)
+        await pilot.press("s")
+        await settle(pilot)
+
+
+async def test_fio_messages_show_in_the_log_panel(tmp_path) -> None:
+    log = MessageLog()
+    services = ReplayServices(
+        tmp_path,
+        runner_factory=lambda: ReplayRunner(fio_documents(RANDRW), stderr=["note: both iodepth >= 1 and synchronous I/O engine"], hold_after=1),
+    )
+    app = IotuiApp(services)
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await _wait_for(pilot, lambda: log.of(IntervalArrived))
+        await pilot.pause()
+        assert FioLogged("stderr", "note: both iodepth >= 1 and synchronous I/O engine") in log.of(FioLogged)
+        assert "fio: note: both iodepth >= 1" in screen_text(app)
+        await pilot.press("s")
+        await settle(pilot)
+
+
+async def test_a_session_that_cannot_start_is_a_sentence_and_home_again(tmp_path) -> None:
+    log = MessageLog()
+    sentence = "fio was not found on PATH: install it with 'sudo apt-get install fio'."
+    app = IotuiApp(ReplayServices(tmp_path, make_session_error=sentence))
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await settle(pilot)
+        assert [m.sentence for m in log.of(RunFailed)] == [sentence]
+        assert sentence in log.notifications()
+        assert isinstance(app.screen, HomeScreen)
+        await pilot.press("r")  # and the app still works
+        await settle(pilot)
+        assert len(log.of(RunFailed)) == 2
+
+
+async def test_a_fio_crash_is_a_failed_record_and_a_notification(tmp_path) -> None:
+    log = MessageLog()
+    services = ReplayServices(
+        tmp_path,
+        runner_factory=lambda: ReplayRunner(fio_documents(RANDRW)[:1], stderr=["fio: pid=4242, got signal=11"], returncode=139),
+    )
+    app = IotuiApp(services)
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await settle(pilot)
+        ended = log.of(RunEnded)[0]
+        assert ended.record.status == "failed"
+        assert any("fio exited with code 139" in text for text in log.notifications())
+        assert isinstance(app.screen, ResultsScreen)
+        assert "failed" in screen_text(app)
+
+
+async def test_a_broken_session_is_a_sentence_not_a_traceback(tmp_path) -> None:
+    class Exploding(ReplayRunner):
+        async def start(self) -> None:
+            raise RuntimeError("disk on fire")
+
+    log = MessageLog()
+    services = ReplayServices(tmp_path, runner_factory=lambda: Exploding([]))
+    app = IotuiApp(services)
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await settle(pilot)
+        assert any("disk on fire" in m.sentence for m in log.of(RunFailed))
+        assert isinstance(app.screen, HomeScreen)
+    assert app.return_code in (None, 0)
+
+
+async def test_stop_before_fio_starts_records_nothing(tmp_path) -> None:
+    log = MessageLog()
+    services = ReplayServices(tmp_path)
+    services.baseline_s = 0.0
+    app = IotuiApp(services)
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        # A session whose baseline takes long: stop lands before fio starts.
+        original = services.make_session
+
+        async def slow_session(request, on_event):
+            session = await original(request, on_event)
+            session.baseline_s = 30.0
+            return session
+
+        services.make_session = slow_session
+        await pilot.press("r")
+        await _wait_for(pilot, lambda: log.of(RunStarted))
+        await pilot.press("s")
+        await settle(pilot)
+        assert any("nothing was recorded" in m.sentence for m in log.of(RunFailed))
+        assert isinstance(app.screen, HomeScreen)
+    assert list_records(tmp_path) == []
+    assert services.runners == []
