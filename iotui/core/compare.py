@@ -179,19 +179,43 @@ def run_labels(count: int) -> list[str]:
 # -- samples ----------------------------------------------------------------------
 
 
-def steady_samples(record: RunRecord) -> list[dict[str, Any]]:
-    """The record's interval samples without warm-up and without partial intervals."""
+def _active_window(samples: list[dict[str, Any]], direction: str) -> list[dict[str, Any]]:
+    """The stretch in which ``direction`` did I/O: from its first busy interval to its last.
+
+    A preset with several job sections (a read section, then a write section)
+    leaves each direction idle for part of the run; those idle intervals are
+    not the direction's noise. Idle intervals *inside* the stretch (a stall)
+    are kept. When the direction stopped before the run ended, its last
+    interval was only partly busy and is dropped.
+    """
+    key = f"{direction}_iops"
+    busy = [i for i, s in enumerate(samples) if isinstance(s.get(key), (int, float)) and s[key] > 0]
+    if not busy:
+        return []
+    last = busy[-1] if busy[-1] == len(samples) - 1 else busy[-1] - 1
+    return samples[busy[0]: last + 1]
+
+
+def steady_samples(record: RunRecord, direction: str | None = None) -> list[dict[str, Any]]:
+    """The record's interval samples without warm-up and without partial intervals.
+
+    With a direction, only the stretch in which that direction did I/O, and
+    the warm-up counts from the start of that stretch.
+    """
     samples = [s for s in record.samples if isinstance(s.get("t_s"), (int, float)) and isinstance(s.get("dt_s"), (int, float))]
+    if direction is not None:
+        samples = _active_window(samples, direction)
     if not samples:
         return []
-    run_length_s = max(float(s["t_s"]) for s in samples)
-    warmup_s = max(WARMUP_S, WARMUP_FRACTION * run_length_s)
+    start_s = float(samples[0]["t_s"]) - float(samples[0]["dt_s"])
+    length_s = float(samples[-1]["t_s"]) - start_s
+    warmup_s = max(WARMUP_S, WARMUP_FRACTION * length_s)
     durations = sorted(float(s["dt_s"]) for s in samples)
     median_dt = durations[len(durations) // 2]
     return [
         s
         for s in samples
-        if float(s["t_s"]) - float(s["dt_s"]) >= warmup_s - 1e-9
+        if float(s["t_s"]) - float(s["dt_s"]) - start_s >= warmup_s - 1e-9
         and float(s["dt_s"]) >= PARTIAL_INTERVAL_FRACTION * median_dt
     ]
 
@@ -199,7 +223,8 @@ def steady_samples(record: RunRecord) -> list[dict[str, Any]]:
 def _series(record: RunRecord, metric: Metric) -> list[float]:
     if metric.sample_value is None:
         return []
-    values = [metric.sample_value(sample) for sample in steady_samples(record)]
+    direction = metric.group if metric.group in DIRECTIONS else None
+    values = [metric.sample_value(sample) for sample in steady_samples(record, direction)]
     return [v for v in values if v is not None and math.isfinite(v)]
 
 

@@ -154,6 +154,31 @@ def test_warm_up_is_skipped() -> None:
     assert compare_records([a, b]).row("read", "iops").verdicts[1].verdict == SAME
 
 
+def two_section_record(run_id: str, read_iops: list[float], write_iops: list[float]) -> RunRecord:
+    """A preset with a read section, then a write section (stonewall): each direction idles half the run."""
+    record = make_record(run_id, iops=sum(read_iops) / len(read_iops))
+    record.summary["write"] = {"iops": sum(write_iops) / len(write_iops), "bw_bytes": 1.0, "io_bytes": 1, "total_ios": 1}
+    samples = []
+    t_s = 0.0
+    for read, write in [(r, 0.0) for r in read_iops] + [(0.0, w) for w in write_iops]:
+        t_s += 1.0
+        samples.append({"t_s": t_s, "dt_s": 1.0, "read_iops": read, "write_iops": write})
+    record.samples = samples
+    return record
+
+
+def test_each_direction_is_judged_over_its_own_section() -> None:
+    a = two_section_record("a", noisy(1, 20_000, 300, 15), noisy(2, 10_000, 200, 15))
+    b = two_section_record("b", noisy(3, 16_000, 300, 15), noisy(4, 10_000, 200, 15))
+    comparison = compare_records([a, b])
+    # The idle half of the run is not read noise: 20k -> 16k is a clear regression.
+    assert comparison.row("read", "iops").verdicts[1].verdict == WORSE
+    assert comparison.row("write", "iops").verdicts[1].verdict == SAME
+    steady_write = steady_samples(a, "write")
+    assert steady_write and all(s["write_iops"] > 0 for s in steady_write)
+    assert steady_write[0]["t_s"] >= 15 + 3  # warm-up counts from the start of the write section
+
+
 def test_runs_without_samples_use_the_five_percent_threshold() -> None:
     a = make_record("a", iops=10_000)
     near = make_record("b", iops=10_300)
