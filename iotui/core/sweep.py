@@ -11,6 +11,7 @@ Running the points is :mod:`iotui.core.sweep_runner`'s job; the analysis is
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import os
 import shutil
@@ -21,6 +22,8 @@ from typing import Any, Mapping, Sequence
 
 from iotui import format as fmt
 from iotui.core.sweep_values import (
+    JOB_KEY,
+    SPECIAL_KEYS,
     TARGET_KEY,
     TOOL_KEY,
     SweepAxis,
@@ -33,6 +36,8 @@ from iotui.core.sweep_values import (
 
 # The study preset that compares fio with real sysbench (seed 001).
 SYSBENCH_COMPARE_PRESET = "sysbench-compare"
+# Room left free beside the test file, as each run's own check requires.
+FREE_SPACE_MARGIN_BYTES = 64 << 20
 # Seconds each point spends around fio (planning, start, report, file removal).
 POINT_OVERHEAD_S = 1.0
 
@@ -61,8 +66,8 @@ class SweepPlan:
 class SweepEstimate:
     """Time per point and the space the sweep needs, per filesystem."""
 
-    duration_s: float
-    point_duration_s: dict[int, float]
+    duration_s: float | None  # None when a point has no runtime (a size-based preset)
+    point_duration_s: dict[int, float]  # only the points whose time is known
     disk_bytes: int
     # (target shown to the user, bytes needed, free bytes or None, point that needs most)
     needs: tuple[tuple[str, int, int | None, dict[str, str]], ...] = ()
@@ -110,8 +115,7 @@ def plan_sweep(
         if vary:
             axes = [parse_vary(text) for text in vary]
         else:
-            table = getattr(preset, "sweep", None) or {}
-            axes = axes_from_table(table, f"preset {preset.name}")
+            axes = axes_from_table(getattr(preset, "sweep", None), f"preset {preset.name}")
         if targets:
             if target:
                 raise SweepPlanError("Give either --target or --targets, not both.")
@@ -121,12 +125,23 @@ def plan_sweep(
             axes = merge_axes(axes)
     except SweepValueError as error:
         raise SweepPlanError(str(error)) from None
+    sections = [section.name for section in getattr(preset, "jobs", ())]
     if preset.name == SYSBENCH_COMPARE_PRESET and not any(axis.key == TOOL_KEY for axis in axes):
         if sysbench_available:
+            if len(sections) > 1 and not any(axis.key == JOB_KEY for axis in axes):
+                # sysbench runs one workload at a time: each job section becomes a point.
+                axes.insert(0, SweepAxis(JOB_KEY, tuple(sections)))
             axes.append(SweepAxis(TOOL_KEY, ("fio", "sysbench")))
             notes.append("sysbench is installed: each point also runs with real sysbench fileio (tool=sysbench).")
         else:
             notes.append("sysbench is not installed, so only fio runs; install sysbench to compare with it.")
+    for axis in axes:
+        if axis.key == JOB_KEY:
+            unknown = [value for value in axis.values if value not in sections]
+            if unknown:
+                raise SweepPlanError(
+                    f"The preset {preset.name} has no job section {unknown[0]!r}; its sections are: {', '.join(sections)}."
+                )
     if any(axis.key == TOOL_KEY and "sysbench" in axis.values for axis in axes) and not sysbench_available:
         raise SweepPlanError(
             "tool=sysbench needs sysbench, which is not installed: install it (for example "
@@ -148,14 +163,23 @@ def plan_sweep(
 
 
 def fio_options(params: Mapping[str, str]) -> dict[str, str]:
-    """The varied values that are fio options (not the target or the tool)."""
-    return {key: value for key, value in params.items() if key not in (TARGET_KEY, TOOL_KEY)}
+    """The varied values that are fio options (not the target, the tool or the job section)."""
+    return {key: value for key, value in params.items() if key not in SPECIAL_KEYS}
 
 
 def preset_for_point(preset: Any, params: Mapping[str, str]) -> Any:
-    """The base preset with the point's fio options set (as ``--set`` would)."""
+    """The base preset with the point's fio options set (as ``--set`` would).
+
+    ``job=NAME`` keeps only that job section (with the global options), so a
+    multi-section preset can be compared section by section.
+    """
     from iotui.core import presets
 
+    if JOB_KEY in params:
+        chosen = tuple(section for section in preset.jobs if section.name == params[JOB_KEY])
+        if not chosen:
+            raise SweepPlanError(f"The preset {preset.name} has no job section {params[JOB_KEY]!r}.")
+        preset = dataclasses.replace(preset, jobs=chosen)
     options = fio_options(params)
     if not options:
         return preset
@@ -171,12 +195,10 @@ def tool_for_point(params: Mapping[str, str]) -> str:
 
 
 def _disk_bytes(point_preset: Any) -> int:
-    from iotui.core import command, presets
+    """What make_plan checks for each run: the test file's size."""
+    from iotui.core import command
 
-    try:
-        return int(command.required_bytes(point_preset))
-    except (AttributeError, TypeError, ValueError):
-        return int(presets.estimate(point_preset)[1] or 0)
+    return int(command.required_bytes(point_preset) or 0)
 
 
 def _filesystem_key(path: Path) -> int | None:
@@ -205,9 +227,10 @@ def estimate_sweep(plan: SweepPlan, *, baseline_s: float = 0.0) -> SweepEstimate
             point_preset = preset_for_point(plan.preset, params)
             duration_s, _ = presets.estimate(point_preset)
             needed = _disk_bytes(point_preset)
-        except Exception as error:  # a refused option: say which point
+        except (presets.PresetError, SweepPlanError) as error:  # a refused option: say which point
             raise SweepPlanError(f"The point {_describe(params)} cannot be planned: {error}") from None
-        point_duration[index] = float(duration_s or 0.0) + baseline_s + POINT_OVERHEAD_S
+        if duration_s is not None:
+            point_duration[index] = float(duration_s) + baseline_s + POINT_OVERHEAD_S
         target_text = target_for_point(plan, params) or os.getcwd()
         target_path = Path(target_text).expanduser()
         key = _filesystem_key(target_path) or str(target_path)
@@ -218,7 +241,7 @@ def estimate_sweep(plan: SweepPlan, *, baseline_s: float = 0.0) -> SweepEstimate
         free = _free_bytes(Path(shown))
         needs.append((shown, needed, free, params))
     return SweepEstimate(
-        duration_s=sum(point_duration.values()),
+        duration_s=sum(point_duration.values()) if len(point_duration) == len(plan.params) else None,
         point_duration_s=point_duration,
         disk_bytes=max((needed for _, needed, _, _ in needs), default=0),
         needs=tuple(needs),
@@ -243,7 +266,7 @@ def check_space(estimate: SweepEstimate) -> None:
     for shown, needed, free, params in estimate.needs:
         if not Path(shown).exists():
             raise SweepPlanError(f"The target {shown} does not exist; create it or choose another with --target/--targets.")
-        if free is not None and needed > free:
+        if free is not None and needed + FREE_SPACE_MARGIN_BYTES > free:
             raise SweepPlanError(
                 f"The sweep needs {fmt.size_bytes(needed)} free in {shown} (for the point {_describe(params)}), "
                 f"but only {fmt.size_bytes(free)} is free; free some space, choose another target, "
@@ -255,8 +278,11 @@ def describe_estimate(plan: SweepPlan, estimate: SweepEstimate, pending: Sequenc
     """The line printed before a sweep starts (``pending``: indices still to run, on resume)."""
     points = len(plan.params)
     indices = list(range(points)) if pending is None else list(pending)
-    seconds = sum(estimate.point_duration_s.get(index, 0.0) for index in indices)
+    if all(index in estimate.point_duration_s for index in indices):
+        time_text = f"about {fmt.duration_s(sum(estimate.point_duration_s[index] for index in indices))}"
+    else:
+        time_text = "time unknown (a point has no runtime: it runs until its file is written and read)"
     head = f"{points} points" if len(indices) == points else f"{points} points, {len(indices)} still to run"
     keys = " x ".join(f"{axis.key} ({len(axis.values)})" for axis in plan.axes)
     space = ", ".join(f"{fmt.size_bytes(needed)} in {shown}" for shown, needed, _, _ in estimate.needs) or "none"
-    return f"Sweep of {plan.preset.name}: {head} over {keys}, about {fmt.duration_s(seconds)}; disk space needed: {space}."
+    return f"Sweep of {plan.preset.name}: {head} over {keys}, {time_text}; disk space needed: {space}."

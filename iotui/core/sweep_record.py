@@ -282,6 +282,9 @@ def _write_atomically(path: Path, data: bytes) -> None:
     """Temp file beside the target, fsync, rename: readers see the old or the new file."""
     handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        umask = os.umask(0)  # mkstemp makes 0600; a sweep record is an ordinary file
+        os.umask(umask)
+        os.fchmod(handle, 0o666 & ~umask)
         with os.fdopen(handle, "wb") as temp_file:
             temp_file.write(data)
             temp_file.flush()

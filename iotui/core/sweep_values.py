@@ -12,9 +12,12 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-# Keys that are not fio options: the target directory and the benchmark tool.
+# Keys that are not fio options: the target directory, the benchmark tool, and
+# the preset's job section to run alone.
 TARGET_KEY = "target"
 TOOL_KEY = "tool"
+JOB_KEY = "job"
+SPECIAL_KEYS = (TARGET_KEY, TOOL_KEY, JOB_KEY)
 TOOLS = ("fio", "sysbench")
 
 _KEY_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
@@ -92,11 +95,14 @@ def parse_targets(text: str) -> SweepAxis:
     return SweepAxis(TARGET_KEY, _split_values(text, f"--targets {text!r}"))
 
 
-def axes_from_table(table: Mapping[str, object], where: str) -> list[SweepAxis]:
-    """A preset's ``[sweep]`` table (key -> list or comma string) as axes."""
+def axes_from_table(table: Mapping[str, object] | None, where: str) -> list[SweepAxis]:
+    """A preset's ``[sweep]`` table as axes: ``vary = { key = [values] }`` (a list or a comma string)."""
     axes: list[SweepAxis] = []
-    for raw_key, raw_values in table.items():
-        entry = f"{where} [sweep] {raw_key}"
+    vary = (table or {}).get("vary", {})
+    if not isinstance(vary, Mapping):
+        raise SweepValueError(f"{where}: [sweep] vary should be a table of KEY = [values].")
+    for raw_key, raw_values in vary.items():
+        entry = f"{where} [sweep] vary.{raw_key}"
         key = _check_key(str(raw_key), entry)
         if key == "targets":
             key = TARGET_KEY

@@ -215,6 +215,7 @@ class SysbenchWorkload:
     block_size_bytes: int
     runtime_s: int
     not_translated: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # where the translation is close but not the same
 
     def argv(self, sysbench_binary: str, command: str) -> list[str]:
         """``sysbench fileio --opt=value ... prepare|run|cleanup``."""
@@ -333,4 +334,11 @@ def sysbench_workload(options: Mapping[str, str], runtime_default_s: float = 60.
     sb["time"] = str(runtime_s)
     sb["events"] = "0"
     not_translated = tuple(sorted(key for key in options if key not in consumed and key not in _IGNORED))
-    return SysbenchWorkload(sb, block_size, runtime_s, not_translated)
+    notes = []
+    if sb["file-fsync-freq"] != "0":
+        notes.append(
+            f"fio's fsync={sb['file-fsync-freq']} syncs its file after that many writes; sysbench's "
+            f"--file-fsync-freq={sb['file-fsync-freq']} counts every request (reads too) and then syncs each of "
+            f"its {file_count} files, so sysbench syncs more often."
+        )
+    return SysbenchWorkload(sb, block_size, runtime_s, not_translated, tuple(notes))

@@ -307,6 +307,8 @@ class SysbenchSession:
             summary["cpu"] = cpu
         if self.monitor is not None:
             summary["pressure"] = self.monitor.summary()
+        if workload is not None:
+            warnings += [("sysbench-translation", note) for note in workload.notes]
         if workload is not None and workload.not_translated:
             warnings.append(
                 ("sysbench-untranslated", f"sysbench has no equivalent of these fio options, so it ran without them: {', '.join(workload.not_translated)}.")

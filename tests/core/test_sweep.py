@@ -259,8 +259,9 @@ def test_cartesian_product_first_key_slowest():
     assert params[:3] == [{"numjobs": "1", "bs": "4k"}, {"numjobs": "1", "bs": "64k"}, {"numjobs": "1", "bs": "1m"}]
 
 
-def fake_preset(name="quick", sweep=None):
-    return SimpleNamespace(name=name, title=name, sweep=sweep or {})
+def fake_preset(name="quick", sweep=None, sections=("job",)):
+    jobs = tuple(SimpleNamespace(name=section, options={}) for section in sections)
+    return SimpleNamespace(name=name, title=name, sweep={"vary": sweep} if sweep else None, jobs=jobs)
 
 
 def test_plan_uses_the_preset_sweep_table_when_no_vary_is_given():
@@ -285,9 +286,10 @@ def test_targets_become_one_more_key(tmp_path):
 
 
 def test_sysbench_compare_adds_the_tool_key_only_when_sysbench_exists():
-    preset = fake_preset("sysbench-compare", sweep={"nrfiles": [128, 1]})
+    preset = fake_preset("sysbench-compare", sweep={"nrfiles": [128, 1]}, sections=("sync-fsync100", "libaio-direct"))
     with_sysbench = plan_sweep(preset, sysbench_available=True)
-    assert with_sysbench.keys == ["nrfiles", "tool"] and len(with_sysbench.params) == 4
+    # sysbench runs one workload at a time, so each job section becomes a point.
+    assert with_sysbench.keys == ["job", "nrfiles", "tool"] and len(with_sysbench.params) == 8
     without = plan_sweep(preset, sysbench_available=False)
     assert without.keys == ["nrfiles"] and "not installed" in without.notes[0]
     with pytest.raises(SweepPlanError, match="needs sysbench"):
@@ -446,3 +448,37 @@ async def test_a_point_that_cannot_start_fails_and_the_sweep_goes_on(tmp_path):
     assert result.points[1].error == "numjobs=2 was refused."
     assert result.status == "failed"
     assert isinstance(events[0], SweepStarted) and isinstance(events[-1], SweepFinished)
+
+
+def test_job_key_must_name_a_section():
+    preset = fake_preset(sections=("randread", "randwrite"))
+    assert plan_sweep(preset, vary=["job=randwrite", "numjobs=1,2"]).keys == ["job", "numjobs"]
+    with pytest.raises(SweepPlanError, match="no job section 'seqread'.*randread, randwrite"):
+        plan_sweep(preset, vary=["job=seqread"])
+
+
+def test_points_of_the_shipped_numjobs_preset():
+    from iotui.core import presets
+    from iotui.core.sweep import estimate_sweep, preset_for_point
+
+    preset = presets.find_preset("numjobs-scaling")
+    plan = plan_sweep(preset)
+    assert plan.params == [{"numjobs": v} for v in ("1", "2", "4", "8", "16", "32")]
+    point = preset_for_point(preset, {"numjobs": "8"})
+    assert point.options["numjobs"] == "8" and [s.name for s in point.jobs] == ["randread", "randwrite"]
+    only_reads = preset_for_point(preset, {"job": "randread", "numjobs": "8"})
+    assert [s.name for s in only_reads.jobs] == ["randread"]
+    estimate = estimate_sweep(plan, baseline_s=2)
+    # each point: 2 sections x (30 s + 10 s ramp) + 2 s baseline + 1 s around fio
+    assert estimate.point_duration_s[0] == 83 and estimate.duration_s == 6 * 83
+    assert estimate.disk_bytes == 4 << 30  # all points share one 4 GiB file, one after another
+
+
+def test_size_based_presets_have_no_time_estimate():
+    from iotui.core import presets
+    from iotui.core.sweep import describe_estimate, estimate_sweep
+
+    plan = plan_sweep(presets.find_preset("mount-options"), targets="/tmp,/var/tmp")
+    estimate = estimate_sweep(plan)
+    assert estimate.duration_s is None
+    assert "time unknown" in describe_estimate(plan, estimate)

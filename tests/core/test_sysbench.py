@@ -179,3 +179,14 @@ async def test_live_sysbench_failure_still_removes_its_directory(tmp_path):
     assert record.status == "failed"
     assert any(w["code"] == "failed" and "sysbench" in w["message"] for w in record.warnings)
     assert not any(path.name.startswith(WORK_DIR_PREFIX) for path in tmp_path.iterdir())
+
+
+def test_fsync_counts_match_sysbench_semantics_in_real_reports():
+    # Every N requests (reads and writes) sysbench fsyncs each of its files: the
+    # 4-file capture and the article's 128-file report both show it exactly.
+    four_files = parse_sysbench_output(fixture("rndrw-sync-fsync100-4files.txt"))
+    assert four_files.fsyncs_per_s == pytest.approx((four_files.reads_per_s + four_files.writes_per_s) / 100 * 4, rel=0.01)
+    article = parse_sysbench_output(fixture("sysbench-1.0.9-article.txt"))
+    assert article.fsyncs_per_s == pytest.approx((article.reads_per_s + article.writes_per_s) / 100 * 128, rel=0.01)
+    workload = sysbench_workload({"rw": "randrw", "size": "1M", "fsync": "100", "nrfiles": "128"})
+    assert "each of its 128 files" in workload.notes[0]

@@ -1,0 +1,276 @@
+"""``iotui sweep``: run a preset over every combination of varied values, then analyse.
+
+Headless and without prompts: it prints the number of points, the estimated
+time and the disk space first, refuses when the space is not there, then runs
+the points one after another (one line each), and ends with a table and the
+sweet spot, the balanced point and, for several keys, the ranking. Ctrl-C
+stops the current point (its partial record is kept), saves the sweep record
+and exits 130; the same command with ``--resume`` goes on where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from iotui import format as fmt
+from iotui.cli_common import (
+    CommandError,
+    add_run_options,
+    load_preset_from_args,
+    make_session,
+    parse_set_options,
+    resolve_fio_binary,
+    resolve_runs_dir,
+)
+from iotui.commands.sweep_output import sweep_json, sweep_markdown, sweep_text
+from iotui.core.sweep import (
+    SweepPlan,
+    SweepPlanError,
+    check_space,
+    describe_estimate,
+    estimate_sweep,
+    make_base,
+    plan_sweep,
+    preset_for_point,
+    target_for_point,
+    tool_for_point,
+)
+from iotui.core.sweep_analysis import PointResult, analyze
+from iotui.core.sweep_record import SweepPointState, SweepRecord, SweepRecordError, find_resumable
+from iotui.core.sweep_runner import PointFinished, PointStarted, SweepPointError, SweepRunner
+from iotui.core.session import LogLine
+from iotui.core.sysbench_session import find_sysbench
+
+EXIT_COMPLETED = 0
+EXIT_FAILED = 1
+EXIT_INTERRUPTED = 130
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "sweep",
+        help="run a preset over several values of fio options (or targets) and find the sweet spot",
+        description="Run the cartesian product of --vary values (and --targets), each point a normal "
+        "run record, plus a sweep record; then print the table, the sweet spot, the balanced point "
+        "and, for several keys, each value's average placing. Without --vary, the preset's [sweep] "
+        "defaults are used. Exit 0 when every point completed, 130 when interrupted, 1 otherwise.",
+    )
+    parser.add_argument("preset", nargs="?", help="preset name or path to a preset .toml")
+    add_run_options(parser)
+    parser.add_argument(
+        "--vary", action="append", metavar="KEY=V1,V2", default=[],
+        help="a fio option and the values to try (repeatable; 'tool=fio,sysbench' runs sysbench too)",
+    )
+    parser.add_argument("--targets", metavar="DIR1,DIR2", help="run every point in each directory (one more varied key)")
+    parser.add_argument("--resume", action="store_true", help="go on with the unfinished sweep made by the same command")
+    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text", help="how to print the results")
+    parser.add_argument("--dry-run", action="store_true", help="print the points and the estimate, run nothing")
+    parser.set_defaults(handler=handle)
+
+
+class ProgressPrinter:
+    """One line per point; warnings once each. Goes to stderr when stdout carries JSON."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.seen_messages: set[str] = set()
+
+    def __call__(self, event: object) -> None:
+        if isinstance(event, PointStarted):
+            left = f", about {fmt.duration_s(event.time_left_s)} left" if event.time_left_s is not None else ""
+            print(f"[{event.number}/{event.total}] {_params(event.point.params)}: running{left}", file=self.out, flush=True)
+        elif isinstance(event, PointFinished):
+            print(f"[{event.number}/{event.total}] {_params(event.point.params)}: {_outcome(event.point)}", file=self.out, flush=True)
+        elif isinstance(event, LogLine) and event.source in ("iotui", "stderr"):
+            text = event.text if event.source == "iotui" else f"fio: {event.text}"
+            if text not in self.seen_messages:
+                self.seen_messages.add(text)
+                print(f"  {text}", file=sys.stderr, flush=True)
+
+
+def _params(params: dict[str, str]) -> str:
+    return ", ".join(f"{key}={value}" for key, value in params.items())
+
+
+def _outcome(point: SweepPointState) -> str:
+    if point.status == "failed":
+        return f"failed: {point.error or 'see its record'}"
+    result = point.point_result()
+    parts = [point.status]
+    for direction in ("read", "write"):
+        iops = getattr(result, f"{direction}_iops")
+        if iops is not None:
+            p99 = getattr(result, f"{direction}_lat_p99_ns")
+            parts.append(f"{direction} {fmt.iops(iops)} IOPS p99 {fmt.latency_ns(p99)}")
+    if result.responsiveness:
+        parts.append(f"responsiveness {result.responsiveness}")
+    return ", ".join(parts)
+
+
+def _plan(args: argparse.Namespace) -> SweepPlan:
+    if args.no_save:
+        raise CommandError("A sweep keeps its records (that is how it resumes and compares); drop --no-save.")
+    preset = load_preset_from_args(args)
+    base = make_base(
+        preset_name=args.preset,
+        job_file=args.job_file,
+        target=args.target,
+        runtime_s=args.runtime,
+        size=args.size,
+        sets=parse_set_options(args.set),
+    )
+    try:
+        return plan_sweep(
+            preset,
+            vary=args.vary,
+            targets=args.targets,
+            target=args.target,
+            base=base,
+            sysbench_available=find_sysbench() is not None,
+        )
+    except SweepPlanError as error:
+        raise CommandError(str(error)) from None
+
+
+def _start_point_factory(args: argparse.Namespace, plan: SweepPlan, runs_dir: Path):
+    """Build each point's session: fio through make_session, or sysbench on the same plan."""
+
+    async def start_point(point: SweepPointState, emit) -> Any:
+        point_preset = preset_for_point(plan.preset, point.params)
+        target = target_for_point(plan, point.params)
+        try:
+            if tool_for_point(point.params) == "sysbench":
+                return _sysbench_session(args, point_preset, target, runs_dir, emit)
+            return await make_session(args, point_preset, runs_dir=runs_dir, on_event=emit, target=target)
+        except CommandError as error:
+            raise SweepPointError(str(error)) from None
+
+    return start_point
+
+
+def _sysbench_session(args: argparse.Namespace, preset: Any, target: str | None, runs_dir: Path, emit) -> Any:
+    from iotui.core.host import HostSampler
+    from iotui.core.plan import PlanError, make_plan
+    from iotui.core.responsiveness import ResponsivenessMonitor, WakeupProbe
+    from iotui.core.sysbench_session import SysbenchSession
+
+    binary = find_sysbench()
+    if binary is None:
+        raise SweepPointError("sysbench is not installed; install it or drop tool=sysbench.")
+    try:
+        run_plan = make_plan(
+            preset, target if target is not None else args.target,
+            fio_binary=resolve_fio_binary(args), allow_cache=args.allow_cache,
+        )
+    except PlanError as error:
+        raise SweepPointError(str(error)) from None
+    return SysbenchSession(
+        run_plan,
+        sysbench_binary=binary,
+        runs_dir=runs_dir,
+        on_event=emit,
+        sampler=HostSampler(run_plan.devices),
+        probe=WakeupProbe(),
+        monitor=ResponsivenessMonitor(),
+        baseline_s=max(0.0, float(args.baseline or 0.0)),
+    )
+
+
+def _sweep_record(args: argparse.Namespace, plan: SweepPlan, runs_dir: Path, out: TextIO) -> SweepRecord:
+    fresh = SweepRecord.new(plan.preset.name, plan.preset.title, plan.axes, plan.params, plan.base)
+    if not args.resume:
+        return fresh
+    found = find_resumable(runs_dir, fresh.signature())
+    if found is None:
+        print(f"No earlier sweep made by this command in {runs_dir}; starting a new one.", file=out)
+        return fresh
+    done = len(found.points) - len(found.pending())
+    print(f"Resuming {found.path}: {done} of {len(found.points)} points already completed.", file=out)
+    return found
+
+
+def _print_results(args: argparse.Namespace, sweep: SweepRecord) -> None:
+    analysis = analyze(sweep.results(), sweep.axes)
+    if args.format == "json":
+        print(json.dumps(sweep_json(sweep, analysis), indent=2))
+    elif args.format == "markdown":
+        print(sweep_markdown(sweep, analysis))
+    else:
+        print()
+        print(sweep_text(sweep, analysis))
+
+
+async def _run(args: argparse.Namespace) -> int:
+    out = sys.stderr if args.format == "json" else sys.stdout
+    plan = _plan(args)
+    for note in plan.notes:
+        print(note, file=out)
+    try:
+        estimate = estimate_sweep(plan, baseline_s=max(0.0, float(args.baseline or 0.0)))
+        check_space(estimate)
+    except SweepPlanError as error:
+        raise CommandError(str(error)) from None
+    runs_dir = resolve_runs_dir(args)
+    sweep = _sweep_record(args, plan, runs_dir, out)
+    sweep.estimated_duration_s = estimate.duration_s
+    sweep.estimated_disk_bytes = estimate.disk_bytes
+    pending = [point.index for point in sweep.pending()]
+    print(describe_estimate(plan, estimate, pending), file=out, flush=True)
+    if args.dry_run:
+        for point in sweep.points:
+            print(f"  {point.index + 1}. {_params(point.params)} ({point.status})", file=out)
+        return EXIT_COMPLETED
+    runner = SweepRunner(
+        sweep,
+        start_point=_start_point_factory(args, plan, runs_dir),
+        runs_dir=runs_dir,
+        on_event=ProgressPrinter(out),
+        estimates_s=estimate.point_duration_s,
+    )
+    loop = asyncio.get_running_loop()
+    interrupted = False
+
+    def on_signal() -> None:
+        nonlocal interrupted
+        if not interrupted:
+            print("\nStopping the current point (its partial record is kept); resume with --resume.", file=sys.stderr)
+        interrupted = True
+        runner.request_stop()
+
+    signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    for signum in signals:
+        loop.add_signal_handler(signum, on_signal)
+    try:
+        sweep = await runner.run()
+    except SweepRecordError as error:
+        raise CommandError(str(error)) from None
+    finally:
+        for signum in signals:
+            loop.remove_signal_handler(signum)
+    _print_results(args, sweep)
+    if interrupted or sweep.status == "stopped":
+        return EXIT_INTERRUPTED
+    failed = [point for point in sweep.points if point.status == "failed"]
+    if failed:
+        first = failed[0]
+        print(
+            f"iotui: {len(failed)} of {len(sweep.points)} points failed; the first, {_params(first.params)}: "
+            f"{first.error or 'see its record'} (run the same command with --resume to retry them).",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    return EXIT_COMPLETED
+
+
+def handle(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(_run(args))
+    except CommandError as error:
+        print(f"iotui: {error}", file=sys.stderr)
+        return EXIT_FAILED

@@ -1,0 +1,137 @@
+"""How ``iotui sweep`` shows a sweep: a table like the studies' tables, Markdown, or JSON.
+
+Kept apart from the command so the shapes are easy to test and reuse (a
+screen can export the same Markdown).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from iotui import format as fmt
+from iotui.core.sweep_analysis import PointResult, SweepAnalysis
+from iotui.core.sweep_record import SweepRecord
+
+# (header, value from a point, formatter) for the figures; varied keys come first.
+_COLUMNS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
+    ("read IOPS", "read_iops", fmt.iops),
+    ("read MiB/s", "read_bw_bytes", fmt.mib_per_s),
+    ("read p99", "read_lat_p99_ns", fmt.latency_ns),
+    ("write IOPS", "write_iops", fmt.iops),
+    ("write MiB/s", "write_bw_bytes", fmt.mib_per_s),
+    ("write p99", "write_lat_p99_ns", fmt.latency_ns),
+    ("IOPS/fio core", "iops_per_fio_core", fmt.iops),
+    ("IOPS/busy core", "iops_per_busy_core", fmt.iops),
+)
+
+
+def point_json(point: PointResult, error: str = "") -> dict[str, Any]:
+    """One entry of the JSON ``points`` array."""
+    return {
+        "params": dict(point.params),
+        "record": point.record,
+        "status": point.status,
+        "read_iops": point.read_iops,
+        "write_iops": point.write_iops,
+        "read_bw_bytes": point.read_bw_bytes,
+        "write_bw_bytes": point.write_bw_bytes,
+        "read_lat_p99_ns": point.read_lat_p99_ns,
+        "write_lat_p99_ns": point.write_lat_p99_ns,
+        "responsiveness": point.responsiveness,
+        "iops_per_fio_core": point.iops_per_fio_core,
+        "iops_per_busy_core": point.iops_per_busy_core,
+        "error": error or None,
+    }
+
+
+def sweep_json(sweep: SweepRecord, analysis: SweepAnalysis) -> dict[str, Any]:
+    """The ``--format json`` document: points, sweet_spot, balanced, and ranking for several keys."""
+    results = sweep.results()
+    doc: dict[str, Any] = {
+        "sweep": {
+            "path": str(sweep.path) if sweep.path else None,
+            "preset": sweep.preset,
+            "status": sweep.status,
+            "keys": sweep.keys,
+            "metric": f"total_{analysis.metric}",
+        },
+        "points": [point_json(result, state.error) for result, state in zip(results, sweep.points)],
+        "sweet_spot": analysis.sweet_spot.to_json() if analysis.sweet_spot else None,
+        "balanced": analysis.balanced.to_json() if analysis.balanced else None,
+    }
+    if analysis.ranking is not None:
+        doc["ranking"] = analysis.ranking.to_json()
+    return doc
+
+
+def _rows(sweep: SweepRecord) -> tuple[list[str], list[list[str]]]:
+    results = sweep.results()
+    shown = [column for column in _COLUMNS if any(getattr(r, column[1]) is not None for r in results)]
+    headers = [*sweep.keys, *(header for header, _, _ in shown), "responsive", "status"]
+    rows = []
+    for result in results:
+        cells = [result.params.get(key, "") for key in sweep.keys]
+        cells += [formatter(getattr(result, attribute)) for _, attribute, formatter in shown]
+        cells += [result.responsiveness or fmt.NO_VALUE, result.status]
+        rows.append(cells)
+    return headers, rows
+
+
+def _analysis_lines(analysis: SweepAnalysis, bullet: str, sub_bullet: str) -> list[str]:
+    lines = []
+    for label, choice in (("Sweet spot", analysis.sweet_spot), ("Balanced", analysis.balanced)):
+        if choice is not None:
+            params = ", ".join(f"{key}={value}" for key, value in choice.params.items())
+            lines.append(f"{bullet}{label}: {params}. {choice.why}")
+    ranking = analysis.ranking
+    if ranking is not None:
+        lines.append(f"{bullet}Ranking by average placing (1 = fastest by {ranking.metric.replace('_', ' ')}):")
+        for key, placings in ranking.keys.items():
+            ranked = ", ".join(f"{p.value} ({p.average_placing:.1f})" for p in placings)
+            lines.append(f"{sub_bullet}{key}: {ranked}")
+        combination = ", ".join(f"{key}={value}" for key, value in ranking.best_combination.items())
+        measured = "measured in this sweep" if ranking.best_combination_measured else "not measured in this sweep"
+        lines.append(f"{bullet}Best combination: {combination} ({measured}).")
+        if ranking.fastest is not None:
+            fastest = ", ".join(f"{key}={value}" for key, value in ranking.fastest.params.items())
+            lines.append(f"{bullet}Fastest single point: {fastest}.")
+    lines.extend(f"{bullet}{note}" for note in analysis.notes)
+    return lines
+
+
+def sweep_text(sweep: SweepRecord, analysis: SweepAnalysis) -> str:
+    """Aligned columns, then the analysis sentences."""
+    headers, rows = _rows(sweep)
+    widths = [max(len(headers[i]), *(len(row[i]) for row in rows)) if rows else len(headers[i]) for i in range(len(headers))]
+    key_count = len(sweep.keys)
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            cell.ljust(widths[i]) if i < key_count or i >= len(cells) - 2 else cell.rjust(widths[i])
+            for i, cell in enumerate(cells)
+        ).rstrip()
+
+    out = [line(headers), *(line(row) for row in rows), ""]
+    out += _analysis_lines(analysis, "", "  ")
+    if sweep.path is not None:
+        out.append(f"Sweep record: {sweep.path}")
+    return "\n".join(out)
+
+
+def sweep_markdown(sweep: SweepRecord, analysis: SweepAnalysis) -> str:
+    """A Markdown table (as in the studies' write-ups) and the analysis as a list."""
+    headers, rows = _rows(sweep)
+    key_count = len(sweep.keys)
+    align = ["---" if i < key_count or i >= len(headers) - 2 else "---:" for i in range(len(headers))]
+    out = [
+        f"## Sweep of {sweep.preset}",
+        "",
+        "| " + " | ".join(headers) + " |",
+        "|" + "|".join(align) + "|",
+        *("| " + " | ".join(row) + " |" for row in rows),
+        "",
+    ]
+    out += _analysis_lines(analysis, "- ", "  - ")
+    if sweep.path is not None:
+        out += ["", f"Sweep record: `{sweep.path}`"]
+    return "\n".join(out)
