@@ -49,6 +49,8 @@ _ISSUED = re.compile(r"^\s+issued\s*\w*\s*:\s*total=(?P<total>\S+)")
 _VERSION = re.compile(r"^(?:<[^>]*>\s*)?(fio-\d\S*)\s*$")
 _COMMAND = re.compile(r"^\s*(?:[$#>]\s*)?(?:sudo\s+)?(?:\S*/)?fio\s+(?P<args>-.*)$")
 _RUN_STATUS = re.compile(r"^\s*Run status group")
+# fio --client prefixes every line of a host's report with "<hostname> ".
+_CLIENT_PREFIX = re.compile(r"^<[^>]*> ")
 
 _TIME_UNIT_NS = {"nsec": 1, "usec": 1000, "msec": 1_000_000}
 _SUFFIX = {"": 1, "k": 1000, "K": 1000, "M": 1_000_000, "G": 1_000_000_000}
@@ -317,7 +319,7 @@ def parse_normal_output(text: str) -> list[RunRecord]:
         block = None
 
     for line in text.splitlines():
-        line = line.rstrip("\r")
+        line = _CLIENT_PREFIX.sub("", line.rstrip("\r"), count=1)
         header = _JOB_HEADER.match(line)
         if header:
             close()

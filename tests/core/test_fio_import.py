@@ -388,3 +388,35 @@ def test_real_fio_status_interval_capture(tmp_path: Path) -> None:
     assert record.summary["read"]["lat_p99_ns"] == final["clat_ns"]["percentile"]["99.000000"]
     assert len(record.samples) >= 2
     assert sum(s["read_iops"] * s["dt_s"] for s in record.samples) == pytest.approx(final["total_ios"], rel=0.01)
+
+
+@requires_fio
+@pytest.mark.fio
+def test_real_fio_normal_report_equals_its_own_json(tmp_path: Path) -> None:
+    """One fio run printed both ways (normal,json): the text import matches the JSON's figures."""
+    result = subprocess.run(
+        [
+            shutil.which("fio") or "fio", "--name=both", f"--filename={tmp_path / 'data'}", "--size=8M",
+            "--rw=randrw", "--bs=4k", "--runtime=1", "--time_based", "--ioengine=psync", "--numjobs=2",
+            "--group_reporting", "--output-format=normal,json",
+        ],
+        check=True, capture_output=True, timeout=60, text=True,
+    )
+    json_end = result.stdout.index("\n}\n") + 3
+    fio = json.loads(result.stdout[result.stdout.index("{"):json_end])["jobs"][0]
+    normal = tmp_path / "normal.txt"
+    normal.write_text(result.stdout[:result.stdout.index("{")] + result.stdout[json_end:])
+    [record] = import_fio_file(normal)
+    text = normal.read_text()
+    for direction in ("read", "write"):
+        table, ours = record.summary[direction], fio[direction]
+        assert table["total_ios"] == ours["total_ios"]
+        assert table["io_bytes"] == ours["io_bytes"]
+        assert table["iops"] == pytest.approx(ours["iops"], rel=1e-9)
+        assert table["bw_bytes"] == pytest.approx(ours["bw_bytes"], abs=1)  # fio truncates to whole bytes/s
+        unit_ns = 1000 if f"{direction}:" in text and "clat (usec)" in text else 1
+        assert table["lat_mean_ns"] == pytest.approx(ours["clat_ns"]["mean"], abs=0.01 * unit_ns)
+        for name, key in (("p50", "50.000000"), ("p99", "99.000000"), ("p99_9", "99.900000")):
+            assert abs(table[f"lat_{name}_ns"] - ours["clat_ns"]["percentile"][key]) < 1000
+    assert record.summary["cpu"]["fio_cpu_cores"] == pytest.approx((fio["usr_cpu"] + fio["sys_cpu"]) / 100 * 2, abs=0.01)
+    assert record.options["rw"] == "randrw" and record.run["fio_version"].startswith("fio-3")
