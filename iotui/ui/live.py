@@ -40,6 +40,11 @@ class SeriesSpec:
     kind: str  # a FORMATTERS key
     scale_max: float | None = None  # fixed top of the scale (percentages); None: the window's max
 
+    @property
+    def higher_is_better(self) -> bool:
+        """Throughput: when samples share a cell, its worst (lowest) is drawn, so stalls show."""
+        return self.kind in ("iops", "bytes_per_s")
+
     def format(self, value: float | None) -> str:
         return FORMATTERS[self.kind](value)
 
@@ -114,13 +119,17 @@ class LiveSeries:
         return [spec for direction in self.directions for spec in fio_specs(direction)]
 
 
-def sparkline(values: list[float | None], width: int, scale_max: float | None = None) -> str:
+def sparkline(
+    values: list[float | None], width: int, scale_max: float | None = None, *, show_lowest: bool = False
+) -> str:
     """``values`` (oldest first) as ``width`` block characters, newest on the right.
 
     The window is at least SPARK_MIN_WINDOW samples wide, so at small widths several
-    samples share a cell (their maximum is drawn) and the time axis never shrinks
-    below a minute. A window not yet full is padded on the left with blanks; a gap
-    (``None``) is a blank; zero is the lowest bar.
+    samples share a cell and the time axis never shrinks below a minute; a shared
+    cell draws the worst of its samples: the highest (latency, load), or the lowest
+    with ``show_lowest`` (throughput, so a stall is never averaged away). A window
+    not yet full is padded on the left with blanks; a gap (``None``) is a blank;
+    zero is the lowest bar.
     """
     if width <= 0:
         return ""
@@ -137,7 +146,7 @@ def sparkline(values: list[float | None], width: int, scale_max: float | None = 
         if not bucket:
             cells.append(" ")
             continue
-        value = max(bucket)
+        value = min(bucket) if show_lowest else max(bucket)
         if top <= 0 or value <= 0:
             cells.append(SPARK_BARS[0])
             continue

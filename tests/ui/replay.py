@@ -102,16 +102,18 @@ class ReplayRunner:
         return self.returncode
 
 
-def synthetic_documents(count: int, source: str = RANDRW) -> list[dict]:
-    """``count`` cumulative documents, one per second, each interval like the source's first.
+def synthetic_documents(count: int, source: str = RANDRW, multipliers: list[int] | None = None) -> list[dict]:
+    """``count`` cumulative documents, one per second, each interval a multiple of the source's first.
 
-    Document k is the source's first document with every counter multiplied by k+1,
-    so every interval has the same IOPS, bandwidth and latency bins.
+    Interval k carries the source's first document's counters times ``multipliers[k]``
+    (default 1: every interval has the same IOPS, bandwidth and latency bins), so
+    document k holds the running sum of those multiples.
     """
     base = fio_documents(source)[0]
     documents = []
+    scale = 0
     for index in range(count):
-        scale = index + 1
+        scale += multipliers[index % len(multipliers)] if multipliers else 1
         doc = copy.deepcopy(base)
         doc["timestamp_ms"] = base["timestamp_ms"] + 1000 * index
         for job in doc["jobs"]:
@@ -280,7 +282,7 @@ class ReplayServices(Services):
         return FakePreset(preset.name, preset.title, preset.description, preset.tells, options)
 
     def preview(self, preset: Any, target_path: str) -> PlanPreview:
-        argv = ["fio", f"--name={preset.name}", f"--filename={target_path}/.iotui-<run-id>.fio-test"]
+        argv = ["fio", f"--name={preset.name}", f"--filename={target_path}/.iotui-XXXXXXXXXXXX.fio-test"]
         argv += [f"--{key}={value}" for key, value in preset.options.items()]
         argv += ["--output-format=json+", "--status-interval=1", "--eta=never"]
         warnings = next((t.warnings for t in TARGETS if t.path == target_path), [])

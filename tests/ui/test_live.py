@@ -59,3 +59,9 @@ def test_sparkline_pads_a_young_series_and_draws_gaps_as_blanks() -> None:
 def test_sparkline_uses_a_fixed_scale_when_given() -> None:
     assert sparkline([50.0], 60, scale_max=100.0)[-1] == SPARK_BARS[3]
     assert sparkline([50.0], 60)[-1] == SPARK_BARS[-1]
+
+
+def test_throughput_cells_show_the_stall_latency_cells_the_spike() -> None:
+    values = [100.0, 0.0, 100.0] * 40  # 120 samples, 2 cells of 60: each cell holds a stall
+    assert sparkline(values, 2, show_lowest=True) == SPARK_BARS[0] * 2
+    assert sparkline(values, 2) == SPARK_BARS[-1] * 2

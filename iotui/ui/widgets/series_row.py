@@ -27,7 +27,7 @@ class SeriesRow(Widget):
         text = Text(no_wrap=True, overflow="crop")
         text.append(f"{self.spec.label:<{LABEL_WIDTH}}", style=self.get_component_rich_style("series-row--label"))
         text.append(
-            sparkline(ring.values(), spark_width, self.spec.scale_max),
+            sparkline(ring.values(), spark_width, self.spec.scale_max, show_lowest=self.spec.higher_is_better),
             style=self.get_component_rich_style("series-row--spark"),
         )
         text.append(" " + f"{self.spec.format(ring.latest()):>{VALUE_WIDTH}}" + " ")

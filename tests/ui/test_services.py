@@ -1,0 +1,81 @@
+"""The real services the app uses: presets, targets and the command preview from the core."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from iotui.core.presets import find_preset
+from iotui.ui.services import Overrides, RunRequest, ServiceError, Services
+
+
+def test_presets_are_the_shipped_ones(tmp_path) -> None:
+    presets, errors = Services(runs_dir=tmp_path).list_presets()
+    assert "quick" in [preset.name for preset in presets]
+    assert errors == []
+
+
+def test_targets_start_with_the_current_directory(tmp_path) -> None:
+    targets = Services(runs_dir=tmp_path, cwd=str(tmp_path)).list_targets()
+    assert str(targets[0].path) == str(tmp_path.resolve())
+
+
+def test_the_preview_is_the_exact_command_with_a_placeholder_file(tmp_path) -> None:
+    services = Services(runs_dir=tmp_path, fio="/usr/bin/fio")
+    preset = services.apply_overrides(find_preset("quick"), Overrides(runtime_s=3, size="16M", direct=False))
+    preview = services.preview(preset, str(tmp_path))
+    assert preview.error is None
+    assert f"--filename={tmp_path.resolve()}/.iotui-XXXXXXXXXXXX.fio-test" in preview.command
+    assert "--runtime=3" in preview.command and "--size=16M" in preview.command and "--direct=0" in preview.command
+    assert preview.duration_s == 3
+    assert preview.disk_bytes == 16 * 2**20
+    assert any(code == "cache-small-file" for code, _ in preview.warnings)  # buffered and small
+
+
+def test_a_missing_fio_is_a_warning_in_the_preview(tmp_path) -> None:
+    services = Services(runs_dir=tmp_path, fio="/nowhere/fio")
+    preview = services.preview(find_preset("quick"), str(tmp_path))
+    assert any(code == "fio-missing" and "install" in sentence for code, sentence in preview.warnings)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_an_unwritable_target_is_refused_in_the_preview(tmp_path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    preview = Services(runs_dir=tmp_path).preview(find_preset("quick"), str(locked))
+    assert preview.error and "Cannot write" in preview.error
+
+
+def test_a_memory_target_is_refused_in_the_preview(tmp_path) -> None:
+    shm = Path("/dev/shm")
+    if not shm.is_dir():
+        pytest.skip("no /dev/shm here")
+    services = Services(runs_dir=tmp_path)
+    info = services.inspect_target(str(shm))
+    if info.filesystem not in ("tmpfs", "ramfs"):
+        pytest.skip("/dev/shm is not a memory filesystem here")
+    assert any(code == "fs-memory" for code, _ in info.warnings)
+    preview = services.preview(find_preset("quick"), str(shm))
+    assert preview.error and "memory" in preview.error
+
+
+def test_a_missing_directory_is_a_sentence(tmp_path) -> None:
+    with pytest.raises(ServiceError, match="does not exist"):
+        Services(runs_dir=tmp_path).inspect_target(str(tmp_path / "nope"))
+
+
+def test_a_bad_override_is_a_sentence(tmp_path) -> None:
+    with pytest.raises(ServiceError, match="positive number of seconds"):
+        Services(runs_dir=tmp_path).apply_overrides(find_preset("quick"), Overrides(runtime_s=-1))
+
+
+async def test_a_missing_fio_stops_the_session_with_the_install_sentence(tmp_path) -> None:
+    services = Services(runs_dir=tmp_path, fio="/nowhere/fio", baseline_s=0)
+    with pytest.raises(ServiceError, match="install"):
+        await services.make_session(RunRequest(find_preset("quick"), str(tmp_path)), lambda event: None)
+
+
+def test_an_unreadable_runs_directory_lists_nothing(tmp_path) -> None:
+    assert Services(runs_dir=tmp_path / "absent").list_records() == []
