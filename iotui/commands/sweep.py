@@ -41,7 +41,7 @@ from iotui.core.sweep import (
     target_for_point,
     tool_for_point,
 )
-from iotui.core.sweep_analysis import PointResult, analyze
+from iotui.core.sweep_analysis import analyze
 from iotui.core.sweep_record import SweepPointState, SweepRecord, SweepRecordError, find_resumable
 from iotui.core.sweep_runner import PointFinished, PointStarted, SweepPointError, SweepRunner
 from iotui.core.session import LogLine

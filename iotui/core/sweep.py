@@ -274,6 +274,10 @@ def check_space(estimate: SweepEstimate) -> None:
             )
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
 def describe_estimate(plan: SweepPlan, estimate: SweepEstimate, pending: Sequence[int] | None = None) -> str:
     """The line printed before a sweep starts (``pending``: indices still to run, on resume)."""
     points = len(plan.params)
@@ -282,7 +286,7 @@ def describe_estimate(plan: SweepPlan, estimate: SweepEstimate, pending: Sequenc
         time_text = f"about {fmt.duration_s(sum(estimate.point_duration_s[index] for index in indices))}"
     else:
         time_text = "time unknown (a point has no runtime: it runs until its file is written and read)"
-    head = f"{points} points" if len(indices) == points else f"{points} points, {len(indices)} still to run"
+    head = _count(points, "point") if len(indices) == points else f"{_count(points, 'point')}, {len(indices)} still to run"
     keys = " x ".join(f"{axis.key} ({len(axis.values)})" for axis in plan.axes)
     space = ", ".join(f"{fmt.size_bytes(needed)} in {shown}" for shown, needed, _, _ in estimate.needs) or "none"
     return f"Sweep of {plan.preset.name}: {head} over {keys}, {time_text}; disk space needed: {space}."

@@ -14,11 +14,12 @@ documented in ``docs/sweeps.md``:
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from iotui import format as fmt
-from iotui.core.sweep_values import SweepAxis
+from iotui.core.sweep_values import TARGET_KEY, SweepAxis
 
 SWEET_SPOT_SHARE = 0.95
 RESPONSIVE = "ok"
@@ -45,6 +46,7 @@ class PointResult:
     iops_per_busy_core: float | None = None
     status: str = "completed"
     record: str | None = None
+    mount_options: str | None = None
 
     @property
     def total_iops(self) -> float:
@@ -96,6 +98,7 @@ class PointResult:
             iops_per_busy_core=_number(cpu.get("iops_per_busy_core")),
             status=record.status,
             record=record_path if record_path is not None else (str(record.path) if record.path else None),
+            mount_options=record.target.get("mount_options") or None,
         )
 
 
@@ -195,9 +198,16 @@ def _value_rank_key(axes: Sequence[SweepAxis]):
     return key
 
 
+# Statuses of whole results: a run that completed, an imported fio report, a published table row.
+FINISHED_STATUSES = ("completed", "imported", "reference")
+
+
 def usable_points(points: Iterable[PointResult]) -> list[PointResult]:
-    """Points that completed and did I/O: the only ones the analysis can judge."""
-    return [point for point in points if point.status == "completed" and (point.total_iops > 0 or point.total_bw_bytes > 0)]
+    """Points that finished and did I/O: the only ones the analysis can judge."""
+    return [
+        point for point in points
+        if point.status in FINISHED_STATUSES and (point.total_iops > 0 or point.total_bw_bytes > 0)
+    ]
 
 
 def responsive_candidates(points: Sequence[PointResult]) -> tuple[list[PointResult], str]:
@@ -214,7 +224,9 @@ def responsive_candidates(points: Sequence[PointResult]) -> tuple[list[PointResu
         return responsive, f"; left out as not responsive: {'; '.join(_describe(p.params) for p in dropped)}"
     not_unresponsive = [p for p in points if p.responsiveness != UNRESPONSIVE]
     if not_unresponsive:
-        return not_unresponsive, "; no point stayed fully responsive, so the sluggish ones were used"
+        dropped = [p for p in points if p.responsiveness == UNRESPONSIVE]
+        left_out = f" (left out as unresponsive: {'; '.join(_describe(p.params) for p in dropped)})" if dropped else ""
+        return not_unresponsive, f"; no point stayed fully responsive, so the sluggish ones were used{left_out}"
     return list(points), "; no point stayed responsive, so all points were used"
 
 
@@ -350,14 +362,62 @@ def rank_by_average_placing(
     return Ranking(metric, keys, best_combination, measured, fastest)
 
 
+MOUNT_KEY_PREFIX = "mount:"
+
+
+def parse_mount_options(text: str) -> dict[str, str]:
+    """``rw,relatime,rsize=32768`` -> {"rw": "on", "relatime": "on", "rsize": "32768"}."""
+    options: dict[str, str] = {}
+    for item in str(text).split(","):
+        key, separator, value = item.strip().partition("=")
+        if key:
+            options[key] = value if separator else "on"
+    return options
+
+
+def mount_option_axes(points: Sequence[PointResult]) -> tuple[list[SweepAxis], list[PointResult]]:
+    """For a sweep across targets: the mount options that differ, as extra keys ``mount:NAME``.
+
+    The NFS study mounted one share per option set and ranked each option's
+    values; the targets' recorded mount options make that ranking automatic.
+    A flag present on some mounts only is "on" where present, "off" elsewhere.
+    """
+    parsed = [parse_mount_options(p.mount_options) if p.mount_options else None for p in points]
+    known = [options for options in parsed if options is not None]
+    if len(known) < 2:
+        return [], list(points)
+    keys = sorted({key for options in known for key in options})
+    axes = []
+    for key in keys:
+        values = list(dict.fromkeys(options.get(key, "off") for options in known))
+        if len(values) > 1:
+            axes.append(SweepAxis(f"{MOUNT_KEY_PREFIX}{key}", tuple(values)))
+    extended = []
+    for point, options in zip(points, parsed):
+        if options is None or not axes:
+            extended.append(point)
+            continue
+        extra = {axis.key: options.get(axis.key[len(MOUNT_KEY_PREFIX):], "off") for axis in axes}
+        extended.append(dataclasses.replace(point, params={**point.params, **extra}))
+    return axes, extended
+
+
 def analyze(points: Sequence[PointResult], axes: Sequence[SweepAxis]) -> SweepAnalysis:
-    """Sweet spot, balanced point and (for several keys) the ranking."""
+    """Sweet spot, balanced point and (for several keys) the ranking.
+
+    A sweep across targets also ranks the mount options that differ between
+    the targets (``mount:rsize`` ...), as the NFS study did by hand.
+    """
     metric = throughput_metric(axes)
     varied = [axis for axis in axes if len(axis.values) > 1]
     notes: list[str] = []
     if not usable_points(points):
         notes.append("No point completed with I/O, so there is nothing to analyse yet.")
-    ranking = rank_by_average_placing(points, varied, metric) if len(varied) > 1 else None
+    ranked_points: Sequence[PointResult] = points
+    if any(axis.key == TARGET_KEY for axis in varied):
+        mount_axes, ranked_points = mount_option_axes(usable_points(points))
+        varied = [*varied, *mount_axes]
+    ranking = rank_by_average_placing(ranked_points, varied, metric) if len(varied) > 1 else None
     return SweepAnalysis(
         metric=metric,
         sweet_spot=sweet_spot(points, axes, metric),

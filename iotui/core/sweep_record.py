@@ -73,6 +73,7 @@ class SweepPointState:
         return PointResult(
             params=dict(self.params),
             responsiveness=self.result.get("responsiveness"),
+            mount_options=self.result.get("mount_options"),
             status=self.status,
             record=self.record or None,
             **{key: float(value) if isinstance(value, (int, float)) else None for key, value in values.items()},
@@ -81,6 +82,7 @@ class SweepPointState:
     def set_result(self, result: PointResult) -> None:
         table: dict[str, Any] = {key: getattr(result, key) for key in RESULT_KEYS}
         table["responsiveness"] = result.responsiveness
+        table["mount_options"] = result.mount_options
         self.result = {key: value for key, value in table.items() if value is not None}
 
 

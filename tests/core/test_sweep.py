@@ -482,3 +482,54 @@ def test_size_based_presets_have_no_time_estimate():
     estimate = estimate_sweep(plan)
     assert estimate.duration_s is None
     assert "time unknown" in describe_estimate(plan, estimate)
+
+
+def test_the_shipped_openbsd_reference_records_give_the_same_answers():
+    # The compare feature ships the study's tables as reference records; reading
+    # them through PointResult.from_record must reproduce the table results above.
+    from iotui.core.references import resolve_reference
+
+    for name, expected_sweet, expected_balanced in (
+        ("openbsd-numjobs-randread", "8", "8"),
+        ("openbsd-numjobs-randwrite", "18", "8"),
+    ):
+        rows = resolve_reference(f"ref:{name}")
+        points = [PointResult.from_record(row, {"numjobs": row.options["numjobs"]}) for row in rows]
+        assert {p.status for p in points} == {"reference"}
+        axis = [SweepAxis("numjobs", tuple(p.params["numjobs"] for p in points))]
+        assert sweet_spot(points, axis).params == {"numjobs": expected_sweet}, name
+        assert balanced(points, axis).params == {"numjobs": expected_balanced}, name
+
+
+def test_a_sweep_across_mounts_ranks_the_mount_options_that_differ():
+    # The NFS study by targets: one mount per option set; iotui reads each target's
+    # mount options from its records and ranks them like the study's settings.
+    points = []
+    targets = []
+    for point in nfs_points():
+        mount, readahead = point.params["mount"], point.params["readahead"]
+        target = f"/mnt/nfs-{mount}-{readahead}"
+        targets.append(target)
+        points.append(
+            dataclasses.replace(
+                point,
+                params={"iothreads": point.params["iothreads"], "target": target},
+                mount_options=f"rw,{mount},readahead={readahead},vers=3",
+            )
+        )
+    axes = [NFS_AXES[0], SweepAxis("target", tuple(dict.fromkeys(targets)))]
+    ranking = analyze(points, axes).ranking
+    assert "mount:vers" not in ranking.keys  # the same on every mount: nothing to rank
+    readahead = {p.value: p.placing_sum for p in ranking.keys["mount:readahead"]}
+    assert readahead == {"1": 95.5, "2": 120.5, "3": 123, "4": 126}
+    assert [p.value for p in ranking.keys["mount:soft"]] == ["on", "off"]  # soft mounts placed better
+    assert ranking.best_combination["mount:readahead"] == "4" and ranking.best_combination["iothreads"] == "4"
+
+
+def test_sluggish_points_are_used_when_none_stayed_responsive_and_unresponsive_ones_named():
+    levels = {"1": "sluggish", "2": "unresponsive", "4": "sluggish", "8": "unresponsive", "18": "sluggish", "32": "sluggish"}
+    points = [dataclasses.replace(p, responsiveness=levels[p.params["numjobs"]]) for p in openbsd_points("read")]
+    spot = sweet_spot(points, NUMJOBS_AXIS)
+    # 8 jobs (the best) are out: 18 jobs give 439,661 IOPS, and 4 jobs reach only 76% of it.
+    assert spot.params == {"numjobs": "18"}
+    assert "sluggish ones were used (left out as unresponsive: numjobs=2; numjobs=8)" in spot.why
