@@ -101,6 +101,8 @@ def _params(params: dict[str, str]) -> str:
 def _outcome(point: SweepPointState) -> str:
     if point.status == "failed":
         return f"failed: {point.error or 'see its record'}"
+    if point.status == "pending":
+        return "stopped before fio started (it runs again with --resume)"
     result = point.point_result()
     parts = [point.status]
     for direction in ("read", "write"):

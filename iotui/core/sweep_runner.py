@@ -99,14 +99,23 @@ class SweepRunner:
         self.estimates_s = dict(estimates_s or {})
         self.stop_requested = False
         self.current: PointSession | None = None
+        self._point_task: asyncio.Future | None = None
         self._estimated_done_s = 0.0
         self._actual_done_s = 0.0
 
     # -- control ---------------------------------------------------------------------
     def request_stop(self) -> None:
-        """Stop the current point (its partial record is kept) and run no more."""
+        """Stop the current point (its partial record is kept) and run no more.
+
+        A fio session still in its responsiveness baseline (no fio process yet)
+        is cancelled instead: nothing was measured, and the point stays pending.
+        """
         self.stop_requested = True
-        if self.current is not None:
+        if self.current is None:
+            return
+        if getattr(self.current, "runner", "no runner attribute") is None and self._point_task is not None:
+            self._point_task.cancel()
+        else:
             self.current.request_stop()
 
     # -- helpers ----------------------------------------------------------------------
@@ -192,10 +201,19 @@ class SweepRunner:
         self._emit(PointStarted(point, number, total, self.time_left_s([point, *after]), session))
         if self.stop_requested:  # Ctrl-C arrived while the point was being planned
             session.request_stop()
+        self._point_task = asyncio.ensure_future(session.run())
         try:
-            record = await session.run()
+            record = await self._point_task
+        except asyncio.CancelledError:
+            if not (self.stop_requested and self._point_task.cancelled()):
+                raise  # the sweep itself was cancelled
+            point.status = "pending"  # stopped before fio started: run it again on resume
+            self._save()
+            self._emit(PointFinished(point, None, number, total, self.time_left_s([point, *after])))
+            return
         finally:
             self.current = None
+            self._point_task = None
         duration_s = time.monotonic() - started
         self._record_point(point, record, duration_s)
         estimate = self.estimates_s.get(point.index)

@@ -533,3 +533,29 @@ def test_sluggish_points_are_used_when_none_stayed_responsive_and_unresponsive_o
     # 8 jobs (the best) are out: 18 jobs give 439,661 IOPS, and 4 jobs reach only 76% of it.
     assert spot.params == {"numjobs": "18"}
     assert "sluggish ones were used (left out as unresponsive: numjobs=2; numjobs=8)" in spot.why
+
+
+async def test_stop_during_the_baseline_leaves_the_point_pending(tmp_path):
+    class BaselineSession:
+        """Like RunSession before fio starts: no runner yet, and request_stop alone would not stop it."""
+
+        runner = None
+
+        def request_stop(self):
+            pass
+
+        async def run(self):
+            await asyncio.sleep(30)
+            raise AssertionError("the point should have been cancelled")
+
+    runner_box = {}
+
+    async def start_point(point, emit):
+        asyncio.get_running_loop().call_later(0.05, runner_box["runner"].request_stop)
+        return BaselineSession()
+
+    runner = SweepRunner(new_sweep(), start_point=start_point, runs_dir=tmp_path)
+    runner_box["runner"] = runner
+    result = await asyncio.wait_for(runner.run(), 5)
+    assert result.status == "stopped"
+    assert [p.status for p in result.points] == ["pending"] * 3
