@@ -7,7 +7,6 @@ module under about 30 s.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
