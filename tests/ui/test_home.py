@@ -18,7 +18,7 @@ async def test_home_lists_targets_presets_and_the_exact_command(tmp_path) -> Non
         assert "/home/ada/bench" in text and "412GiB free" in text and "SSD" in text
         assert "HDD" in text  # the backup disk is rotational
         assert "quick" in text and "rnd4k-q1t1" in text
-        assert "$ fio --name=quick --filename=/home/ada/bench/.iotui-<run-id>.fio-test" in text
+        assert "$ fio --name=quick --filename=/home/ada/bench/.iotui-XXXXXXXXXXXX.fio-test" in text
         assert "about 20s" in text and "256MiB on disk" in text
 
 
