@@ -38,8 +38,8 @@ def suspicious_results(record: RunRecord) -> list[tuple[str, str]]:
         warnings.append(
             (
                 "cache-latency",
-                f"Half of the reads completed in under {p50_ns / 1000:.1f} us, faster than any "
-                "storage device: the page cache served them"
+                f"Half of the reads completed in {p50_ns:,.0f} ns or less (under "
+                f"{IMPOSSIBLE_READ_P50_NS / 1000:.0f} us), faster than any storage device: the page cache served them"
                 + ("" if direct else " (direct I/O was off)")
                 + ". Use direct=1 or a file larger than RAM to measure the device.",
             )
