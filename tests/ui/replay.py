@@ -45,8 +45,10 @@ class ReplayRunner:
         stderr: Iterable[str] = (),
         returncode: int = 0,
         hold_after: int | None = None,
+        first_delay_s: float = 0.0,
     ) -> None:
         self.documents = documents
+        self.first_delay_s = first_delay_s
         self.delay_s = delay_s
         self.stderr = list(stderr)
         self.returncode = returncode
@@ -67,6 +69,8 @@ class ReplayRunner:
         for line in self.stderr:
             self.stderr_lines.append(line)
             yield StderrLine(line)
+        if self.first_delay_s:
+            await asyncio.sleep(self.first_delay_s)  # like fio's first second before its first report
         for index, doc in enumerate(self.documents):
             if self._stop.is_set():
                 break

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -23,6 +25,18 @@ PHASE_WORDS = {
 
 # From this terminal height up, the figures are drawn three lines tall.
 BIG_FIGURES_MIN_HEIGHT = 36
+_NUMBER_AND_UNIT = re.compile(r"^([-+]?[\d.,]+)(.*)$")
+
+
+def big_value(text: str) -> Table | Text:
+    """A formatted figure with its number three lines tall and its unit on the baseline."""
+    match = _NUMBER_AND_UNIT.match(text)
+    if match is None:
+        return Text("\n\n" + text)
+    number, unit = match.groups()
+    grid = Table.grid(padding=0)
+    grid.add_row(Digits(number, "bold"), Text("\n\n" + unit))
+    return grid
 
 
 def figures_table(interval: IntervalSample | None, big: bool = False) -> Table | Text:
@@ -41,7 +55,7 @@ def figures_table(interval: IntervalSample | None, big: bool = False) -> Table |
             fmt.latency_ns(figures.lat_percentiles_ns.get("p99")),
         )
         if big:
-            table.add_row(Text("\n" + direction, style="bold"), *(Digits(value, "bold") for value in values))
+            table.add_row(Text("\n" + direction, style="bold"), *(big_value(value) for value in values))
         else:
             table.add_row(Text(direction, style="bold"), *(Text(v, style="bold") for v in values[:2]), *values[2:])
     return table
@@ -62,10 +76,11 @@ def clock_text(elapsed_s: float | None, estimated_s: float | None, phase: str) -
 class FiguresPanel(Widget):
     """Figures of the latest interval; updated once per status interval."""
 
-    interval: reactive[IntervalSample | None] = reactive(None, always_update=True)
+    # layout=True: the panel's height follows the number of directions and the phase text.
+    interval: reactive[IntervalSample | None] = reactive(None, always_update=True, layout=True)
     elapsed_s: reactive[float | None] = reactive(None)
     estimated_s: reactive[float | None] = reactive(None)
-    phase: reactive[str] = reactive("starting")
+    phase: reactive[str] = reactive("starting", layout=True)
 
     def watch_phase(self, phase: str) -> None:
         self.set_class(phase == "paused", "-paused")

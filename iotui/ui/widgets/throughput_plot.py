@@ -9,6 +9,7 @@ from __future__ import annotations
 from textual.reactive import reactive
 from textual_plotext import PlotextPlot
 
+from iotui import format as fmt
 from iotui.ui.live import LiveSeries
 
 _DIRECTION_COLORS = {"read": "cyan", "write": "magenta", "trim": "yellow"}
@@ -35,8 +36,14 @@ class ThroughputPlot(PlotextPlot):
         """Clear the figure and draw every direction's IOPS from the rings."""
         plt = self.plt
         plt.clear_data()
+        plt.clear_figure()
         plt.title("IOPS, last 2 minutes")
         plt.xlabel("seconds ago")
+        top = max((self.live.ring(f"{d}_iops").max() or 0.0 for d in self.live.directions), default=0.0)
+        if top > 0:
+            ticks = [top * step / 4 for step in range(5)]
+            plt.ylim(0, top * 1.05)
+            plt.yticks(ticks, [fmt.iops(tick) for tick in ticks])
         for direction in self.live.directions:
             values = self.live.ring(f"{direction}_iops").values()
             points = [(index - len(values) + 1, value) for index, value in enumerate(values) if value is not None]
