@@ -134,3 +134,51 @@ async def test_every_shipped_preset_runs_on_real_fio(tmp_path: Path, name: str) 
     assert errors == []
     assert record.directions()
     assert list(tmp_path.iterdir()) == []
+
+
+def _fio_processes_in(directory: Path) -> list[int]:
+    found = subprocess.run(["pgrep", "-f", "--", f"--filename={directory.resolve()}"], capture_output=True, text=True).stdout
+    return [int(pid) for pid in found.split()]
+
+
+def _start_and_wait_for_fio(tmp_path: Path) -> subprocess.Popen:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "iotui", "run", "quick", "--runtime", "30", "--size", "8M", "--set", "rate_iops=200",
+         "--no-save", "--baseline", "0"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    assert process.stdout is not None
+    for line in process.stdout:
+        if "IOPS" in line:
+            break
+    assert _fio_processes_in(tmp_path), "fio should be running"
+    return process
+
+
+def _wait_until_gone(tmp_path: Path, timeout_s: float = 10) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not _fio_processes_in(tmp_path):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_no_fio_outlives_iotui_on_terminate_or_hangup(tmp_path: Path, signum: int) -> None:
+    process = _start_and_wait_for_fio(tmp_path)
+    process.send_signal(signum)
+    process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert _wait_until_gone(tmp_path)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".iotui-")] == []
+
+
+def test_no_fio_outlives_iotui_killed_outright(tmp_path: Path) -> None:
+    process = _start_and_wait_for_fio(tmp_path)
+    process.kill()
+    process.wait(timeout=10)
+    # The kernel ends fio (parent-death signal), so nothing keeps running.
+    assert _wait_until_gone(tmp_path)
+    for leftover in tmp_path.glob(".iotui-*"):
+        leftover.unlink()  # SIGKILL gave iotui no chance to clean up; that is expected
