@@ -3,7 +3,8 @@
 Two policies live here:
 
 * options: a preset, a job file or ``--set`` must not run commands, load code
-  or write anywhere but iotui's own test file (deny-list with a reason each);
+  or write anywhere but iotui's own test file. Allowed by default, with a
+  deny-list that gives a reason for each entry (``docs/presets.md``);
 * targets: a directory on a mounted filesystem, checked before fio starts
   (space, permissions, filesystem kind), or a raw block device behind strict
   guards (read-only presets, nothing mounted, held or swapped on it).
@@ -12,110 +13,248 @@ Two policies live here:
 from __future__ import annotations
 
 import os
+import re
+import secrets
 import shutil
 import stat
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
 
-# Option -> why it is refused. Checked case-insensitively; '-' and '_' alike.
-_RUNS_COMMANDS = "it runs a command or loads code, and iotui runs only fio itself"
-_WRITES_ELSEWHERE = "it makes fio read or write files other than iotui's own test file; iotui decides where the test file lives"
-REFUSED_OPTIONS: dict[str, str] = {
-    "exec_prerun": _RUNS_COMMANDS,
-    "exec_postrun": _RUNS_COMMANDS,
-    "include": "it pulls in another job file that iotui has not checked",
-    "trigger": _RUNS_COMMANDS,
-    "trigger_file": _RUNS_COMMANDS,
-    "trigger_timeout": _RUNS_COMMANDS,
-    "trigger_remote": _RUNS_COMMANDS,
-    "remote_config": "it loads a job file from elsewhere",
-    "client": "it sends jobs to other machines",
-    "server": "it turns fio into a server",
-    "filename": _WRITES_ELSEWHERE,
-    "directory": _WRITES_ELSEWHERE,
-    "filename_format": _WRITES_ELSEWHERE,
-    "opendir": _WRITES_ELSEWHERE,
-    "unlink": "iotui removes its own test file itself",
-    "unlink_each_loop": "iotui removes its own test file itself",
-    "write_bw_log": _WRITES_ELSEWHERE,
-    "write_lat_log": _WRITES_ELSEWHERE,
-    "write_iops_log": _WRITES_ELSEWHERE,
-    "write_hist_log": _WRITES_ELSEWHERE,
-    "write_iolog": _WRITES_ELSEWHERE,
-    "read_iolog": _WRITES_ELSEWHERE,
-    "replay_redirect": "it sends replayed I/O to another device",
-    "ioscheduler": "it changes the I/O scheduler of a device for the whole system",
-    "output": "iotui reads fio's output itself",
-    "output_format": "iotui sets the output format itself (json+)",
-    "status_interval": "iotui sets the status interval itself (1 s)",
-    "eta": "iotui sets eta itself (never)",
-    "cgroup": "it creates control groups on the system",
-}
-_ENGINE_REFUSED = {
-    "exec": _RUNS_COMMANDS,
-    "external": "it loads an external engine's code",
-}
+if TYPE_CHECKING:  # presets imports this module; the type is only for hints
+    from iotui.core.presets import Preset
 
 
 class PolicyError(Exception):
-    """An option iotui refuses; str() names the option and why."""
+    """An option iotui refuses; str() names the option and why, as a sentence."""
 
 
 class TargetError(Exception):
     """A target iotui refuses; str() says why and what to do."""
 
 
-def _normal_key(key: str) -> str:
-    return key.strip().lower().lstrip("-").replace("-", "_")
+# -- the option policy ------------------------------------------------------------------
+
+_RUNS_COMMANDS = "it runs a command, and iotui runs nothing but fio itself"
+_WRITES_ELSEWHERE = (
+    "it makes fio read or write files other than iotui's own test file; iotui decides where the test "
+    "file lives (a hidden file in the target you choose with --target)"
+)
+_LOG_FILES = (
+    "it writes log files to a path of its own, outside the target; iotui samples fio once a second "
+    "and keeps the figures in the run record"
+)
+_IOTUI_READS_OUTPUT = "iotui runs fio itself and reads its JSON output, which this option would change"
+
+# Normalised option name (lower case, '_' for '-') -> why it is refused.
+REFUSED_OPTIONS: dict[str, str] = {
+    # Options that run commands or load code.
+    "exec_prerun": _RUNS_COMMANDS,
+    "exec_postrun": _RUNS_COMMANDS,
+    "trigger": _RUNS_COMMANDS,
+    "trigger_file": "it runs fio's trigger command when a file appears, and iotui runs nothing but fio itself",
+    "trigger_timeout": "it runs fio's trigger command after a time, and iotui runs nothing but fio itself",
+    "trigger_remote": _RUNS_COMMANDS,
+    "include": "it pulls in another job file that iotui has not checked",
+    "remote_config": "it hands a job file to a remote fio server",
+    "client": "it sends jobs to fio servers on other machines",
+    "server": "it turns fio into a server that accepts jobs from the network",
+    "server_internal": "it turns fio into a server that accepts jobs from the network",
+    "daemonize": "it starts a background fio server and writes a pid file",
+    "profile": "it loads a built-in fio profile that adds options of its own, device names included",
+    # Options that read or write outside the chosen target, or change the machine.
+    "filename": _WRITES_ELSEWHERE,
+    "directory": _WRITES_ELSEWHERE,
+    "filename_format": _WRITES_ELSEWHERE,
+    "opendir": _WRITES_ELSEWHERE,
+    "unlink": "it deletes the job's files, and iotui removes its own test file itself after the run",
+    "unlink_each_loop": "it deletes the job's files, and iotui removes its own test file itself after the run",
+    "write_bw_log": _LOG_FILES,
+    "write_lat_log": _LOG_FILES,
+    "write_iops_log": _LOG_FILES,
+    "write_hist_log": _LOG_FILES,
+    "bandwidth_log": "it writes aggregate bandwidth logs to fio's working directory, outside the target",
+    "latency_log": _LOG_FILES,
+    "write_iolog": "it writes an I/O log to a path of its own, outside the target",
+    "read_iolog": "it replays an I/O log, which names its own files and devices",
+    "merge_blktrace_file": "it writes a merged trace file to a path of its own",
+    "merge_blktrace_only": "it merges trace files instead of running the job",
+    "replay_redirect": "it sends replayed I/O to another device",
+    "ioscheduler": "it changes the I/O scheduler of the whole device, for every program on the machine",
+    "cgroup": "it creates a control group on the system, outside the target",
+    "aux_path": "it puts fio's state files in a directory of its own, outside the target",
+    "verify_dump": "it writes dump files of mismatching blocks to fio's working directory, outside the target",
+    "allow_mounted_write": "it lets fio write to a mounted block device, past fio's own guard",
+    "fill_device": "it writes until the filesystem is full, which can break the machine; give a size instead",
+    "fill_fs": "it writes until the filesystem is full, which can break the machine; give a size instead",
+    "inflate_log": "it reads a log file and prints it instead of running the job",
+    # Options iotui owns: how fio reports, and how jobs are named and guarded.
+    "output": "iotui reads fio's report from fio's output itself",
+    "output_format": "iotui sets the output format itself (json+)",
+    "status_interval": "iotui sets the status interval itself (1 s)",
+    "eta": "iotui turns fio's progress line off itself (never)",
+    "eta_newline": "iotui turns fio's progress line off itself (never)",
+    "eta_interval": "iotui turns fio's progress line off itself (never)",
+    "minimal": _IOTUI_READS_OUTPUT,
+    "append_terse": _IOTUI_READS_OUTPUT,
+    "terse_version": _IOTUI_READS_OUTPUT,
+    "debug": _IOTUI_READS_OUTPUT,
+    "idle_prof": _IOTUI_READS_OUTPUT,
+    "parse_only": "it stops fio before any I/O; iotui runs the job or refuses it",
+    "showcmd": _IOTUI_READS_OUTPUT,
+    "version": _IOTUI_READS_OUTPUT,
+    "help": _IOTUI_READS_OUTPUT,
+    "cmdhelp": _IOTUI_READS_OUTPUT,
+    "enghelp": _IOTUI_READS_OUTPUT,
+    "crctest": _IOTUI_READS_OUTPUT,
+    "cpuclock_test": _IOTUI_READS_OUTPUT,
+    "memcpytest": _IOTUI_READS_OUTPUT,
+    "section": "iotui runs every section of the preset or job file, and picks sections with sweeps (job=NAME)",
+    "readonly": "iotui adds it itself when it runs on a raw block device",
+    "name": "iotui names each job after the preset's job sections (the [[jobs]] name key)",
+}
+
+# Real fio options that are proper prefixes of refused names. fio's command line
+# (getopt_long_only) takes an exact name before an abbreviation, so these are safe;
+# a test checks this list against the installed fio's own option table.
+_OPTIONS_THAT_PREFIX_REFUSED = frozenset({"ba", "direct", "mem", "verify"})
+
+# I/O engines fio ships. Any other name fio tries to dlopen() as a library, which
+# is loading code, so an unknown engine name is refused rather than passed on.
+KNOWN_ENGINES = frozenset({
+    "sync", "psync", "vsync", "pvsync", "pvsync2", "io_uring", "io_uring_cmd", "libaio", "posixaio",
+    "solarisaio", "windowsaio", "mmap", "splice", "sg", "null", "cpuio", "falloc", "ftruncate",
+    "e4defrag", "filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete", "mtd",
+    "dev-dax", "libpmem", "pmemblk", "libcufile", "xnvme", "libblkio", "ime_psync", "ime_psyncv",
+    "ime_aio", "guasi",
+    # Engines for remote systems, refused below with their own reason.
+    "net", "netsplice", "rdma", "nbd", "http", "rados", "rbd", "gfapi", "gfapi_async", "libhdfs",
+    "libiscsi", "nfs", "dfs",
+    # Refused below: they run commands or load code.
+    "exec", "external",
+})
+_REMOTE_ENGINES = frozenset({
+    "net", "netsplice", "rdma", "nbd", "http", "rados", "rbd", "gfapi", "gfapi_async", "libhdfs",
+    "libiscsi", "nfs", "dfs",
+})
+_OPTION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*\Z")
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def check_options(options: dict[str, str], origin: str) -> None:
-    """Raise PolicyError for the first refused option (name and reason in the message)."""
-    for raw_key, raw_value in options.items():
-        key = _normal_key(raw_key)
-        value = str(raw_value)
-        reason = REFUSED_OPTIONS.get(key)
-        if reason is not None:
-            raise PolicyError(f"{origin}: option '{raw_key}' is refused: {reason}.")
-        if key == "ioengine":
-            engine = value.strip().lower()
-            engine_name = engine.split(":", 1)[0]
-            if engine_name in _ENGINE_REFUSED:
-                raise PolicyError(f"{origin}: option 'ioengine={value}' is refused: {_ENGINE_REFUSED[engine_name]}.")
-            if "/" in engine or engine.endswith(".so"):
-                raise PolicyError(f"{origin}: option 'ioengine={value}' is refused: it loads an engine from a file.")
-        if "$" in value or "$" in raw_key:
-            raise PolicyError(
-                f"{origin}: option '{raw_key}={value}' is refused: '$' expansions are evaluated by fio "
-                "(environment variables, $mb_memory and the like), so the job would not be what it says."
+def normal_option_name(key: str) -> str:
+    """How the policy compares names: case-insensitive, '-' and '_' alike, no leading dashes."""
+    return key.strip().lstrip("-").lower().replace("-", "_")
+
+
+def key_refusal(key: str) -> str | None:
+    """Why an option name is refused (a clause to follow "because"), or None.
+
+    fio's command line accepts any unambiguous abbreviation of an option name
+    (``--exec_pre`` runs ``exec_prerun``), and iotui passes options on fio's
+    command line, so an abbreviation of a refused name is refused too.
+    """
+    name = normal_option_name(key)
+    if not _OPTION_NAME.match(key.strip().lstrip("-") or "-"):
+        return "it is not an option name (letters, digits, '_' and '-' only)"
+    if name in REFUSED_OPTIONS:
+        return REFUSED_OPTIONS[name]
+    if name in _OPTIONS_THAT_PREFIX_REFUSED:
+        return None
+    for refused in REFUSED_OPTIONS:
+        if refused.startswith(name):
+            return (
+                f"fio would read it as an abbreviation of the refused option '{refused}' "
+                f"({REFUSED_OPTIONS[refused]})"
             )
+    return None
+
+
+def value_refusal(key: str, value: str) -> str | None:
+    """Why an option's value is refused (a clause to follow "because"), or None."""
+    name = normal_option_name(key)
+    if "$" in value:
+        return (
+            "it contains a '$' expansion (${VAR}, $mb_memory and the like), which fio replaces with "
+            "values from the environment, so the job would not be what the file says"
+        )
+    if _CONTROL_CHARACTERS.search(value):
+        return "its value contains a line break or another control character"
+    if name == "ioengine":
+        return _engine_refusal(value)
+    if name in ("mem", "iomem") and ":" in value:
+        return "it names a file to memory-map (mmap:PATH, mmaphuge:PATH), which fio would create outside the target"
+    return None
+
+
+def _engine_refusal(engine: str) -> str | None:
+    if engine == "exec":
+        return _RUNS_COMMANDS
+    if engine.startswith("external") or "/" in engine or ".so" in engine or ":" in engine:
+        return "it loads an I/O engine's code from a file"
+    if engine in _REMOTE_ENGINES:
+        return "that engine talks to another system over the network, not to the chosen target"
+    if engine not in KNOWN_ENGINES:
+        return (
+            "it is not an I/O engine fio ships, and fio would try to load a library of that name (code); "
+            "use an engine fio ships, such as psync, libaio, io_uring or posixaio"
+        )
+    return None
+
+
+def check_option(key: str, value: str, origin: str) -> None:
+    """Raise PolicyError when one option is refused; the message names it and says why."""
+    value = str(value)
+    reason = key_refusal(key)
+    shown = key
+    if reason is None:
+        reason = value_refusal(key, value)
+        shown = f"{key}={value}" if value else key
+    if reason is not None:
+        raise PolicyError(f"{origin}: the option '{shown}' is refused because {reason}.")
+
+
+def check_options(options: Mapping[str, str], origin: str) -> None:
+    """Raise PolicyError for the first refused option; ``origin`` names the file or flag."""
+    for key, value in options.items():
+        check_option(str(key), str(value), origin)
 
 
 # -- targets ------------------------------------------------------------------------
 
 WARN_FILESYSTEMS = {
-    "overlay": "an overlay filesystem: this measures a stack of filesystems, not a device",
-    "fuse": "a FUSE filesystem: this measures a userspace filesystem stack, not a device",
-    "nfs": "a network filesystem (NFS): this measures the network and the server, not a local device",
-    "nfs4": "a network filesystem (NFS): this measures the network and the server, not a local device",
-    "cifs": "a network filesystem (SMB): this measures the network and the server, not a local device",
-    "smb3": "a network filesystem (SMB): this measures the network and the server, not a local device",
-    "9p": "a 9p filesystem (often a VM share): this measures the share, not a device",
-    "virtiofs": "a virtio-fs share: this measures the host's filesystem through the VM, not a device",
-    "btrfs": "btrfs: copy-on-write and checksums shape the numbers; compare only with btrfs",
-    "zfs": "ZFS: its ARC cache and copy-on-write shape the numbers; direct I/O may not bypass the ARC",
+    "overlay": "an overlay filesystem (a container's layered root, typically): it measures a stack, not a device",
+    "fuse": "a FUSE filesystem: it measures a user-space daemon and what is behind it, a stack, not a device",
+    "nfs": "a network filesystem (NFS): it measures the network and the server, not a local device",
+    "nfs4": "a network filesystem (NFS): it measures the network and the server, not a local device",
+    "cifs": "a network filesystem (SMB): it measures the network and the server, not a local device",
+    "smb3": "a network filesystem (SMB): it measures the network and the server, not a local device",
+    "ceph": "a network filesystem (Ceph): it measures the cluster and the network, not a local device",
+    "glusterfs": "a network filesystem (GlusterFS): it measures the cluster and the network, not a local device",
+    "9p": "a 9p filesystem (often a VM's share of the host): it measures the share, not a device",
+    "virtiofs": "a virtio-fs share: it measures the host's filesystem through the VM, not a device",
+    "btrfs": "btrfs: copy-on-write and checksums shape the numbers, so it measures a stack, not the bare device",
+    "zfs": "ZFS: its ARC cache and copy-on-write shape the numbers, and direct I/O may not bypass the ARC",
+    "bcachefs": "bcachefs: copy-on-write and checksums shape the numbers, so it measures a stack, not the bare device",
+    "ecryptfs": "an encrypting stacked filesystem (eCryptfs): it measures a stack, not a device",
 }
 MEMORY_FILESYSTEMS = {"tmpfs", "ramfs", "devtmpfs"}
 PSEUDO_FILESYSTEMS = {
     "proc", "sysfs", "devpts", "cgroup", "cgroup2", "securityfs", "pstore", "debugfs", "tracefs",
     "configfs", "fusectl", "mqueue", "hugetlbfs", "bpf", "autofs", "binfmt_misc", "rpc_pipefs",
-    "nsfs", "efivarfs", "selinuxfs", "squashfs", "devtmpfs", "ramfs", "overlayfs_internal",
+    "nsfs", "efivarfs", "selinuxfs", "squashfs", "devtmpfs", "ramfs", "fuse.lxcfs", "nfsd",
+    "overlayfs_internal",
 }
+# Directories under which mounts are the system's, not places to benchmark.
+_SYSTEM_MOUNT_PREFIXES = ("/proc", "/sys", "/dev", "/run", "/snap", "/var/lib/docker", "/var/lib/containers")
+_OFFERED_UNDER_SYSTEM = ("/run/media",)  # removable drives mount here
 FREE_SPACE_MARGIN_BYTES = 64 << 20
 
 
 @dataclass
 class TargetInfo:
+    """What iotui knows about a target before a run (a directory, or a raw device)."""
+
     path: Path
     filesystem: str
     device: str
@@ -130,25 +269,25 @@ class TargetInfo:
 
 @dataclass(frozen=True)
 class _Mount:
+    """One line of /proc/self/mountinfo."""
+
     mount_point: Path
     filesystem: str
     source: str
     options: str
+    major: int = -1
+    minor: int = -1
+    root: str = "/"
 
 
 def _unescape(field_text: str) -> str:
     # mountinfo escapes space, tab, newline and backslash as octal.
-    return (
-        field_text.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
-    )
+    return re.sub(r"\\([0-7]{3})", lambda match: chr(int(match.group(1), 8)), field_text)
 
 
-def read_mounts(mountinfo: Path = Path("/proc/self/mountinfo")) -> list[_Mount]:
+def parse_mountinfo(text: str) -> list[_Mount]:
+    """The lines of a mountinfo file, in order (a later mount on the same point is on top)."""
     mounts: list[_Mount] = []
-    try:
-        text = mountinfo.read_text()
-    except OSError:
-        return mounts
     for line in text.splitlines():
         left, _, right = line.partition(" - ")
         left_fields, right_fields = left.split(), right.split()
@@ -157,117 +296,175 @@ def read_mounts(mountinfo: Path = Path("/proc/self/mountinfo")) -> list[_Mount]:
         super_options = right_fields[2] if len(right_fields) > 2 else ""
         # Per-mount and superblock options, each once, in order.
         options = ",".join(dict.fromkeys((left_fields[5] + "," + super_options).strip(",").split(",")))
-        mounts.append(_Mount(Path(_unescape(left_fields[4])), right_fields[0], _unescape(right_fields[1]), options))
+        major_text, _, minor_text = left_fields[2].partition(":")
+        try:
+            major, minor = int(major_text), int(minor_text)
+        except ValueError:
+            major, minor = -1, -1
+        mounts.append(
+            _Mount(
+                Path(_unescape(left_fields[4])), right_fields[0], _unescape(right_fields[1]), options,
+                major, minor, _unescape(left_fields[3]),
+            )
+        )
     return mounts
 
 
+def read_mounts(mountinfo: Path = Path("/proc/self/mountinfo")) -> list[_Mount]:
+    """The mount table: mountinfo on Linux, psutil's partitions elsewhere, [] when unknown."""
+    try:
+        return parse_mountinfo(mountinfo.read_text())
+    except OSError:
+        pass
+    if sys.platform.startswith("linux"):
+        return []
+    try:
+        import psutil
+
+        return [
+            _Mount(Path(part.mountpoint), part.fstype, part.device, part.opts)
+            for part in psutil.disk_partitions(all=True)
+        ]
+    except Exception:  # noqa: BLE001 - no mount table only means fewer facts
+        return []
+
+
 def _mount_for(path: Path, mounts: list[_Mount]) -> _Mount | None:
+    """The mount holding ``path``: the longest mount point above it, the latest on ties."""
     best: _Mount | None = None
     for mount in mounts:
         try:
             path.relative_to(mount.mount_point)
         except ValueError:
             continue
-        if best is None or len(str(mount.mount_point)) >= len(str(best.mount_point)):
+        if best is None or len(mount.mount_point.parts) >= len(best.mount_point.parts):
             best = mount
     return best
 
 
-def _sys_block_name(device: str) -> str | None:
-    """Whole-disk name in /sys/block for a /dev path (partition -> its disk)."""
+def _read_text(path: Path) -> str | None:
     try:
-        real = os.path.realpath(device)
-        rdev = os.stat(real).st_rdev
-    except OSError:
+        return path.read_text().strip()
+    except (OSError, UnicodeDecodeError):
         return None
-    sys_dev = Path(f"/sys/dev/block/{os.major(rdev)}:{os.minor(rdev)}")
-    try:
-        resolved = sys_dev.resolve()
-    except OSError:
-        return None
-    if (resolved / "partition").exists():
-        return resolved.parent.name
-    return resolved.name
 
 
-def _device_facts(device: str) -> tuple[bool | None, str | None]:
-    name = _sys_block_name(device) if device.startswith("/dev/") else None
-    if name is None:
+def _sysfs_dir(major: int, minor: int, sys_root: Path) -> Path | None:
+    """The sysfs directory of a block device (disk or partition), None when there is none."""
+    if major <= 0:
+        return None
+    link = sys_root / "dev" / "block" / f"{major}:{minor}"
+    try:
+        return link.resolve(strict=True)
+    except OSError:
+        return None
+
+
+def _device_numbers(device: str) -> tuple[int, int] | None:
+    try:
+        rdev = os.stat(os.path.realpath(device)).st_rdev
+    except OSError:
+        return None
+    return os.major(rdev), os.minor(rdev)
+
+
+def _whole_disk(device_dir: Path) -> Path:
+    """A partition's disk; a disk is its own."""
+    return device_dir.parent if (device_dir / "partition").exists() else device_dir
+
+
+def _disk_facts(device_dir: Path | None) -> tuple[bool | None, str | None]:
+    """(rotational, model) of the disk under a device; dm/md devices are followed to their disks."""
+    if device_dir is None:
         return None, None
-    rotational: bool | None = None
-    model: str | None = None
-    try:
-        rotational = Path(f"/sys/block/{name}/queue/rotational").read_text().strip() == "1"
-    except OSError:
-        pass
-    try:
-        model = Path(f"/sys/block/{name}/device/model").read_text().strip() or None
-    except OSError:
-        pass
+    disk = _whole_disk(device_dir)
+    rotational_text = _read_text(disk / "queue" / "rotational")
+    rotational = None if rotational_text is None else rotational_text == "1"
+    model = _read_text(disk / "device" / "model") or None
+    if model is None:
+        try:
+            slaves = sorted((disk / "slaves").iterdir())
+        except OSError:
+            slaves = []
+        for slave in slaves:
+            slave_rotational, model = _disk_facts(slave.resolve())
+            if rotational is None:
+                rotational = slave_rotational
+            if model:
+                break
     return rotational, model
+
+
+def _device_dir_for_mount(mount: _Mount, sys_root: Path) -> Path | None:
+    found = _sysfs_dir(mount.major, mount.minor, sys_root)
+    if found is None and mount.source.startswith("/dev/"):
+        # btrfs and friends show an anonymous device number; the source names the disk.
+        numbers = _device_numbers(mount.source)
+        if numbers is not None:
+            found = _sysfs_dir(*numbers, sys_root)
+    return found
 
 
 def _filesystem_warning(filesystem: str) -> tuple[str, str] | None:
     base = filesystem.split(".", 1)[0]
     if base.startswith("fuse"):
         base = "fuse"
-    if filesystem in WARN_FILESYSTEMS:
-        return f"fs-{filesystem}", f"The target is on {WARN_FILESYSTEMS[filesystem]}."
-    if base in WARN_FILESYSTEMS:
-        return f"fs-{base}", f"The target is on {WARN_FILESYSTEMS[base]}."
+    for name in (filesystem, base):
+        if name in WARN_FILESYSTEMS:
+            return f"fs-{name}", f"The target is on {WARN_FILESYSTEMS[name]}."
     return None
 
 
-def inspect_target(path: Path, mounts: list[_Mount] | None = None) -> TargetInfo:
-    """Facts about a target path; raises TargetError when it does not exist."""
+def _free_bytes(path: Path) -> int | None:
+    try:
+        return shutil.disk_usage(path).free
+    except OSError:
+        return None
+
+
+def inspect_target(
+    path: Path, mounts: list[_Mount] | None = None, *, sys_root: Path = Path("/sys")
+) -> TargetInfo:
+    """Facts about a target path (mount, filesystem, device, free space, warnings).
+
+    Raises TargetError when the path does not exist, since nothing can be said
+    about it.
+    """
     path = Path(path).expanduser()
     if not path.exists():
         raise TargetError(f"The target {path} does not exist; give an existing directory with --target.")
     resolved = path.resolve()
     try:
-        mode = os.stat(resolved).st_mode
+        status = os.stat(resolved)
     except OSError as error:
         raise TargetError(f"Cannot look at the target {path} ({error.strerror}).") from None
-    is_block_device = stat.S_ISBLK(mode)
     mounts = read_mounts() if mounts is None else mounts
-    if is_block_device:
-        rotational, model = _device_facts(str(resolved))
-        try:
-            size = _block_device_bytes(resolved)
-        except OSError:
-            size = None
-        return TargetInfo(resolved, "raw", str(resolved), resolved, "", True, rotational, model, size)
+    if stat.S_ISBLK(status.st_mode):
+        device_dir = _sysfs_dir(os.major(status.st_rdev), os.minor(status.st_rdev), sys_root)
+        rotational, model = _disk_facts(device_dir)
+        return TargetInfo(resolved, "raw", str(resolved), resolved, "", True, rotational, model, None)
     mount = _mount_for(resolved, mounts)
-    free_bytes: int | None
-    try:
-        free_bytes = shutil.disk_usage(resolved).free
-    except OSError:
-        free_bytes = None
+    rotational, model = _disk_facts(_device_dir_for_mount(mount, sys_root)) if mount else (None, None)
     filesystem = mount.filesystem if mount else "unknown"
-    source = mount.source if mount else "unknown"
-    rotational, model = _device_facts(source)
     info = TargetInfo(
         path=resolved,
         filesystem=filesystem,
-        device=source,
-        mount_point=mount.mount_point if mount else Path("/"),
+        device=mount.source if mount else "unknown",
+        mount_point=mount.mount_point if mount else Path(resolved.anchor or "/"),
         mount_options=mount.options if mount else "",
         is_block_device=False,
         rotational=rotational,
         model=model,
-        free_bytes=free_bytes,
+        free_bytes=_free_bytes(resolved),
     )
     warning = _filesystem_warning(filesystem)
     if warning:
         info.warnings.append(warning)
     if filesystem in MEMORY_FILESYSTEMS:
-        info.warnings.append(("fs-memory", f"The target is on {filesystem}: it measures memory, not storage (refused without --allow-cache)."))
+        info.warnings.append(
+            ("fs-memory", f"The target is on {filesystem}: it measures memory, not storage (refused without --allow-cache).")
+        )
     return info
-
-
-def _block_device_bytes(device: Path) -> int:
-    with open(device, "rb") as handle:
-        return handle.seek(0, os.SEEK_END)
 
 
 def _mem_total_bytes() -> int | None:
@@ -275,8 +472,12 @@ def _mem_total_bytes() -> int | None:
         import psutil
 
         return int(psutil.virtual_memory().total)
-    except Exception:
+    except Exception:  # noqa: BLE001 - an unknown RAM size only drops one warning
         return None
+
+
+def _format_mib(size_bytes: int) -> str:
+    return f"{size_bytes / (1 << 20):,.0f} MiB"
 
 
 def check_target(
@@ -286,14 +487,35 @@ def check_target(
     direct: bool,
     read_only: bool,
     allow_cache: bool,
+    mem_total_bytes: int | None = None,
+    mounts: list[_Mount] | None = None,
+    sys_root: Path = Path("/sys"),
+    swaps: Path = Path("/proc/swaps"),
 ) -> list[tuple[str, str]]:
-    """Refuse (TargetError) or return the warnings that go into the record."""
-    if info.is_block_device:
-        _check_raw_device(info, read_only=read_only)
-        return list(info.warnings)
+    """Refuse the target (TargetError, a sentence with what to do) or return its warnings.
+
+    ``read_only``: the preset only reads (see :func:`is_write_workload`).
+    ``needs_bytes``: the test file's size (``command.required_bytes``).
+    """
     path = info.path
+    if info.is_block_device and not read_only:
+        raise TargetError(
+            f"{path} is a raw block device and this preset writes: iotui refuses write tests on raw "
+            "devices (they destroy data). Choose a read-only preset or a directory on a filesystem."
+        )
+    if not path.exists():
+        raise TargetError(f"The target {path} does not exist; give an existing directory with --target.")
+    memory_bytes = mem_total_bytes if mem_total_bytes is not None else _mem_total_bytes()
+    if info.is_block_device:
+        _check_raw_device(info, mounts=mounts, sys_root=sys_root, swaps=swaps)
+        warnings = list(info.warnings)
+        if not direct and needs_bytes and memory_bytes and needs_bytes < 2 * memory_bytes:
+            warnings.append(_page_cache_warning(needs_bytes, memory_bytes))
+        return warnings
     if not path.is_dir():
-        raise TargetError(f"The target {path} is not a directory; give a directory (or a raw device for read-only presets).")
+        raise TargetError(
+            f"The target {path} is not a directory; give a directory (or a raw device for read-only presets)."
+        )
     if info.filesystem in MEMORY_FILESYSTEMS and not allow_cache:
         raise TargetError(
             f"The target {path} is on {info.filesystem}, which is memory: the results would not be storage "
@@ -302,33 +524,36 @@ def check_target(
     _check_writable(path)
     if needs_bytes and info.free_bytes is not None and needs_bytes + FREE_SPACE_MARGIN_BYTES > info.free_bytes:
         raise TargetError(
-            f"Not enough free space in {path}: the run needs {needs_bytes / (1 << 20):,.0f} MiB "
-            f"and {info.free_bytes / (1 << 20):,.0f} MiB is free. Use --size to make the test file smaller, "
-            "or choose another target."
+            f"Not enough free space in {path}: the run needs {_format_mib(needs_bytes)} plus a "
+            f"{_format_mib(FREE_SPACE_MARGIN_BYTES)} margin and {_format_mib(info.free_bytes)} is free. "
+            "Use --size to make the test file smaller, free some space, or choose another target."
         )
     warnings = list(info.warnings)
-    memory_bytes = _mem_total_bytes()
     if not direct and needs_bytes and memory_bytes and needs_bytes < 2 * memory_bytes:
-        warnings.append(
-            (
-                "cache-small-file",
-                f"Direct I/O is off and the test file ({needs_bytes / (1 << 20):,.0f} MiB) is smaller than "
-                f"twice the RAM ({memory_bytes / (1 << 30):,.1f} GiB): the page cache will serve much of it, "
-                "so results will be too good. Set direct=1 or a larger --size.",
-            )
-        )
+        warnings.append(_page_cache_warning(needs_bytes, memory_bytes))
     return warnings
 
 
+def _page_cache_warning(needs_bytes: int, memory_bytes: int) -> tuple[str, str]:
+    return (
+        "cache-small-file",
+        f"Direct I/O is off and the test file ({_format_mib(needs_bytes)}) is smaller than twice the RAM "
+        f"({memory_bytes / (1 << 30):,.1f} GiB): the page cache will serve much of it, so results will be "
+        "too good. Set direct=1 or a larger --size.",
+    )
+
+
 def _check_writable(path: Path) -> None:
+    """os.access, then a real exclusive create and remove: ACLs, read-only mounts and quotas show up."""
     if not os.access(path, os.W_OK | os.X_OK):
         raise TargetError(f"Cannot write to {path}: permission denied. Choose a directory you can write to with --target.")
-    probe = path / f".iotui-probe-{os.getpid()}"
+    probe = path / f".iotui-probe-{os.getpid()}-{secrets.token_hex(4)}"
     try:
         descriptor = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except OSError as error:
         raise TargetError(
-            f"Cannot create a file in {path} ({error.strerror}); choose a directory you can write to with --target."
+            f"Cannot write to {path}: creating a file there failed ({error.strerror}). "
+            "Choose a directory you can write to with --target."
         ) from None
     os.close(descriptor)
     try:
@@ -337,92 +562,163 @@ def _check_writable(path: Path) -> None:
         pass
 
 
-def _partitions(disk: str) -> list[str]:
-    base = Path(f"/sys/block/{disk}")
-    return [entry.name for entry in base.iterdir() if (entry / "partition").exists()] if base.is_dir() else []
+@dataclass(frozen=True)
+class _BlockNode:
+    name: str
+    numbers: tuple[int, int] | None
+    sys_dir: Path
 
 
-def _check_raw_device(info: TargetInfo, *, read_only: bool) -> None:
-    device = info.path
-    if not read_only:
-        raise TargetError(
-            f"{device} is a raw block device and this preset writes: iotui refuses write tests on raw "
-            "devices (they destroy data). Choose a read-only preset or a directory on a filesystem."
-        )
-    name = _sys_block_name(str(device))
-    if name is None:
-        raise TargetError(f"Cannot identify the block device {device} in /sys; iotui will not read it blind.")
-    real_name = Path(os.path.realpath(device)).name
-    names = {name, real_name} | set(_partitions(name))
-    dev_paths = {f"/dev/{n}" for n in names}
-    for mount in read_mounts():
-        source = os.path.realpath(mount.source) if mount.source.startswith("/dev/") else mount.source
-        if source in dev_paths or mount.source in dev_paths:
-            raise TargetError(
-                f"{device} (or a partition of it) is mounted at {mount.mount_point}: iotui does not test mounted "
-                "devices raw. Test the mounted directory instead."
+def _block_family(device_dir: Path) -> list[_BlockNode]:
+    """The device and, for a whole disk, its partitions."""
+    members = [device_dir]
+    if not (device_dir / "partition").exists():
+        try:
+            members += sorted(entry for entry in device_dir.iterdir() if (entry / "partition").exists())
+        except OSError:
+            pass
+    family = []
+    for member in members:
+        numbers_text = _read_text(member / "dev") or ""
+        major, _, minor = numbers_text.partition(":")
+        numbers = (int(major), int(minor)) if major.isdigit() and minor.isdigit() else None
+        family.append(_BlockNode(member.name, numbers, member))
+    return family
+
+
+def raw_device_problem(device_dir: Path, mounts: list[_Mount], swap_devices: list[str]) -> str | None:
+    """Why a raw device must not be read (mounted, held, swap), or None.
+
+    ``device_dir`` is the device's sysfs directory; ``swap_devices`` the first
+    column of /proc/swaps.
+    """
+    family = _block_family(device_dir)
+    names = {node.name for node in family}
+    numbers = {node.numbers: node.name for node in family if node.numbers}
+    for mount in mounts:
+        source_name = Path(os.path.realpath(mount.source)).name if mount.source.startswith("/dev/") else None
+        hit = numbers.get((mount.major, mount.minor)) or (source_name if source_name in names else None)
+        if hit:
+            return f"{hit} is mounted at {mount.mount_point}; test the mounted directory instead"
+    for node in family:
+        try:
+            holders = sorted(entry.name for entry in (node.sys_dir / "holders").iterdir())
+        except OSError:
+            holders = []
+        if holders:
+            return (
+                f"{node.name} is held by {', '.join(holders)} (device mapper, LVM, dm-crypt or RAID), "
+                "so reading it raw bypasses what is built on it"
             )
-    for node in names:
-        for holders_dir in (Path(f"/sys/block/{name}/{node}/holders"), Path(f"/sys/block/{node}/holders")):
-            try:
-                holders = [entry.name for entry in holders_dir.iterdir()]
-            except OSError:
-                continue
-            if holders:
-                raise TargetError(
-                    f"{device} is held by {', '.join(holders)} (device mapper, RAID or LVM): iotui does not test it raw."
-                )
+    for swap in swap_devices:
+        swap_numbers = _device_numbers(swap) if swap.startswith("/dev/") else None
+        if Path(os.path.realpath(swap)).name in names or (swap_numbers and swap_numbers in numbers):
+            return f"{Path(swap).name} is used as swap"
+    return None
+
+
+def _swap_devices(swaps: Path) -> list[str]:
     try:
-        swaps = Path("/proc/swaps").read_text().splitlines()[1:]
+        lines = swaps.read_text().splitlines()[1:]
     except OSError:
-        swaps = []
-    for line in swaps:
-        swap_device = line.split()[0] if line.split() else ""
-        if os.path.realpath(swap_device) in dev_paths or swap_device in dev_paths:
-            raise TargetError(f"{device} (or a partition of it) is used as swap: iotui does not test it raw.")
+        return []
+    return [line.split()[0] for line in lines if line.split()]
 
 
-def list_targets(cwd: Path | None = None) -> list[TargetInfo]:
-    """Mounted filesystems worth offering, the current directory first."""
+def _check_raw_device(info: TargetInfo, *, mounts: list[_Mount] | None, sys_root: Path, swaps: Path) -> None:
+    """Only a device nothing uses may be read raw (the caller has refused writes already)."""
+    device = info.path
+    numbers = _device_numbers(str(device))
+    device_dir = _sysfs_dir(*numbers, sys_root) if numbers else None
+    if device_dir is None:
+        raise TargetError(
+            f"Cannot find the block device {device} in {sys_root}, so iotui cannot check that nothing uses it; "
+            "choose a directory on a filesystem instead."
+        )
+    problem = raw_device_problem(device_dir, read_mounts() if mounts is None else mounts, _swap_devices(swaps))
+    if problem:
+        raise TargetError(f"iotui will not read {device} raw: {problem}.")
+    if not os.access(device, os.R_OK):
+        raise TargetError(f"Cannot read {device}: permission denied. Run as a user who may read the device.")
+
+
+def _under(path: Path, prefixes: tuple[str, ...]) -> bool:
+    return any(path == Path(prefix) or Path(prefix) in path.parents for prefix in prefixes)
+
+
+def _offered(mount: _Mount) -> bool:
+    """Is this mount a place a user would benchmark (not a pseudo or system filesystem)?"""
+    if mount.filesystem in PSEUDO_FILESYSTEMS or mount.filesystem.startswith("cgroup"):
+        return False
+    if _under(mount.mount_point, _SYSTEM_MOUNT_PREFIXES) and not _under(mount.mount_point, _OFFERED_UNDER_SYSTEM):
+        return False
+    return "ro" not in mount.options.split(",")
+
+
+def list_targets(
+    cwd: Path | None = None, *, mounts: list[_Mount] | None = None, sys_root: Path = Path("/sys")
+) -> list[TargetInfo]:
+    """Mounted filesystems worth offering, the current directory first, each with its warnings.
+
+    Pseudo and system filesystems and read-only mounts are left out; a bind
+    mount of a filesystem already listed is shown once.
+    """
     cwd = Path(cwd or os.getcwd())
+    mounts = read_mounts() if mounts is None else mounts
     targets: list[TargetInfo] = []
-    seen: set[Path] = set()
+    seen_paths: set[Path] = set()
+    seen_filesystems: set[tuple[int, int, str]] = set()
     try:
-        first = inspect_target(cwd)
+        first = inspect_target(cwd, mounts, sys_root=sys_root)
         targets.append(first)
-        seen.add(first.path)
+        seen_paths.add(first.path)
     except TargetError:
         pass
-    mounts = read_mounts()
-    for mount in mounts:
-        if mount.filesystem in PSEUDO_FILESYSTEMS or mount.filesystem.startswith("cgroup"):
+    # The mount on top of each mount point is the one that counts.
+    on_top = {mount.mount_point: mount for mount in mounts}
+    for mount in on_top.values():
+        if not _offered(mount) or mount.mount_point in seen_paths:
             continue
-        if str(mount.mount_point).startswith(("/proc", "/sys", "/dev", "/run/user", "/snap")):
-            continue
-        if mount.mount_point in seen:
+        filesystem_key = (mount.major, mount.minor, mount.root)
+        if mount.major >= 0 and filesystem_key in seen_filesystems:
             continue
         try:
-            info = inspect_target(mount.mount_point, mounts)
+            info = inspect_target(mount.mount_point, mounts, sys_root=sys_root)
         except TargetError:
             continue
-        seen.add(mount.mount_point)
+        if not os.access(info.path, os.W_OK | os.X_OK):
+            info.warnings.append(
+                ("unwritable", f"You cannot create files in {info.path}: choose a directory inside it you can write to.")
+            )
+        seen_filesystems.add(filesystem_key)
+        seen_paths.add(mount.mount_point)
         targets.append(info)
     return targets
 
 
-_WRITE_WORDS = ("write", "trim", "rw", "verify")
+# -- what a preset does --------------------------------------------------------------
+
+_READ_ONLY_RW = {"read", "randread"}
+# Engines that change files even when rw says read.
+_MODIFYING_ENGINES = {"ftruncate", "falloc", "filecreate", "filedelete", "dircreate", "dirdelete", "e4defrag"}
 
 
-def is_write_workload(preset: object) -> bool:
-    """Does any section write (rw/readwrite with write, trim, rw, randrw; verify)?"""
-    options = [getattr(preset, "options", {})] + [section.options for section in getattr(preset, "jobs", ())]
-    for table in options:
-        for key in ("rw", "readwrite"):
-            value = str(table.get(key, "")).lower().split(":", 1)[0]
-            if any(word in value for word in _WRITE_WORDS):
-                return True
-        if str(table.get("verify", "0")).lower() not in ("0", "", "none", "false"):
+def is_write_workload(preset: Preset) -> bool:
+    """Does any job section write, trim or otherwise change the target?
+
+    rw/readwrite other than read/randread (unknown values count as writes),
+    verify and trim options, and engines that change files all count.
+    """
+    from iotui.core.presets import section_options
+
+    for options in section_options(preset):
+        rw = options.get("rw", options.get("readwrite", "read")).strip().lower().split(":", 1)[0]
+        if rw not in _READ_ONLY_RW:
             return True
-        if "do_verify" in table and str(table["do_verify"]) not in ("0", "false"):
+        if options.get("ioengine", "") in _MODIFYING_ENGINES:
+            return True
+        if str(options.get("verify", "0")).strip().lower() not in ("0", "none", "false", ""):
+            return True
+        if any(key in options for key in ("trim_percentage", "trim_backlog", "trim_verify_zero")):
             return True
     return False

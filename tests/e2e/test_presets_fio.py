@@ -1,0 +1,181 @@
+"""Every shipped preset, sweep point and argv rule, run by the real fio binary (tiny files, 1 s)."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from iotui.core import command, presets, safety
+from iotui.core.presets import JobSection, Preset
+from iotui.core.status import FioDocument, StatusSplitter
+from tests.conftest import requires_fio
+
+pytestmark = [pytest.mark.fio, requires_fio]
+
+SHIPPED = [presets.shipped_presets_dir()]
+TINY = {"runtime_s": 1, "size": "4M", "sets": {"ramp_time": "0"}}
+_SWEEP_SPECIAL = {"job", "target", "targets", "tool"}
+
+
+def run_fio(preset: Preset, directory: Path) -> tuple[dict, str, list[Path]]:
+    """Run fio with iotui's argv on a test file created as iotui creates it; (final document, stderr, files)."""
+    test_file = directory / ".iotui-e2e.fio-test"
+    os.close(os.open(test_file, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    argv = command.build_fio_argv(preset, test_file=test_file)
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=180, cwd=directory)
+    assert result.returncode == 0, (command.format_command(argv), result.stderr)
+    splitter = StatusSplitter()
+    items = splitter.feed(result.stdout.encode()) + splitter.close()
+    documents = [item.doc for item in items if isinstance(item, FioDocument)]
+    assert documents, result.stdout[-2000:]
+    return documents[-1], result.stderr, command.created_file_paths(preset, test_file)
+
+
+def assert_clean_run(preset: Preset, document: dict, stderr: str) -> None:
+    problems = [line for line in stderr.splitlines() if re.search(r"error|fail|invalid|unknown|bad ", line, re.I)]
+    assert problems == [], stderr
+    jobs = document["jobs"]
+    assert {job["jobname"] for job in jobs} == {section.name for section in preset.jobs}
+    assert all(job["error"] == 0 for job in jobs)
+    done = sum(job[direction]["total_ios"] for job in jobs for direction in ("read", "write", "trim"))
+    assert done > 0
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in presets.list_presets(SHIPPED)[0]))
+def test_every_shipped_preset_runs_on_real_fio(tmp_path: Path, name: str) -> None:
+    preset = presets.with_overrides(presets.find_preset(name, SHIPPED), **TINY)
+    document, stderr, files = run_fio(preset, tmp_path)
+    assert_clean_run(preset, document, stderr)
+    # All jobs share the one test file: what lands on disk is what iotui estimated.
+    assert sorted(tmp_path.iterdir()) == files
+    assert sum(path.stat().st_size for path in files) == command.required_bytes(preset) == 4 << 20
+
+
+def sweep_points() -> list[tuple[str, dict[str, str]]]:
+    """Each shipped preset's default sweep points over fio options (job= points are the sections above)."""
+    points = []
+    for preset in presets.list_presets(SHIPPED)[0]:
+        vary = {k: v for k, v in (preset.sweep or {}).get("vary", {}).items() if k not in _SWEEP_SPECIAL}
+        if not vary:
+            continue
+        for values in itertools.product(*vary.values()):
+            points.append((preset.name, dict(zip(vary, values))))
+    return points
+
+
+@pytest.mark.parametrize("name, point", sweep_points(), ids=lambda value: value if isinstance(value, str) else ",".join(f"{k}={v}" for k, v in value.items()))
+def test_every_sweep_point_runs_on_real_fio(tmp_path: Path, name: str, point: dict[str, str]) -> None:
+    preset = presets.find_preset(name, SHIPPED)
+    preset = presets.with_overrides(preset, runtime_s=1, size="4M", sets={"ramp_time": "0", **point})
+    document, stderr, files = run_fio(preset, tmp_path)
+    assert_clean_run(preset, document, stderr)
+    for file in files:
+        file.unlink()
+
+
+def test_sweep_points_exist() -> None:
+    assert ("numjobs-scaling", {"numjobs": "32"}) in sweep_points()
+
+
+def test_the_sync_of_mount_options_is_one_write_and_an_fsync(tmp_path: Path) -> None:
+    preset = presets.with_overrides(presets.find_preset("mount-options", SHIPPED), size="4M")
+    document, stderr, _ = run_fio(preset, tmp_path)
+    assert_clean_run(preset, document, stderr)
+    sync = next(job for job in document["jobs"] if job["jobname"] == "sync")
+    assert sync["write"]["total_ios"] == 1
+    write = next(job for job in document["jobs"] if job["jobname"] == "write")
+    assert write["write"]["io_bytes"] == 4 << 20
+
+
+@pytest.mark.parametrize(
+    "options, expected_bytes",
+    [
+        ({"size": "4M", "numjobs": "4"}, 4 << 20),
+        ({"size": "1M", "numjobs": "3", "offset_increment": "2M"}, 5 << 20),
+        ({"size": "1M", "offset": "3M"}, 4 << 20),
+        ({"size": "1M", "filesize": "2M"}, 2 << 20),
+        ({"size": "1MiB"}, 10**6),  # fio's compatibility mode: MiB is 1000 x 1000
+    ],
+)
+def test_the_disk_estimate_is_what_fio_lays_out(tmp_path: Path, options: dict[str, str], expected_bytes: int) -> None:
+    preset = Preset("layout", "t", "d", "", {"rw": "write", "bs": "64k", **options}, (JobSection("w", {}),))
+    assert command.required_bytes(preset) == expected_bytes
+    _, _, files = run_fio(preset, tmp_path)
+    assert files[0].stat().st_size == expected_bytes
+
+
+def test_a_colon_in_the_target_path_reaches_fio_escaped(tmp_path: Path) -> None:
+    target = tmp_path / "a:b"
+    target.mkdir()
+    preset = Preset("colon", "t", "d", "", {"rw": "write", "bs": "64k", "size": "1M"}, (JobSection("w", {}),))
+    _, _, files = run_fio(preset, target)
+    assert files == [target / ".iotui-e2e.fio-test"] and files[0].stat().st_size == 1 << 20
+    assert sorted(tmp_path.iterdir()) == [target]
+
+
+def test_several_files_are_exactly_the_ones_listed(tmp_path: Path) -> None:
+    preset = Preset("files", "t", "d", "", {"rw": "write", "bs": "64k", "size": "3M", "nrfiles": "3"}, (JobSection("w", {}),))
+    _, _, files = run_fio(preset, tmp_path)
+    assert len(files) == 3 and all(path.stat().st_size == 1 << 20 for path in files)
+    assert sorted(tmp_path.iterdir()) == sorted(files + [tmp_path / ".iotui-e2e.fio-test"])
+
+
+def test_job_file_sections_run_together_and_preset_sections_in_turn(tmp_path: Path) -> None:
+    job = tmp_path / "two.fio"
+    job.write_text("[global]\nsize=1M\nbs=64k\n[reader]\nrw=read\n[writer]\nrw=write\n")
+    work = tmp_path / "work"
+    work.mkdir()
+    together, _, _ = run_fio(presets.load_job_file(job), work)
+    assert len({j["groupid"] for j in together["jobs"]}) == 1  # one group: they ran at the same time
+    for path in work.iterdir():
+        path.unlink()
+    in_turn, _, _ = run_fio(Preset("p", "t", "d", "", {"size": "1M", "bs": "64k"}, (JobSection("reader", {"rw": "read"}), JobSection("writer", {"rw": "write"}))), work)
+    assert len({j["groupid"] for j in in_turn["jobs"]}) == 2  # stonewall: one after another
+
+
+def test_fio_runs_abbreviated_options_so_the_policy_refuses_them(tmp_path: Path) -> None:
+    """The reason abbreviations are refused: fio's getopt resolves --exec_pre to exec_prerun."""
+    marker = tmp_path / "ran"
+    subprocess.run(
+        ["fio", "--name=t", f"--filename={tmp_path / 'f'}", "--size=64k", "--rw=read",
+         f"--exec_pre=touch {marker}", "--output-format=json"],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )
+    assert marker.exists()
+    with pytest.raises(safety.PolicyError, match="abbreviation of the refused option 'exec_prerun'"):
+        safety.check_options({"exec_pre": f"touch {marker}"}, "--set")
+
+
+def fio_option_names() -> set[str]:
+    text = subprocess.run(["fio", "--cmdhelp=all"], capture_output=True, text=True, timeout=30).stdout
+    names = {match.group(1) for match in re.finditer(r"^\s*([A-Za-z0-9_-]+)\s*:", text, re.M)}
+    for engine in fio_engines():
+        help_text = subprocess.run(["fio", f"--enghelp={engine}"], capture_output=True, text=True, timeout=30).stdout
+        names |= {match.group(1) for match in re.finditer(r"^\s*([A-Za-z0-9_-]+)\s*:", help_text, re.M)}
+    return names
+
+
+def fio_engines() -> list[str]:
+    text = subprocess.run(["fio", "--enghelp"], capture_output=True, text=True, timeout=30).stdout
+    return [line.strip() for line in text.splitlines()[1:] if line.strip()]
+
+
+def test_no_real_fio_option_is_refused_by_the_abbreviation_rule() -> None:
+    names = fio_option_names()
+    assert {"bs", "rw", "direct", "exec_prerun"} <= names
+    wrongly_refused = sorted(
+        name for name in names
+        if safety.normal_option_name(name) not in safety.REFUSED_OPTIONS and safety.key_refusal(name) is not None
+    )
+    assert wrongly_refused == []
+
+
+def test_every_engine_of_the_installed_fio_is_known() -> None:
+    engines = fio_engines()
+    assert "psync" in engines
+    assert set(engines) <= safety.KNOWN_ENGINES
