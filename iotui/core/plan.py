@@ -40,10 +40,6 @@ def _option(preset: Preset, key: str) -> str | None:
     return value
 
 
-def _is_true(value: str | None) -> bool:
-    return value is not None and str(value).strip().lower() in ("1", "true", "yes", "on", "")
-
-
 def _numjobs(preset: Preset) -> int | None:
     values = [_option(preset, "numjobs")] + [s.options.get("numjobs") for s in preset.jobs]
     counts = []
@@ -76,7 +72,7 @@ def make_plan(
         info = safety.inspect_target(target_path)
     except safety.TargetError as error:
         raise PlanError(str(error)) from None
-    direct = _is_true(_option(preset, "direct"))
+    direct = presets.uses_direct_io(preset)
     read_only = not safety.is_write_workload(preset)
     needs_bytes = command.required_bytes(preset)
     try:
@@ -86,6 +82,7 @@ def make_plan(
     except safety.TargetError as error:
         raise PlanError(str(error)) from None
     is_block_device = info.is_block_device
+    test_files: list[Path] = []
     if is_block_device:
         test_file = None
         argv = command.build_fio_argv(
@@ -94,6 +91,7 @@ def make_plan(
     else:
         test_file = new_test_file_path(target_path.resolve(), run_id)
         argv = command.build_fio_argv(preset, test_file=test_file, fio_binary=fio_binary)
+        test_files = command.created_file_paths(preset, test_file)
     devices = _devices_for(target_path, is_block_device)
     duration_s, _ = presets.estimate(preset)
     target_table = {
@@ -112,6 +110,7 @@ def make_plan(
         options=effective_options(preset),
         target_path=target_path,
         test_file=test_file,
+        test_files=test_files,
         target=target_table,
         warnings=list(warnings),
         devices=devices,

@@ -57,6 +57,8 @@ class RunPlan:
     warnings: list[tuple[str, str]] = field(default_factory=list)
     devices: list[str] = field(default_factory=list)
     numjobs: int | None = None
+    # Every file fio will use (nrfiles=N gives N numbered files); empty: just test_file.
+    test_files: list[Path] = field(default_factory=list)
     estimated_duration_s: float | None = None
     title: str = ""
 
@@ -165,7 +167,7 @@ class RunSession:
         self.last_document: dict | None = None
         self.stop_requested = False
         self.paused = False
-        self._created_test_file = False
+        self._created_test_files: list[Path] = []
         self._started_monotonic = 0.0
 
     # -- control ------------------------------------------------------------
@@ -197,32 +199,37 @@ class RunSession:
             self.messages.append({"source": source, "text": text})
         self._emit(LogLine(source, text))
 
+    def _planned_test_files(self) -> list[Path]:
+        if self.plan.test_file is None:
+            return []
+        return list(self.plan.test_files) or [self.plan.test_file]
+
     def _create_test_file(self) -> None:
-        test_file = self.plan.test_file
-        if test_file is None:
-            return
-        try:
-            # Exclusive create: never take over a file that already exists.
-            descriptor = os.open(test_file, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-        except FileExistsError:
-            raise RunError(f"{test_file} already exists; iotui will not overwrite a file it did not create.") from None
-        except OSError as error:
-            raise RunError(
-                f"Cannot create the test file in {test_file.parent} ({error.strerror}); "
-                "choose a directory you can write to with --target."
-            ) from None
-        os.close(descriptor)
-        self._created_test_file = True
+        for test_file in self._planned_test_files():
+            try:
+                # Exclusive create: never take over a file that already exists.
+                descriptor = os.open(test_file, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+            except FileExistsError:
+                raise RunError(
+                    f"{test_file} already exists; iotui will not overwrite a file it did not create."
+                ) from None
+            except OSError as error:
+                raise RunError(
+                    f"Cannot create the test file in {test_file.parent} ({error.strerror}); "
+                    "choose a directory you can write to with --target."
+                ) from None
+            os.close(descriptor)
+            self._created_test_files.append(test_file)
 
     def _remove_test_file(self) -> None:
-        if self._created_test_file and self.plan.test_file is not None:
+        for test_file in self._created_test_files:
             try:
-                self.plan.test_file.unlink()
+                test_file.unlink()
             except FileNotFoundError:
                 pass
             except OSError as error:
-                self._log("iotui", f"Could not remove the test file {self.plan.test_file}: {error.strerror}.")
-            self._created_test_file = False
+                self._log("iotui", f"Could not remove the test file {test_file}: {error.strerror}.")
+        self._created_test_files = []
 
     def _sample_host(self) -> None:
         if self.sampler is None:

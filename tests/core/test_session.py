@@ -93,3 +93,23 @@ def test_plan_refuses_tmpfs_and_bad_targets(tmp_path: Path) -> None:
     if shm.is_dir():
         with pytest.raises(PlanError, match="--allow-cache"):
             make_plan(preset, shm, fio_binary="fio")
+
+
+async def test_every_numbered_file_is_created_exclusively_and_removed(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("FAKE_FIO_REPLAY", str(FIO_FIXTURES / "randrw-rate200-json+.txt"))
+    monkeypatch.setenv("FAKE_FIO_DELAY_S", "0.01")
+    preset = presets.with_overrides(
+        presets.find_preset("quick", [presets.shipped_presets_dir()]), size="1M", runtime_s=1, sets={"nrfiles": "3"}
+    )
+    plan = make_plan(preset, tmp_path, fio_binary="fio")
+    assert len(plan.test_files) == 3
+    seen: list[list[str]] = []
+
+    def runner(argv: list[str]) -> FioRunner:
+        seen.append(sorted(p.name for p in tmp_path.iterdir()))
+        return _fake_runner(argv)
+
+    record = await RunSession(plan, fio_version="x", runs_dir=None, runner_factory=runner).run()
+    assert record.status == "completed"
+    assert seen[0] == sorted(p.name for p in plan.test_files)
+    assert list(tmp_path.iterdir()) == []

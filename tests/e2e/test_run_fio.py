@@ -12,10 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core import presets
-from iotui.core.plan import make_plan
 from iotui.core.record import load_record
-from iotui.core.session import RunSession
 from tests.conftest import requires_fio
 
 pytestmark = [pytest.mark.fio, requires_fio]
@@ -121,19 +118,6 @@ def test_show_prints_the_summary(tmp_path: Path) -> None:
     broken.write_text("schema = 1\n")
     result = iotui("show", str(broken), cwd=tmp_path)
     assert result.returncode == 1 and "broken.toml" in result.stderr and "Traceback" not in result.stderr
-
-
-@pytest.mark.parametrize("name", sorted(p.name for p in presets.list_presets([presets.shipped_presets_dir()])[0]))
-async def test_every_shipped_preset_runs_on_real_fio(tmp_path: Path, name: str) -> None:
-    preset = presets.find_preset(name, [presets.shipped_presets_dir()])
-    preset = presets.with_overrides(preset, runtime_s=1, size="4M", sets={"ramp_time": "0"})
-    plan = make_plan(preset, tmp_path, fio_binary="fio")
-    record = await RunSession(plan, fio_version="fio", runs_dir=None).run()
-    errors = [m["text"] for m in record.messages if m["source"] == "stderr" and "error" in m["text"].lower()]
-    assert record.status == "completed", (record.warnings, record.messages)
-    assert errors == []
-    assert record.directions()
-    assert list(tmp_path.iterdir()) == []
 
 
 def _fio_processes_in(directory: Path) -> list[int]:
