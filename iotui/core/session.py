@@ -261,7 +261,6 @@ class RunSession:
         self._started_monotonic = time.monotonic()
         exit_event: FioExited | None = None
         failure: str | None = None
-        host_task: asyncio.Task | None = None
         try:
             self._create_test_file()
             if self.probe is not None:
@@ -274,15 +273,9 @@ class RunSession:
                 if self.probe is not None and self.monitor is not None:
                     self.monitor.baseline = self.probe.baseline()
                 self._sample_host()
-            self.runner = self.runner_factory(self.plan.argv)
-            await self.runner.start()
-            if self.sampler is not None and hasattr(self.sampler, "set_fio_pid"):
-                self.sampler.set_fio_pid(self.runner.pid)
-            host_task = asyncio.create_task(self._host_loop())
-            async for event in self.runner.events():
-                self._handle(event)
-                if isinstance(event, FioExited):
-                    exit_event = event
+            # Stopped during the baseline: fio never starts (status "stopped").
+            if not self.stop_requested:
+                exit_event = await self._run_fio()
         except FioNotFoundError as error:
             failure = str(error)
         except RunError as error:
@@ -293,8 +286,6 @@ class RunSession:
                 await self.runner.stop()
             raise
         finally:
-            if host_task is not None:
-                host_task.cancel()
             if self.probe is not None:
                 try:
                     self.probe.stop()
@@ -302,6 +293,25 @@ class RunSession:
                     pass
             self._remove_test_file()
         return self._finish(started, exit_event, failure)
+
+    async def _run_fio(self) -> FioExited | None:
+        self.runner = self.runner_factory(self.plan.argv)
+        await self.runner.start()
+        if self.stop_requested:
+            # A stop that came while fio was starting.
+            asyncio.ensure_future(self.runner.stop())
+        if self.sampler is not None and hasattr(self.sampler, "set_fio_pid"):
+            self.sampler.set_fio_pid(self.runner.pid)
+        exit_event: FioExited | None = None
+        host_task = asyncio.create_task(self._host_loop())
+        try:
+            async for event in self.runner.events():
+                self._handle(event)
+                if isinstance(event, FioExited):
+                    exit_event = event
+        finally:
+            host_task.cancel()
+        return exit_event
 
     def _handle(self, event: object) -> None:
         if isinstance(event, FioDocument):
@@ -324,6 +334,8 @@ class RunSession:
             self._log("stderr", event.line)
 
     def _status(self, exit_event: FioExited | None, failure: str | None) -> str:
+        if failure is None and exit_event is None and self.stop_requested:
+            return "stopped"
         if failure is not None or exit_event is None:
             return "failed"
         if self.stop_requested or exit_event.stopped_by_user:

@@ -113,3 +113,23 @@ async def test_every_numbered_file_is_created_exclusively_and_removed(tmp_path: 
     assert record.status == "completed"
     assert seen[0] == sorted(p.name for p in plan.test_files)
     assert list(tmp_path.iterdir()) == []
+
+
+async def test_stop_during_the_baseline_never_starts_fio(tmp_path: Path, monkeypatch) -> None:
+    import asyncio
+
+    monkeypatch.setenv("FAKE_FIO_REPLAY", str(FIO_FIXTURES / "randrw-rate200-json+.txt"))
+    started: list[list[str]] = []
+
+    def runner(argv: list[str]) -> FioRunner:
+        started.append(argv)
+        return _fake_runner(argv)
+
+    session = RunSession(_plan(tmp_path), fio_version="x", runs_dir=None, runner_factory=runner, baseline_s=0.5)
+    task = asyncio.create_task(session.run())
+    await asyncio.sleep(0.1)
+    session.request_stop()
+    record = await task
+    assert started == []
+    assert record.status == "stopped"
+    assert list(tmp_path.iterdir()) == []
