@@ -11,6 +11,10 @@ from iotui.core.presets import Preset, PresetPolicyError, estimate, section_opti
 
 # What iotui needs from fio's output: cumulative json+ every second, no ETA line.
 OUTPUT_ARGS = ("--output-format=json+", "--status-interval=1", "--eta=never")
+# Jobs as threads of one fio process: forked job processes each call setsid(),
+# so signals to fio's process group (pause, stop, the end of iotui) would miss
+# them and a job could outlive iotui. Threads share the process's fate.
+PROCESS_ARGS = ("--thread",)
 
 
 def _option_args(options: Mapping[str, str]) -> list[str]:
@@ -84,7 +88,7 @@ def build_fio_argv(
     if (test_file is None) == (block_device is None):
         raise ValueError("give exactly one of test_file or block_device")
     _check(preset)
-    argv = [fio_binary, *OUTPUT_ARGS]
+    argv = [fio_binary, *OUTPUT_ARGS, *PROCESS_ARGS]
     if readonly or block_device is not None:
         argv.append("--readonly")
     global_files = _file_count(preset.options)

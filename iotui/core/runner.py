@@ -93,6 +93,38 @@ async def fio_version(fio_binary: str) -> str:
     return version or "unknown"
 
 
+# A tiny guard process per run, outside fio's process group: it waits for EOF
+# on a pipe from iotui. A clean end writes "done" first; EOF without it means
+# iotui died (even by SIGKILL), and the guard ends fio's whole group. fio does
+# not always honour one SIGTERM, so the guard escalates to SIGKILL.
+_GUARD_SOURCE = r"""
+import os, signal, sys, time
+group = int(sys.argv[1])
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+data = b""
+while True:
+    chunk = os.read(0, 64)
+    if not chunk:
+        break
+    data += chunk
+if b"done" in data:
+    sys.exit(0)
+for signum, grace_s in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 0.0)):
+    try:
+        os.killpg(group, signum)
+    except OSError:
+        sys.exit(0)
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except OSError:
+            sys.exit(0)
+        time.sleep(0.05)
+"""
+
+
 def _child_setup() -> None:  # pragma: no cover - runs in the child
     # Ask the kernel to end fio when iotui dies without a chance to clean up.
     if sys.platform.startswith("linux"):
@@ -126,6 +158,7 @@ class FioRunner:
         self.paused = False
         self._stop_requested = False
         self._queue: asyncio.Queue[RunnerEvent | None] = asyncio.Queue()
+        self._guard = None
 
     @property
     def pid(self) -> int | None:
@@ -147,6 +180,33 @@ class FioRunner:
         except PermissionError:
             raise FioNotFoundError(f"{self.argv[0]} is not executable: {INSTALL_HINT}.") from None
         _LIVE_GROUPS.add(self.process.pid)
+        self._start_guard(self.process.pid)
+
+    def _start_guard(self, group: int) -> None:
+        import subprocess
+
+        try:
+            self._guard = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _GUARD_SOURCE, str(group)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                close_fds=True,
+            )
+        except OSError:
+            self._guard = None  # the parent-death signal still covers most cases
+
+    def _release_guard(self) -> None:
+        """fio is gone: tell the guard to exit without touching the group."""
+        guard, self._guard = self._guard, None
+        if guard is None or guard.stdin is None:
+            return
+        try:
+            guard.stdin.write(b"done")
+            guard.stdin.close()
+        except OSError:
+            pass
 
     async def events(self) -> AsyncIterator[RunnerEvent]:
         """Documents, stdout text, stderr lines, then exactly one FioExited."""
@@ -170,6 +230,7 @@ class FioRunner:
             if self.process.returncode is None:
                 await self.stop()
             _LIVE_GROUPS.discard(self.process.pid)
+            self._release_guard()
         yield FioExited(returncode=returncode, stopped_by_user=self._stop_requested)
 
     async def _read_stdout(self) -> None:
@@ -249,4 +310,5 @@ class FioRunner:
         except OSError:
             pass
         _LIVE_GROUPS.discard(self.process.pid)
+        self._release_guard()
         return self.process.returncode

@@ -23,11 +23,12 @@ def make(options: dict[str, str], *sections: tuple[str, dict[str, str]], serial:
 def test_argv_for_a_two_section_preset() -> None:
     preset = presets.find_preset("rnd4k-q1t1", SHIPPED)
     argv = command.build_fio_argv(preset, test_file=TEST_FILE, fio_binary="/usr/bin/fio")
-    assert argv[:5] == [
-        "/usr/bin/fio", "--output-format=json+", "--status-interval=1", "--eta=never", f"--filename={TEST_FILE}"
+    assert argv[:6] == [
+        "/usr/bin/fio", "--output-format=json+", "--status-interval=1", "--eta=never", "--thread",
+        f"--filename={TEST_FILE}",
     ]
     first, second = argv.index("--name=randread"), argv.index("--name=randwrite")
-    globals_ = argv[5:first]
+    globals_ = argv[6:first]
     assert "--time_based" in globals_ and "--direct=1" in globals_ and "--size=1G" in globals_
     assert argv[first + 1] == "--rw=randread"
     assert argv[second + 1:] == ["--stonewall", "--rw=randwrite"]
@@ -37,7 +38,7 @@ def test_argv_for_a_two_section_preset() -> None:
 def test_options_keep_their_order_and_flags_have_no_value() -> None:
     preset = make({"ioengine": "libaio", "time_based": "", "bs": "4k"}, ("a", {"rw": "read", "group_reporting": ""}))
     argv = command.build_fio_argv(preset, test_file=TEST_FILE)
-    assert argv[5:] == ["--ioengine=libaio", "--time_based", "--bs=4k", "--name=a", "--rw=read", "--group_reporting"]
+    assert argv[6:] == ["--ioengine=libaio", "--time_based", "--bs=4k", "--name=a", "--rw=read", "--group_reporting"]
 
 
 def test_a_preset_without_sections_still_names_one_job() -> None:
@@ -48,14 +49,14 @@ def test_a_preset_without_sections_still_names_one_job() -> None:
 def test_job_files_keep_fio_s_own_ordering() -> None:
     preset = make({}, ("a", {}), ("b", {}), ("c", {"stonewall": ""}), serial=False)
     argv = command.build_fio_argv(preset, test_file=TEST_FILE)
-    assert argv[5:] == ["--name=a", "--name=b", "--name=c", "--stonewall"]
+    assert argv[6:] == ["--name=a", "--name=b", "--name=c", "--stonewall"]
     assert argv.count("--stonewall") == 1
 
 
 def test_raw_devices_run_read_only() -> None:
     preset = presets.find_preset("blocksize-table", SHIPPED)
     argv = command.build_fio_argv(preset, block_device=Path("/dev/sdz"))
-    assert argv[4:6] == ["--readonly", "--filename=/dev/sdz"]
+    assert argv[5:7] == ["--readonly", "--filename=/dev/sdz"]
     assert "--readonly" in command.build_fio_argv(preset, test_file=TEST_FILE, readonly=True)
 
 
