@@ -366,7 +366,7 @@ def record_file_name(record: RunRecord) -> str:
     return f"{stamp}-{preset}-{record.id[:8]}.toml"
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes) -> None:
     """Temp file in the same directory, fsync, rename, fsync the directory."""
     handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -418,8 +418,8 @@ def save_record(
     validate_toml_dict(doc, str(path))
     try:
         if fio_report is not None:
-            _write_atomically(runs_dir / report_name, json.dumps(fio_report, indent=1).encode())
-        _write_atomically(path, tomli_w.dumps(doc).encode("utf-8"))
+            write_atomically(runs_dir / report_name, json.dumps(fio_report, indent=1).encode())
+        write_atomically(path, tomli_w.dumps(doc).encode("utf-8"))
     except OSError as error:
         raise RecordError(
             f"Cannot save the record to {path} ({error.strerror or error}); "

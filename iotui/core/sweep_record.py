@@ -9,10 +9,8 @@ run again. The format is documented in ``docs/sweeps.md``.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 import sys
-import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +18,7 @@ from typing import Any
 
 import tomli_w
 
+from iotui.core.record import write_atomically
 from iotui.core.sweep_analysis import PointResult
 from iotui.core.sweep_values import SweepAxis
 
@@ -280,26 +279,6 @@ def sweep_file_name(sweep: SweepRecord) -> str:
     return f"{stamp}-{preset}-{sweep.id[:8]}{SWEEP_SUFFIX}"
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Temp file beside the target, fsync, rename: readers see the old or the new file."""
-    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        umask = os.umask(0)  # mkstemp makes 0600; a sweep record is an ordinary file
-        os.umask(umask)
-        os.fchmod(handle, 0o666 & ~umask)
-        with os.fdopen(handle, "wb") as temp_file:
-            temp_file.write(data)
-            temp_file.flush()
-            os.fsync(temp_file.fileno())
-        os.replace(temp_name, path)
-    except BaseException:
-        try:
-            os.unlink(temp_name)
-        except OSError:
-            pass
-        raise
-
-
 def save_sweep(sweep: SweepRecord, runs_dir: Path) -> Path:
     """Write (or rewrite) the sweep record atomically; returns its path."""
     runs_dir = Path(runs_dir)
@@ -313,7 +292,7 @@ def save_sweep(sweep: SweepRecord, runs_dir: Path) -> Path:
     doc = sweep.to_toml_dict()
     sweep_from_toml_dict(doc, str(path))  # never write what could not be read back
     try:
-        _write_atomically(path, tomli_w.dumps(doc).encode("utf-8"))
+        write_atomically(path, tomli_w.dumps(doc).encode("utf-8"))
     except OSError as error:
         raise SweepRecordError(
             f"Cannot save the sweep record to {path} ({error.strerror or error}); choose another --runs-dir."

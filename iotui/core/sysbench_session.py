@@ -23,7 +23,7 @@ from typing import Any, Callable
 from iotui import __version__
 from iotui.core.record import RecordError, RunRecord, save_record
 from iotui.core.session import HostUpdate, LogLine, RunFinished, RunPlan, host_identity
-from iotui.core.summary import cpu_summary
+from iotui.core.summary import HOST_SAMPLE_KEYS, cpu_summary
 from iotui.core.sysbench import (
     SysbenchError,
     SysbenchWorkload,
@@ -35,20 +35,6 @@ from iotui.core.sysbench import (
 
 WORK_DIR_PREFIX = ".iotui-sysbench-"
 MESSAGES_KEPT = 200
-HOST_ROW_KEYS = (
-    "cpu_user_pct",
-    "cpu_system_pct",
-    "cpu_iowait_pct",
-    "ctx_switches_per_s",
-    "interrupts_per_s",
-    "device_read_iops",
-    "device_write_iops",
-    "psi_cpu_some_pct",
-    "psi_io_some_pct",
-    "psi_io_full_pct",
-    "psi_memory_some_pct",
-    "fio_cpu_cores",
-)
 SYSBENCH_INSTALL_HINT = (
     "install it with 'sudo apt-get install sysbench' (Debian/Ubuntu), 'sudo dnf install sysbench' "
     "(Fedora) or 'brew install sysbench' (macOS)"
@@ -195,7 +181,7 @@ class SysbenchSession:
             self.host_samples.append(host)
             t_s = time.monotonic() - self._run_started_monotonic
             row: dict[str, Any] = {"t_s": round(t_s, 3), "dt_s": self.host_interval_s}
-            row.update({key: getattr(host, key, None) for key in HOST_ROW_KEYS})
+            row.update({key: getattr(host, key, None) for key in HOST_SAMPLE_KEYS})
             if assessment is not None:
                 row["responsiveness"] = assessment.level.value
             self.rows.append({key: value for key, value in row.items() if value is not None})
