@@ -10,7 +10,6 @@ derivation per document, best of several repeats.
 from __future__ import annotations
 
 import argparse
-import statistics
 import subprocess
 import sys
 import tempfile
