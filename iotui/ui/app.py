@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import App
 from textual.binding import Binding
 from textual.worker import WorkerState
 
-from iotui.core.record import RunRecord
-from iotui.ui.messages import RunFailed, RunStarted, messages_for_event
-from iotui.ui.screens.confirm_quit import ConfirmQuitScreen
-from iotui.ui.screens.history import HistoryScreen
 from iotui.ui.screens.home import HomeScreen
-from iotui.ui.screens.results import ResultsScreen
-from iotui.ui.screens.run import RunScreen
 from iotui.ui.services import RunRequest, ServiceError, Services
+
+# The run, results and history screens (and the fio session, the plot library) are
+# imported when first needed, not at start: the home screen paints sooner.
+if TYPE_CHECKING:
+    from iotui.core.record import RunRecord
+    from iotui.ui.screens.run import RunScreen
 
 RUN_GROUP = "run"
 # After "stop and quit", give fio this long to write its final report before leaving anyway.
@@ -32,7 +33,8 @@ QUIT_GRACE_S = 30.0
 class IotuiApp(App[int]):
     """Home -> Run -> Results, History and Compare on top."""
 
-    CSS_PATH = "iotui.tcss"
+    # Absolute, so subclasses defined elsewhere (benchmarks) find the one stylesheet.
+    CSS_PATH = Path(__file__).parent / "iotui.tcss"
     TITLE = "iotui"
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, show=False)]
 
@@ -57,6 +59,8 @@ class IotuiApp(App[int]):
     # -- the run worker ---------------------------------------------------------
     @on(HomeScreen.RunRequested)
     def _start_run(self, message: HomeScreen.RunRequested) -> None:
+        from iotui.ui.screens.run import RunScreen
+
         if self.run_in_progress():
             self.notify("A run is already in progress.", severity="warning")
             return
@@ -68,6 +72,7 @@ class IotuiApp(App[int]):
 
     async def _drive_run(self, request: RunRequest, screen: RunScreen) -> RunRecord | None:
         """Build the session and run it; every event becomes a message to the run screen."""
+        from iotui.ui.messages import RunFailed, RunStarted, messages_for_event
 
         def on_event(event: object) -> None:
             for message in messages_for_event(event):
@@ -100,6 +105,9 @@ class IotuiApp(App[int]):
     # -- screens --------------------------------------------------------------
     def show_results(self, record: RunRecord, saved_path: Path | None) -> None:
         """Called by the run screen when its run ended."""
+        from iotui.ui.screens.results import ResultsScreen
+        from iotui.ui.screens.run import RunScreen
+
         if self.quit_when_run_ends:
             self.exit(0)
             return
@@ -110,6 +118,8 @@ class IotuiApp(App[int]):
 
     def run_gone(self) -> None:
         """Called by the run screen when its run could not start."""
+        from iotui.ui.screens.run import RunScreen
+
         if self.quit_when_run_ends:
             self.exit(0)
             return
@@ -117,6 +127,8 @@ class IotuiApp(App[int]):
             self.pop_screen()
 
     def action_open_history(self) -> None:
+        from iotui.ui.screens.history import HistoryScreen
+
         self.push_screen(HistoryScreen(self.services))
 
     def action_home(self) -> None:
@@ -130,6 +142,9 @@ class IotuiApp(App[int]):
             self.pop_screen()
 
     async def action_quit(self) -> None:
+        from iotui.ui.screens.confirm_quit import ConfirmQuitScreen
+        from iotui.ui.screens.run import RunScreen
+
         if not self.run_in_progress():
             self.exit(0)
             return

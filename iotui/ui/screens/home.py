@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
@@ -35,7 +35,11 @@ def _same_path(left: str, right: str) -> bool:
 
 
 class HomeScreen(Screen):
-    """Owns the choice (target, preset, overrides) and the preview derived from it."""
+    """Owns the choice (target, preset, overrides) and the preview derived from it.
+
+    State is held in ``var``s: they feed the widgets through ``data_bind`` without
+    repainting the whole screen.
+    """
 
     BINDINGS = [
         Binding("r", "run", "Run"),
@@ -50,12 +54,14 @@ class HomeScreen(Screen):
     VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
     AUTO_FOCUS = "#presets"
 
-    target: reactive[Any] = reactive(None)
-    base_preset: reactive[Any] = reactive(None)
-    overrides: reactive[Overrides] = reactive(Overrides)
-    option_problem: reactive[str | None] = reactive(None)
-    preset: reactive[Any] = reactive(None, always_update=True)
-    preview: reactive[PlanPreview | None] = reactive(None, always_update=True)
+    target: var[Any] = var(None)
+    base_preset: var[Any] = var(None)
+    overrides: var[Overrides] = var(Overrides)
+    option_problem: var[str | None] = var(None)
+    preset: var[Any] = var(None, always_update=True)
+    preview: var[PlanPreview | None] = var(None, always_update=True)
+    # False until the first preview is worked out (just after the first frame).
+    loaded: var[bool] = var(False)
 
     @dataclass
     class RunRequested(Message):
@@ -71,7 +77,6 @@ class HomeScreen(Screen):
         self.initial_target = initial_target
         self.initial_preset = initial_preset
         self._editor_problem: str | None = None
-        self._loaded = False
         self.sub_title = "choose a target and a preset, then press r"
 
     def compose(self) -> ComposeResult:
@@ -87,14 +92,22 @@ class HomeScreen(Screen):
         with VerticalScroll(id="preview-box") as box:
             box.border_title = "fio command"
             yield CommandPreview(id="preview").data_bind(
-                preset=HomeScreen.preset, preview=HomeScreen.preview, problem=HomeScreen.option_problem
+                preset=HomeScreen.preset,
+                preview=HomeScreen.preview,
+                problem=HomeScreen.option_problem,
+                ready=HomeScreen.loaded,
             )
         yield Footer()
 
     def on_mount(self) -> None:
         self._load_presets()
         self._load_targets()
-        self._loaded = True
+        # The preview plans the run (and imports the planning code): after the first
+        # frame, so the lists show at once and the command follows a moment later.
+        self.call_after_refresh(self._first_preview)
+
+    def _first_preview(self) -> None:
+        self.loaded = True
         self._refresh_preview()
 
     # -- loading ------------------------------------------------------------
@@ -152,7 +165,7 @@ class HomeScreen(Screen):
         self._refresh_preview()
 
     def _refresh_preview(self) -> None:
-        if not self._loaded:
+        if not self.loaded:
             return
         if self.base_preset is None:
             self.preset, self.preview = None, None

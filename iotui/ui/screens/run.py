@@ -13,7 +13,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
@@ -37,7 +37,11 @@ from iotui.ui.widgets.throughput_plot import ThroughputPlot
 
 
 class RunScreen(Screen):
-    """One run in progress."""
+    """One run in progress.
+
+    Its state is held in ``var``s: they feed the widgets through ``data_bind``
+    without repainting the whole screen each time one changes.
+    """
 
     BINDINGS = [
         Binding("p", "toggle_pause", "Pause/Resume"),
@@ -46,13 +50,15 @@ class RunScreen(Screen):
     ]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]
 
-    phase: reactive[str] = reactive("starting")
-    latest_interval: reactive[Any] = reactive(None, always_update=True)
-    elapsed_s: reactive[float | None] = reactive(None)
-    estimated_s: reactive[float | None] = reactive(None)
-    assessment: reactive[Any] = reactive(None, always_update=True)
-    measuring: reactive[bool] = reactive(True)
-    series_revision: reactive[int] = reactive(0)
+    phase: var[str] = var("starting")
+    latest_interval: var[Any] = var(None, always_update=True)
+    elapsed_s: var[float | None] = var(None)
+    estimated_s: var[float | None] = var(None)
+    assessment: var[Any] = var(None, always_update=True)
+    measuring: var[bool] = var(True)
+    # Bumped when fio's (resp. the host's) rings gain a value: only that panel redraws.
+    fio_revision: var[int] = var(0)
+    host_revision: var[int] = var(0)
 
     def __init__(self, request: RunRequest, *, cpu_count: int) -> None:
         super().__init__()
@@ -77,14 +83,14 @@ class RunScreen(Screen):
             yield ResponsivenessChip(id="chip").data_bind(
                 assessment=RunScreen.assessment, measuring=RunScreen.measuring
             )
-        yield ThroughputPlot(self.live, id="plot").data_bind(revision=RunScreen.series_revision)
+        yield ThroughputPlot(self.live, id="plot").data_bind(revision=RunScreen.fio_revision)
         with Horizontal(id="run-series"):
             yield SeriesPanel(self.live, self.live.fio_specs, title="fio", id="fio-series").data_bind(
-                revision=RunScreen.series_revision
+                revision=RunScreen.fio_revision
             )
             yield SeriesPanel(
                 self.live, lambda: list(HOST_SPECS), title="host · pressure (PSI)", id="host-series"
-            ).data_bind(revision=RunScreen.series_revision)
+            ).data_bind(revision=RunScreen.host_revision)
         log = LogPanel(id="log")
         log.border_title = "messages"
         yield log
@@ -111,12 +117,12 @@ class RunScreen(Screen):
         self.elapsed_s = message.interval.t_s
         if self.phase == "starting":
             self.phase = "running"
-        self.series_revision += 1
+        self.fio_revision += 1
 
     @on(HostSampled)
     def _host(self, message: HostSampled) -> None:
         self.live.add_host(message.host)
-        self.series_revision += 1
+        self.host_revision += 1
 
     @on(ResponsivenessAssessed)
     def _assessed(self, message: ResponsivenessAssessed) -> None:

@@ -53,6 +53,9 @@ class CommandPreview(Widget):
     preset: reactive[Any] = reactive(None, always_update=True)
     preview: reactive[PlanPreview | None] = reactive(None, always_update=True)
     problem: reactive[str | None] = reactive(None)
+    ready: reactive[bool] = reactive(True)
 
     def render(self) -> Text:
+        if not self.ready:
+            return Text("working out the fio command…", style="italic")
         return preview_text(self.preset, self.preview, self.problem)

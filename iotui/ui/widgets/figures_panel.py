@@ -76,14 +76,21 @@ def clock_text(elapsed_s: float | None, estimated_s: float | None, phase: str) -
 class FiguresPanel(Widget):
     """Figures of the latest interval; updated once per status interval."""
 
-    # layout=True: the panel's height follows the number of directions and the phase text.
-    interval: reactive[IntervalSample | None] = reactive(None, always_update=True, layout=True)
+    interval: reactive[IntervalSample | None] = reactive(None, always_update=True)
     elapsed_s: reactive[float | None] = reactive(None)
     estimated_s: reactive[float | None] = reactive(None)
     phase: reactive[str] = reactive("starting", layout=True)
 
     def watch_phase(self, phase: str) -> None:
         self.set_class(phase == "paused", "-paused")
+
+    def watch_interval(self, old: IntervalSample | None, new: IntervalSample | None) -> None:
+        # The height follows the directions shown; re-laying out the screen every second
+        # would cost a full redraw, so only when they change.
+        old_directions = list(old.directions) if old is not None else []
+        new_directions = list(new.directions) if new is not None else []
+        if old_directions != new_directions:
+            self.refresh(layout=True)
 
     def render(self) -> Group:
         big = self.app.size.height >= BIG_FIGURES_MIN_HEIGHT

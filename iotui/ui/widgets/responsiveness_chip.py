@@ -29,11 +29,13 @@ def chip_text(assessment: Any | None, measuring: bool) -> str:
 class ResponsivenessChip(Widget):
     """Shows the latest assessment; its CSS class follows the level."""
 
-    # layout=True: the chip's width follows its text.
-    assessment: reactive[Any] = reactive(None, always_update=True, layout=True)
+    assessment: reactive[Any] = reactive(None, always_update=True)
     measuring: reactive[bool] = reactive(True, layout=True)
 
-    def watch_assessment(self, assessment: Any) -> None:
+    def watch_assessment(self, old: Any, assessment: Any) -> None:
+        # The width follows the text; a re-layout only when its length changes.
+        if len(chip_text(old, self.measuring)) != len(chip_text(assessment, self.measuring)):
+            self.refresh(layout=True)
         level = assessment.level if assessment is not None else None
         self.set_class(level is Level.OK, "-ok")
         self.set_class(level is Level.SLUGGISH, "-sluggish")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 from textual.widget import Widget
 
@@ -20,15 +21,27 @@ class SeriesRow(Widget):
         super().__init__(classes="series-row")
         self.spec = spec
         self.live = live
+        self._styles_for: str | None = None
+        self._label_style: Style = Style()
+        self._spark_style: Style = Style()
+
+    def _row_styles(self) -> tuple[Style, Style]:
+        """The label and sparkline styles, looked up once per theme (a row redraws every second)."""
+        if self._styles_for != self.app.theme:
+            self._label_style = self.get_component_rich_style("series-row--label")
+            self._spark_style = self.get_component_rich_style("series-row--spark")
+            self._styles_for = self.app.theme
+        return self._label_style, self._spark_style
 
     def render(self) -> Text:
         ring = self.live.ring(self.spec.key)
+        label_style, spark_style = self._row_styles()
         spark_width = max(0, self.size.width - LABEL_WIDTH - VALUE_WIDTH - 2)
         text = Text(no_wrap=True, overflow="crop")
-        text.append(f"{self.spec.label:<{LABEL_WIDTH}}", style=self.get_component_rich_style("series-row--label"))
+        text.append(f"{self.spec.label:<{LABEL_WIDTH}}", style=label_style)
         text.append(
             sparkline(ring.values(), spark_width, self.spec.scale_max, show_lowest=self.spec.higher_is_better),
-            style=self.get_component_rich_style("series-row--spark"),
+            style=spark_style,
         )
         text.append(" " + f"{self.spec.format(ring.latest()):>{VALUE_WIDTH}}" + " ")
         return text
