@@ -1,81 +1,92 @@
-"""A first, plain comparison of two runs: the previous run and this one, with deltas.
+"""What the compare screen shows, worked out from the core's comparison. Pure (no Textual).
 
-Pure (no Textual). The full comparison (noise-aware verdicts) belongs to
-``iotui/core/compare.py``; when it lands, :func:`comparison_rows` is the one
-function to replace and the compare screen stays as it is.
+:func:`iotui.core.compare.compare_records` judges every metric of every run
+against the first ("a"); this module turns that into text cells: one value
+per run, then for each later run the delta and "delta % verdict". It also
+finds the previous run of the same preset on the same target (Results' ``c``)
+and names the files an export writes.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from iotui import format as fmt
+from iotui.core.compare import Comparison, MetricRow
+from iotui.core.compare_render import format_value
 from iotui.core.record import RunRecord
 
-# (summary key, label, formatter, True when higher is better)
-_DIRECTION_ROWS: tuple[tuple[str, str, Callable[[float | None], str], bool], ...] = (
-    ("iops", "IOPS", fmt.iops, True),
-    ("bw_bytes", "bandwidth", fmt.bytes_per_s, True),
-    ("lat_mean_ns", "lat mean", fmt.latency_ns, False),
-    ("lat_p50_ns", "lat p50", fmt.latency_ns, False),
-    ("lat_p99_ns", "lat p99", fmt.latency_ns, False),
-    ("lat_p99_9_ns", "lat p99.9", fmt.latency_ns, False),
-)
-_CPU_ROWS: tuple[tuple[str, str, Callable[[float | None], str], bool], ...] = (
-    ("user_pct", "CPU usr", fmt.percent, False),
-    ("system_pct", "CPU sys", fmt.percent, False),
-    ("iops_per_fio_core", "IOPS/fio core", fmt.iops, True),
-    ("ctx_switches_per_s", "ctx/s", fmt.rate, False),
-)
+GROUP_TITLES = {"read": "read", "write": "write", "trim": "trim", "cpu": "CPU", "pressure": "responsiveness"}
 
 
 @dataclass(frozen=True)
-class ComparisonRow:
-    """One figure of both runs; ``improved`` is None when there is no delta to judge."""
+class CompareRow:
+    """One metric across the runs, as text; ``versus`` cells are for runs b, c, ... against a."""
 
-    label: str
-    previous: str
-    current: str
-    delta_pct: float | None
-    improved: bool | None
-
-
-def _delta(previous: float | None, current: float | None, higher_is_better: bool) -> tuple[float | None, bool | None]:
-    if previous is None or current is None or previous == 0:
-        return None, None
-    delta_pct = (current - previous) / previous * 100.0
-    if delta_pct == 0:
-        return 0.0, None
-    return delta_pct, (delta_pct > 0) == higher_is_better
+    group: str  # "read", "write", "trim", "CPU", "responsiveness"
+    label: str  # "IOPS", "p99 latency", ...
+    values: tuple[str, ...]
+    deltas: tuple[str, ...]
+    changes: tuple[str, ...]  # "+50.0% better", "-0.4% same within noise", "worse"
+    verdicts: tuple[str | None, ...]
 
 
-def _number(table: dict, key: str) -> float | None:
-    value = table.get(key)
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+def signed(key: str, delta: float | None) -> str:
+    """A delta in the metric's unit with its sign: ``+12.0k``, ``-1.20ms``."""
+    if delta is None:
+        return fmt.NO_VALUE
+    sign = "+" if delta > 0 else "-" if delta < 0 else "±"
+    return sign + format_value(key, abs(delta))
 
 
-def comparison_rows(previous: RunRecord, current: RunRecord) -> list[ComparisonRow]:
-    """Per-direction figures, then CPU figures, for directions either run did."""
-    rows: list[ComparisonRow] = []
-    directions = [d for d in ("read", "write", "trim") if d in previous.summary or d in current.summary]
-    for direction in directions:
-        before = previous.summary.get(direction, {})
-        after = current.summary.get(direction, {})
-        for key, label, formatter, higher_is_better in _DIRECTION_ROWS:
-            old, new = _number(before, key), _number(after, key)
-            delta_pct, improved = _delta(old, new, higher_is_better)
-            rows.append(ComparisonRow(f"{direction} {label}", formatter(old), formatter(new), delta_pct, improved))
-    before_cpu = previous.summary.get("cpu", {})
-    after_cpu = current.summary.get("cpu", {})
-    for key, label, formatter, higher_is_better in _CPU_ROWS:
-        old, new = _number(before_cpu, key), _number(after_cpu, key)
-        if old is None and new is None:
-            continue
-        delta_pct, improved = _delta(old, new, higher_is_better)
-        rows.append(ComparisonRow(label, formatter(old), formatter(new), delta_pct, improved))
-    return rows
+def change_text(delta_pct: float | None, verdict: str | None) -> str:
+    """``+50.0% better``: the relative change and the verdict, in words so it reads without colour."""
+    if verdict is None:
+        return fmt.NO_VALUE
+    if delta_pct is None:
+        return verdict
+    return f"{delta_pct:+.1f}% {verdict}"
+
+
+def _row(metric_row: MetricRow) -> CompareRow:
+    key = metric_row.metric.key
+    later = range(1, len(metric_row.values))
+    verdicts = tuple(v.verdict if v is not None else None for v in metric_row.verdicts[1:])
+    return CompareRow(
+        group=GROUP_TITLES.get(metric_row.metric.group, metric_row.metric.group),
+        label=metric_row.metric.label,
+        values=tuple(format_value(key, value) for value in metric_row.values),
+        deltas=tuple(signed(key, metric_row.deltas[i]) for i in later),
+        changes=tuple(change_text(metric_row.delta_pcts[i], verdicts[i - 1]) for i in later),
+        verdicts=verdicts,
+    )
+
+
+def compare_rows(comparison: Comparison) -> list[CompareRow]:
+    """Every metric the core compared, in its order (directions, CPU, responsiveness)."""
+    return [_row(row) for row in comparison.rows]
+
+
+def run_title(record: RunRecord) -> str:
+    """``quick 11-21 12:01`` for a run, the table's title for a reference row."""
+    title = str(record.run.get("title") or record.preset)
+    if record.status == "reference":
+        return title
+    started = record.started
+    return f"{title} {started.strftime('%m-%d %H:%M') if started else '?'}"
+
+
+def run_lines(comparison: Comparison) -> list[tuple[str, str]]:
+    """(label, what the run is) for the list above the table."""
+    lines = []
+    for label, record in zip(comparison.labels, comparison.records):
+        target = record.target
+        where = ", ".join(str(part) for part in (target.get("path"), target.get("filesystem")) if part)
+        samples = f"{len(record.samples)} samples" if record.samples else "no samples"
+        lines.append((label, f"{run_title(record)} · {record.status} · {samples}" + (f" · {where}" if where else "")))
+    return lines
 
 
 def find_previous(
@@ -95,3 +106,23 @@ def find_previous(
     ]
     candidates.sort(key=lambda record: record.started)
     return candidates[-1] if candidates else None
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def _short_id(record: RunRecord) -> str:
+    return _UNSAFE.sub("-", record.id)[:16].strip("-") or "run"
+
+
+def comparison_file_name(records: list[RunRecord]) -> str:
+    """``compare-<id>-<id>.md``: the same runs always export to the same file."""
+    return "compare-" + "-".join(_short_id(record)[:8] for record in records[:6]) + ".md"
+
+
+def record_export_name(record: RunRecord, saved_path: Path | None) -> str:
+    """The record's own file name with ``.md``, or ``<id>-<preset>.md`` for an unsaved one."""
+    path = saved_path or record.path
+    if path is not None:
+        return Path(path).name.removesuffix(".toml") + ".md"
+    return f"{_short_id(record)[:8]}-{_UNSAFE.sub('-', record.preset)}.md"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -21,6 +22,7 @@ if TYPE_CHECKING:  # the preset and safety modules are only needed at run time
     from iotui.core.presets import Preset
     from iotui.core.safety import TargetInfo
     from iotui.core.session import RunSession
+    from iotui.core.sweep_runner import SweepRunner
 
 # The preview shows the test file with a placeholder id (mktemp style): each run draws its own.
 PREVIEW_RUN_ID = "X" * 12
@@ -66,6 +68,27 @@ class RunRequest:
     preset: Preset
     target_path: str
     estimated_s: float | None = None
+
+
+@dataclass(frozen=True)
+class SweepSetup:
+    """A sweep planned and estimated on the sweep screen, before it starts.
+
+    ``refusal`` is the sentence saying why it must not start (the disk is too
+    small, the target is missing); ``description`` is the line shown before
+    starting (points, time, space).
+    """
+
+    plan: Any  # iotui.core.sweep.SweepPlan
+    estimate: Any  # iotui.core.sweep.SweepEstimate
+    target_path: str
+    description: str
+    notes: tuple[str, ...] = ()
+    refusal: str | None = None
+
+    @property
+    def points(self) -> list[dict[str, str]]:
+        return list(self.plan.params)
 
 
 class Services:
@@ -191,3 +214,102 @@ class Services:
             return list_records(self.runs_dir)
         except OSError as error:
             raise ServiceError(f"Cannot read the runs directory {self.runs_dir} ({error.strerror or error}).") from None
+
+    # -- compare and export -----------------------------------------------------
+    def reference_rows(self) -> tuple[list[RunRecord], list[str]]:
+        """Every row of every shipped reference (a published table row is a record of its own)."""
+        from iotui.core.record import RecordError
+        from iotui.core.references import REFERENCES_DIR, load_reference, reference_names, reference_rows
+
+        rows: list[RunRecord] = []
+        errors: list[str] = []
+        for name in reference_names(REFERENCES_DIR):
+            try:
+                rows.extend(reference_rows(load_reference(name)))
+            except (RecordError, OSError) as error:
+                errors.append(str(error))
+        return rows, errors
+
+    def write_export(self, file_name: str, text: str) -> Path:
+        """Write an exported table into the runs directory (the current one if that fails)."""
+        problems = []
+        for directory in (self.runs_dir, Path(self.cwd)):
+            path = directory / file_name
+            try:
+                directory.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+                return path
+            except OSError as error:
+                problems.append(f"{path} ({error.strerror or error})")
+        raise ServiceError(f"Cannot write the table to {' or '.join(problems)}; free some space or check the permissions.")
+
+    # -- sweeps ---------------------------------------------------------------------
+    def plan_sweep(
+        self, preset: Preset, target_path: str, vary_text: str, overrides: Overrides | None = None
+    ) -> SweepSetup:
+        """The points of ``vary_text`` (``KEY=V1,V2``, several separated by ``;`` or spaces),
+        their estimated time and disk space; a ServiceError sentence when it cannot be planned."""
+        from iotui.core.sweep import SYSBENCH_COMPARE_PRESET, SweepPlanError, check_space, describe_estimate
+        from iotui.core.sweep import estimate_sweep, make_base, plan_sweep
+        from iotui.core.sweep_values import TOOL_KEY
+
+        entries = [entry for entry in re.split(r"[;\s]+", vary_text.strip()) if entry]
+        if not entries:
+            raise ServiceError("Type what to vary as KEY=V1,V2 (for example numjobs=1,2,4,8); several keys separated by ';'.")
+        if any(entry.split("=", 1)[0].strip() == TOOL_KEY for entry in entries):
+            raise ServiceError("The app runs fio points only; for tool=sysbench use 'iotui sweep' on the command line.")
+        overrides = overrides or Overrides()
+        sets = {key: str(value) for key, value in overrides.as_kwargs().items() if key not in ("runtime_s", "size")}
+        if "direct" in sets:
+            sets["direct"] = "1" if overrides.direct else "0"
+        base = make_base(
+            preset_name=preset.name, job_file=None, target=target_path,
+            runtime_s=overrides.runtime_s, size=overrides.size, sets=sets,
+        )
+        try:
+            plan = plan_sweep(preset, vary=entries, target=target_path, base=base, sysbench_available=False)
+            estimate = estimate_sweep(plan, baseline_s=self.baseline_s)
+        except SweepPlanError as error:  # worded for the command line, where the values follow --vary
+            raise ServiceError(str(error).replace("--vary ", "")) from None
+        except Exception as error:  # a preset the core cannot plan: a sentence, not a traceback
+            raise ServiceError(f"This sweep cannot be planned: {error}") from None
+        notes = [note for note in plan.notes if "sysbench" not in note]
+        if preset.name == SYSBENCH_COMPARE_PRESET:
+            notes.append("The app runs the fio side only; 'iotui sweep sysbench-compare' also runs real sysbench.")
+        refusal = None
+        try:
+            check_space(estimate)
+        except SweepPlanError as error:
+            refusal = str(error)
+        return SweepSetup(plan, estimate, target_path, describe_estimate(plan, estimate), tuple(notes), refusal)
+
+    def make_sweep_runner(self, setup: SweepSetup, on_event: Callable[[object], None]) -> SweepRunner:
+        """A runner for a fresh sweep record; each point's session comes from :meth:`make_session`."""
+        from iotui.core.sweep import SweepPlanError, preset_for_point, target_for_point
+        from iotui.core.sweep_record import SweepRecord
+        from iotui.core.sweep_runner import SweepPointError, SweepRunner
+
+        plan = setup.plan
+        sweep = SweepRecord.new(plan.preset.name, plan.preset.title, plan.axes, plan.params, plan.base)
+        sweep.estimated_duration_s = setup.estimate.duration_s
+        sweep.estimated_disk_bytes = setup.estimate.disk_bytes
+
+        async def start_point(point: Any, emit: Callable[[object], None]) -> Any:
+            try:
+                point_preset = preset_for_point(plan.preset, point.params)
+            except Exception as error:  # SweepPlanError, a refused option
+                raise SweepPointError(str(error)) from None
+            target = target_for_point(plan, point.params) or setup.target_path
+            estimated_s = setup.estimate.point_duration_s.get(point.index)
+            try:
+                return await self.make_session(RunRequest(point_preset, target, estimated_s), emit)
+            except (ServiceError, SweepPlanError) as error:
+                raise SweepPointError(str(error)) from None
+
+        return SweepRunner(
+            sweep,
+            start_point=start_point,
+            runs_dir=self.runs_dir,
+            on_event=on_event,
+            estimates_s=setup.estimate.point_duration_s,
+        )

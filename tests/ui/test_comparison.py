@@ -1,12 +1,13 @@
-"""Finding the previous run and the plain deltas shown on the compare screen."""
+"""Finding the previous run, and the compare screen's cells: delta and "delta % verdict" per metric."""
 
 from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
 
+from iotui.core.compare import compare_records
 from iotui.core.record import RunRecord
-from iotui.ui.comparison import comparison_rows, find_previous
+from iotui.ui.comparison import compare_rows, find_previous
 
 
 def make_record(run_id: str, minute: int, *, preset: str = "quick", path: str = "/data", iops: float = 100.0,
@@ -44,8 +45,11 @@ def test_no_previous_run() -> None:
 
 
 def test_deltas_say_better_or_worse_by_the_figure_direction() -> None:
-    rows = {row.label: row for row in comparison_rows(make_record("a", 1, iops=100.0, p99_ns=1000.0),
-                                                      make_record("b", 2, iops=120.0, p99_ns=1500.0))}
-    assert rows["read IOPS"].delta_pct == 20.0 and rows["read IOPS"].improved is True
-    assert rows["read lat p99"].delta_pct == 50.0 and rows["read lat p99"].improved is False
-    assert rows["read lat mean"].delta_pct is None  # neither run has it
+    comparison = compare_records([make_record("a", 1, iops=100.0, p99_ns=1000.0),
+                                  make_record("b", 2, iops=120.0, p99_ns=1500.0)])
+    rows = {f"{row.group} {row.label}": row for row in compare_rows(comparison)}
+    assert rows["read IOPS"].values == ("100", "120")
+    assert rows["read IOPS"].deltas == ("+20",) and rows["read IOPS"].changes == ("+20.0% better",)
+    assert rows["read p99 latency"].changes == ("+50.0% worse",)
+    assert rows["read bandwidth"].changes == ("+20.0% better",)
+    assert "read mean latency" not in rows  # neither run has it

@@ -1,45 +1,156 @@
-"""Compare: the previous run of the same preset on the same target beside this one.
+"""Compare: runs (and published references) side by side, judged against the first.
 
-A plain side-by-side with deltas for now; the noise-aware comparison will
-replace :func:`iotui.ui.comparison.comparison_rows` and keep this screen.
+Opened from History (the marked runs) or from Results (the previous run of the
+same preset on the same target). ``r`` adds a reference row, ``d`` drops the
+last run, ``e`` copies the markdown table and writes it to a file.
 """
 
 from __future__ import annotations
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Grid, VerticalScroll
+from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Footer, Header, Static
 
+from iotui.core.compare import Comparison, compare_records
+from iotui.core.compare_render import comparison_markdown, method_note
 from iotui.core.record import RunRecord
-from iotui.ui.comparison import comparison_rows
+from iotui.ui.comparison import comparison_file_name, run_title
+from iotui.ui.services import ServiceError, Services
+from iotui.ui.widgets.comparison_plot import ComparisonPlot
+from iotui.ui.widgets.comparison_setup import ComparisonSetup
 from iotui.ui.widgets.comparison_table import ComparisonTable
-
-
-def _title(record: RunRecord, word: str) -> str:
-    started = record.started
-    return f"{word} {started.strftime('%m-%d %H:%M') if started else '?'}"
+from iotui.ui.widgets.reference_picker import ReferencePicker
 
 
 class CompareScreen(Screen):
-    """Two records side by side."""
+    """Holds the records; the widgets get the comparison through ``data_bind``."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back"), Binding("q", "app.quit", "Quit")]
+    BINDINGS = [
+        Binding("e", "export", "Export"),
+        Binding("r", "pick_reference", "Reference"),
+        Binding("d", "drop_last", "Drop last"),
+        Binding("g", "toggle_plots", "Plots"),
+        Binding("escape", "back", "Back"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]
+    AUTO_FOCUS = "#compare"
 
-    def __init__(self, previous: RunRecord, current: RunRecord) -> None:
+    comparison: var[Comparison | None] = var(None, always_update=True)
+
+    def __init__(self, records: list[RunRecord], services: Services) -> None:
         super().__init__()
-        self.previous = previous
-        self.current = current
-        self.sub_title = f"compare: {current.preset} on {current.target.get('path')}"
+        self.records = list(records)
+        self.services = services
+
+    @property
+    def previous(self) -> RunRecord:
+        """The baseline (run a)."""
+        return self.records[0]
+
+    @property
+    def current(self) -> RunRecord:
+        """The last run compared."""
+        return self.records[-1]
 
     def compose(self) -> ComposeResult:
         yield Header(icon="")
         with VerticalScroll(id="compare"):
-            yield ComparisonTable(
-                comparison_rows(self.previous, self.current),
-                _title(self.previous, "previous"),
-                _title(self.current, "this run"),
-                id="comparison",
-            )
+            yield ComparisonSetup(id="compare-setup").data_bind(comparison=CompareScreen.comparison)
+            yield ComparisonTable(id="comparison").data_bind(comparison=CompareScreen.comparison)
+            yield Static(id="compare-method")
+            with Grid(id="compare-plots"):
+                for kind, key, title in (
+                    ("time", "iops", "IOPS over time"),
+                    ("time", "lat_p99_ns", "p99 latency over time"),
+                    ("bars", "iops", "IOPS (summary)"),
+                    ("bars", "lat_p99_ns", "p99 latency (summary)"),
+                ):
+                    yield ComparisonPlot(kind, key, title, classes="compare-plot").data_bind(
+                        comparison=CompareScreen.comparison
+                    )
+        picker = ReferencePicker(id="reference-picker")
+        picker.border_title = "add a reference (enter adds, esc closes)"
+        yield picker
         yield Footer()
+
+    def on_mount(self) -> None:
+        self._recompare()
+
+    def _recompare(self) -> None:
+        comparison = compare_records(self.records)
+        self.comparison = comparison
+        self.query_one("#compare-method", Static).update(method_note(comparison))
+        titles = [run_title(record) for record in self.records]
+        self.sub_title = "compare: " + " · ".join(f"{label} {title}" for label, title in zip(comparison.labels, titles))
+
+    # -- keys -----------------------------------------------------------------
+    def action_export(self) -> None:
+        """Copy the markdown table and write it next to the runs."""
+        if self.comparison is None:
+            return
+        text = comparison_markdown(self.comparison)
+        self.app.copy_to_clipboard(text)
+        try:
+            path = self.services.write_export(comparison_file_name(self.records), text)
+        except ServiceError as error:
+            self.notify(f"Copied the table to the clipboard, but {error}", severity="error", markup=False)
+            return
+        self.notify(f"Wrote the markdown table to {path} and copied it to the clipboard.", title="Exported",
+                    markup=False)
+
+    def action_pick_reference(self) -> None:
+        picker = self.query_one(ReferencePicker)
+        if not picker.records:
+            try:
+                rows, errors = self.services.reference_rows()
+            except Exception as error:  # the shipped files are broken: a sentence
+                rows, errors = [], [f"The reference records could not be read: {error}"]
+            for sentence in errors:
+                self.notify(sentence, title="A reference was skipped", severity="warning", markup=False)
+            if not rows:
+                self.notify("There are no reference records to add.", severity="warning")
+                return
+            picker.set_records(rows)
+        picker.display = True
+        picker.focus()
+
+    @on(ReferencePicker.Picked)
+    def _reference_picked(self, event: ReferencePicker.Picked) -> None:
+        self._close_picker()
+        if any(record.id == event.record.id for record in self.records):
+            self.notify("That reference is already in the comparison.", severity="warning")
+            return
+        self.records.append(event.record)
+        self._recompare()
+
+    def action_drop_last(self) -> None:
+        if len(self.records) <= 1:
+            self.notify("Only one run is left; escape goes back.", severity="warning")
+            return
+        dropped = self.records.pop()
+        self._recompare()
+        self.notify(f"Dropped {run_title(dropped)}.", markup=False)
+
+    def action_toggle_plots(self) -> None:
+        scroll = self.query_one("#compare", VerticalScroll)
+        plots = self.query_one("#compare-plots")
+        if scroll.scroll_y >= plots.virtual_region.y - 1 and scroll.scroll_y > 0:
+            scroll.scroll_home(animate=False)
+        else:
+            scroll.scroll_to_widget(plots, animate=False, top=True)
+
+    def _close_picker(self) -> None:
+        picker = self.query_one(ReferencePicker)
+        picker.display = False
+        self.query_one("#compare").focus()
+
+    def action_back(self) -> None:
+        if self.query_one(ReferencePicker).display:
+            self._close_picker()
+            return
+        self.app.pop_screen()

@@ -12,8 +12,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from iotui import format as fmt
+from iotui.core.export import export_records
 from iotui.core.record import RunRecord
-from iotui.ui.comparison import find_previous
+from iotui.ui.comparison import find_previous, record_export_name
 from iotui.ui.screens.compare import CompareScreen
 from iotui.ui.services import ServiceError, Services
 from iotui.ui.widgets.cpu_summary import CpuSummary
@@ -51,6 +52,7 @@ class ResultsScreen(Screen):
 
     BINDINGS = [
         Binding("c", "compare", "Compare"),
+        Binding("e", "export", "Export"),
         Binding("h", "app.open_history", "History"),
         Binding("n", "app.home", "New run"),
         Binding("escape", "back", "Back"),
@@ -94,7 +96,19 @@ class ResultsScreen(Screen):
                 severity="warning",
             )
             return
-        self.app.push_screen(CompareScreen(previous, self.record))
+        self.app.push_screen(CompareScreen([previous, self.record], self.services))
+
+    def action_export(self) -> None:
+        """Copy this run's markdown table (as in the studies) and write it next to the runs."""
+        text = export_records([self.record], "markdown")
+        self.app.copy_to_clipboard(text)
+        try:
+            path = self.services.write_export(record_export_name(self.record, self.saved_path), text)
+        except ServiceError as error:
+            self.notify(f"Copied the table to the clipboard, but {error}", severity="error", markup=False)
+            return
+        self.notify(f"Wrote the markdown table to {path} and copied it to the clipboard.", title="Exported",
+                    markup=False)
 
     def action_back(self) -> None:
         self.app.action_back()  # type: ignore[attr-defined]

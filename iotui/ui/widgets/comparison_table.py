@@ -1,37 +1,52 @@
-"""Two runs side by side with the change between them."""
+"""The runs side by side, per direction: each run's value, then per later run the delta and the verdict."""
 
 from __future__ import annotations
 
 from rich.table import Table
 from rich.text import Text
+from textual.reactive import reactive
 from textual.widgets import Static
 
-from iotui.ui.comparison import ComparisonRow
+from iotui.core.compare import BETTER, WORSE, Comparison
+from iotui.ui.comparison import CompareRow, compare_rows
+
+_VERDICT_STYLES = {BETTER: "green", WORSE: "bold red"}
 
 
-def delta_text(row: ComparisonRow) -> Text:
-    """``+12.3% better`` / ``-4.0% worse``: in words, so it reads without colour."""
-    if row.delta_pct is None:
-        return Text("-")
-    text = f"{row.delta_pct:+.1f}%"
-    if row.improved is None:
-        return Text(text)
-    return Text(f"{text} {'better' if row.improved else 'worse'}", style="bold" if not row.improved else "")
+def change_cell(text: str, verdict: str | None) -> Text:
+    """``+50.0% better``, coloured by the verdict (the words carry it without colour)."""
+    return Text(text, style=_VERDICT_STYLES.get(verdict or "", "dim" if verdict else ""))
 
 
-def comparison_table(rows: list[ComparisonRow], previous_title: str, current_title: str) -> Table:
-    table = Table(box=None, padding=(0, 1), header_style="bold")
-    table.add_column("")
-    table.add_column(previous_title, justify="right")
-    table.add_column(current_title, justify="right")
-    table.add_column("change", justify="right")
+def comparison_table(comparison: Comparison) -> Table:
+    """Group titles as rows of their own; one value column per run, then Δ and "vs a" per later run."""
+    labels = comparison.labels
+    table = Table(box=None, padding=(0, 1, 0, 0), header_style="bold", show_edge=False)
+    table.add_column("", no_wrap=True)
+    for label in labels:
+        table.add_column(label, justify="right", no_wrap=True)
+    for label in labels[1:]:
+        table.add_column(f"Δ {label}" if len(labels) > 2 else "Δ", justify="right", no_wrap=True)
+        table.add_column(f"{label} vs {labels[0]}", justify="left", no_wrap=True)
+    group = None
+    rows: list[CompareRow] = compare_rows(comparison)
     for row in rows:
-        table.add_row(row.label, row.previous, row.current, delta_text(row))
+        if row.group != group:
+            group = row.group
+            table.add_row(Text(group, style="bold underline"))
+        cells: list[Text | str] = [f" {row.label}", *row.values]
+        for delta, change, verdict in zip(row.deltas, row.changes, row.verdicts):
+            cells += [delta, change_cell(change, verdict)]
+        table.add_row(*cells)
+    if not rows:
+        table.add_row(Text("These runs have no figures to compare.", style="italic"))
     return table
 
 
 class ComparisonTable(Static):
-    """Shows comparison rows."""
+    """Redrawn whenever the screen's comparison changes (a reference added, a run dropped)."""
 
-    def __init__(self, rows: list[ComparisonRow], previous_title: str, current_title: str, *, id: str | None = None) -> None:
-        super().__init__(comparison_table(rows, previous_title, current_title), id=id)
+    comparison: reactive[Comparison | None] = reactive(None, always_update=True)
+
+    def watch_comparison(self, comparison: Comparison | None) -> None:
+        self.update(comparison_table(comparison) if comparison is not None else "")
