@@ -251,27 +251,47 @@ async def test_a_broken_session_is_a_sentence_not_a_traceback(tmp_path) -> None:
     assert app.return_code in (None, 0)
 
 
-async def test_stop_before_fio_starts_records_nothing(tmp_path) -> None:
+async def test_stop_during_the_baseline_never_starts_fio(tmp_path) -> None:
     log = MessageLog()
     services = ReplayServices(tmp_path)
-    services.baseline_s = 0.0
+    original = services.make_session
+
+    async def session_with_a_baseline(request, on_event):
+        session = await original(request, on_event)
+        session.baseline_s = 2.0  # the quiet seconds before fio starts (as in the app)
+        return session
+
+    services.make_session = session_with_a_baseline
     app = IotuiApp(services)
     async with app.run_test(size=(80, 24), message_hook=log) as pilot:
         await pilot.pause()
-        # A session whose baseline takes long: stop lands before fio starts.
-        original = services.make_session
-
-        async def slow_session(request, on_event):
-            session = await original(request, on_event)
-            session.baseline_s = 30.0
-            return session
-
-        services.make_session = slow_session
         await pilot.press("r")
         await _wait_for(pilot, lambda: log.of(RunStarted))
+        await pilot.press("s")
+        await settle(pilot)
+        assert services.runners == []  # fio never started
+        assert log.of(RunEnded)[0].record.status == "stopped"
+        assert isinstance(app.screen, ResultsScreen)
+
+
+async def test_stop_while_the_session_is_prepared_records_nothing(tmp_path) -> None:
+    import asyncio
+
+    log = MessageLog()
+    services = ReplayServices(tmp_path)
+
+    async def slow_session(request, on_event):
+        await asyncio.sleep(30)  # like a fio --version that takes its time
+
+    services.make_session = slow_session
+    app = IotuiApp(services)
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, RunScreen)
         await pilot.press("s")
         await settle(pilot)
         assert any("nothing was recorded" in m.sentence for m in log.of(RunFailed))
         assert isinstance(app.screen, HomeScreen)
     assert list_records(tmp_path) == []
-    assert services.runners == []

@@ -175,8 +175,9 @@ class RunScreen(Screen):
         if self.phase in ("stopping", "finished"):
             return
         self.phase = "stopping"
-        if self.control is None or getattr(self.control, "runner", None) is None:
-            # fio has not started (the baseline is being measured): there is nothing to keep.
+        if self.control is None:
+            # The session is still being prepared (fio's version is being read): nothing to keep.
             self.app.cancel_run()  # type: ignore[attr-defined]
             return
+        # During the baseline the session ends as "stopped" without starting fio.
         self.control.request_stop()
