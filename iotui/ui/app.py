@@ -36,7 +36,11 @@ class IotuiApp(App[int]):
     # Absolute, so subclasses defined elsewhere (benchmarks) find the one stylesheet.
     CSS_PATH = Path(__file__).parent / "iotui.tcss"
     TITLE = "iotui"
-    BINDINGS = [Binding("ctrl+q", "quit", "Quit", priority=True, show=False)]
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
+        # Offered on Home only (check_action): sweep the preset and target chosen there.
+        Binding("w", "sweep", "Sweep"),
+    ]
 
     def __init__(
         self,
@@ -126,6 +130,26 @@ class IotuiApp(App[int]):
         if isinstance(self.screen, RunScreen):
             self.pop_screen()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "sweep":
+            return isinstance(self.screen, HomeScreen)
+        return super().check_action(action, parameters)
+
+    def action_sweep(self) -> None:
+        """Home's preset and target, swept over the preset's [sweep] values (editable there)."""
+        from iotui.ui.screens.sweep import SweepScreen
+
+        home = self.screen
+        if not isinstance(home, HomeScreen):
+            return
+        if home.target is None or home.preset is None:
+            self.notify("Choose a target (t) and a preset (p) first.", severity="warning")
+            return
+        if home.option_problem:
+            self.notify(home.option_problem, title="Options", severity="error", markup=False)
+            return
+        self.push_screen(SweepScreen(self.services, home.preset, str(home.target.path), overrides=home.overrides))
+
     def action_open_history(self) -> None:
         from iotui.ui.screens.history import HistoryScreen
 
@@ -156,7 +180,9 @@ class IotuiApp(App[int]):
                 self.exit(0)
                 return
             self.quit_when_run_ends = True
-            run_screen = next((s for s in self.screen_stack if isinstance(s, RunScreen)), None)
+            from iotui.ui.screens.sweep import SweepScreen
+
+            run_screen = next((s for s in self.screen_stack if isinstance(s, (RunScreen, SweepScreen))), None)
             if run_screen is not None:
                 run_screen.action_stop()
             self.set_timer(QUIT_GRACE_S, lambda: self.exit(0))

@@ -20,6 +20,8 @@ from iotui.core.intervals import IntervalSample
 from iotui.core.record import RunRecord
 from iotui.core.responsiveness import Assessment
 from iotui.core.session import HostUpdate, IntervalUpdate, LogLine, RunFinished, RunPlan
+from iotui.core.sweep_analysis import PointResult, SweepAnalysis
+from iotui.core.sweep_runner import PointFinished, PointStarted, SweepFinished
 
 
 @dataclass
@@ -96,3 +98,70 @@ def messages_for_event(event: object) -> list[Message]:
     if isinstance(event, RunFinished):
         return [RunEnded(event.record, event.saved_path, event.error)]
     return []
+
+
+# -- sweeps: the sweep worker posts these to the sweep screen (and a point's own run messages above) --
+
+
+@dataclass
+class SweepBegan(Message, bubble=False):
+    """The sweep runner exists: the handle to stop it."""
+
+    handle: Any  # the SweepRunner: request_stop()
+
+
+@dataclass
+class SweepPointBegan(Message, bubble=False):
+    """Point ``number`` of ``total`` is starting; ``time_left_s`` includes it."""
+
+    index: int
+    params: dict[str, str]
+    number: int
+    total: int
+    time_left_s: float | None
+    estimated_s: float | None
+
+
+@dataclass
+class SweepPointEnded(Message, bubble=False):
+    """A point ended (completed, stopped, failed, or back to pending when stopped before fio started)."""
+
+    index: int
+    status: str
+    error: str
+    result: PointResult
+    number: int
+    total: int
+    time_left_s: float | None
+
+
+@dataclass
+class SweepEnded(Message, bubble=False):
+    """Every point ran, or the sweep was stopped; the record is saved."""
+
+    sweep: Any  # the SweepRecord
+    analysis: SweepAnalysis
+    stopped: bool
+
+
+@dataclass
+class SweepFailed(Message, bubble=False):
+    """The sweep broke down; ``sentence`` says why and what to do."""
+
+    sentence: str
+
+
+def sweep_messages_for_event(event: object) -> list[Message]:
+    """The messages that carry one sweep runner event (its points' run events included)."""
+    if isinstance(event, PointStarted):
+        plan = getattr(event.session, "plan", None)
+        estimated_s = getattr(plan, "estimated_duration_s", None)
+        return [SweepPointBegan(event.point.index, dict(event.point.params), event.number, event.total,
+                                event.time_left_s, estimated_s)]
+    if isinstance(event, PointFinished):
+        point = event.point
+        return [SweepPointEnded(point.index, point.status, point.error, point.point_result(), event.number,
+                                event.total, event.time_left_s)]
+    if isinstance(event, SweepFinished):
+        return [SweepEnded(event.sweep, event.analysis, event.stopped)]
+    return messages_for_event(event)

@@ -1,0 +1,472 @@
+"""Sweep: one preset over several values of fio options, point after point, then the sweet spot.
+
+Before starting it shows the points (the preset's ``[sweep]`` defaults, edited
+as ``KEY=V1,V2`` text), the estimated time and the disk space, and refuses
+with a sentence when the disk cannot hold it. Then a worker drives the core's
+SweepRunner and only posts messages; this screen owns every state change: the
+progress, the current point live, a chart that grows as points finish, and
+the sweet spot and balanced point when it is done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import var
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, ProgressBar, Static
+
+from iotui import format as fmt
+from iotui.core.responsiveness import Level
+from iotui.core.sweep_analysis import PointResult, SweepAnalysis
+from iotui.core.sweep_record import SweepRecordError
+from iotui.core.sweep_values import SweepAxis, SweepValueError, axes_from_table
+from iotui.ui.app import RUN_GROUP
+from iotui.ui.live import LiveSeries
+from iotui.ui.messages import (
+    FioLogged,
+    HostSampled,
+    IntervalArrived,
+    ResponsivenessAssessed,
+    RunEnded,
+    SweepBegan,
+    SweepEnded,
+    SweepFailed,
+    SweepPointBegan,
+    SweepPointEnded,
+    sweep_messages_for_event,
+)
+from iotui.ui.services import Overrides, ServiceError, Services, SweepSetup
+from iotui.ui.widgets.figures_panel import FiguresPanel
+from iotui.ui.widgets.log_panel import LogPanel
+from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip
+from iotui.ui.widgets.series_panel import SeriesPanel
+from iotui.ui.widgets.sweep_chart import SweepChart
+from iotui.ui.widgets.sweep_heatmap import SweepHeatmap
+from iotui.ui.widgets.sweep_points import BALANCED_MARK, SWEET_SPOT_MARK, SweepPoints
+
+# Phases: planning -> running -> (stopping ->) done | stopped | failed.
+ACTIVE_PHASES = ("running", "stopping")
+
+
+def default_vary_text(preset: Any) -> str:
+    """The preset's ``[sweep]`` defaults as the text the user edits: ``numjobs=1,2,4,8``."""
+    try:
+        axes = axes_from_table(getattr(preset, "sweep", None), f"preset {preset.name}")
+    except SweepValueError:
+        return ""
+    return "; ".join(f"{axis.key}={','.join(axis.values)}" for axis in axes)
+
+
+def describe_params(params: dict[str, str]) -> str:
+    return ", ".join(f"{key}={value}" for key, value in params.items()) or "(no varied key)"
+
+
+def analysis_lines(analysis: SweepAnalysis) -> list[Text]:
+    """The sweet spot and balanced point with their sentences, the ranking for several keys, notes."""
+    lines = []
+    for mark, word, choice in ((SWEET_SPOT_MARK, "Sweet spot", analysis.sweet_spot),
+                               (BALANCED_MARK, "Balanced", analysis.balanced)):
+        if choice is not None:
+            lines.append(Text.assemble((f"{mark} {word}: {describe_params(choice.params)}. ", "bold"), choice.why))
+    ranking = analysis.ranking
+    if ranking is not None:
+        for key, placings in ranking.keys.items():
+            ranked = ", ".join(f"{placing.value} ({placing.average_placing:.1f})" for placing in placings)
+            lines.append(Text(f"Average placing by {key} (1 = fastest): {ranked}"))
+        measured = "measured" if ranking.best_combination_measured else "not measured"
+        lines.append(Text(f"Best combination: {describe_params(ranking.best_combination)} ({measured} in this sweep)."))
+    lines.extend(Text(note, style="italic") for note in analysis.notes)
+    return lines
+
+
+class SweepScreen(Screen):
+    """Plans, runs and explains one sweep; its state lives in ``var``s bound to the widgets."""
+
+    BINDINGS = [
+        Binding("enter", "start", "Start"),
+        Binding("v", "edit_values", "Values"),
+        Binding("s", "stop", "Stop"),
+        Binding("e", "export", "Export"),
+        Binding("escape", "back", "Back"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]
+    AUTO_FOCUS = "#sweep-body"
+
+    phase: var[str] = var("planning")
+    points: var[tuple[PointResult, ...]] = var((), always_update=True)
+    axes: var[tuple[SweepAxis, ...]] = var(())
+    analysis: var[SweepAnalysis | None] = var(None)
+    # The current point, for the run screen's widgets.
+    latest_interval: var[Any] = var(None, always_update=True)
+    elapsed_s: var[float | None] = var(None)
+    estimated_s: var[float | None] = var(None)
+    point_phase: var[str] = var("starting")
+    assessment: var[Any] = var(None, always_update=True)
+    measuring: var[bool] = var(True)
+    fio_revision: var[int] = var(0)
+
+    def __init__(
+        self,
+        services: Services,
+        preset: Any,
+        target_path: str,
+        *,
+        overrides: Overrides | None = None,
+        vary: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.services = services
+        self.preset = preset
+        self.target_path = target_path
+        self.overrides = overrides or Overrides()
+        self.initial_vary = default_vary_text(preset) if vary is None else vary
+        self.setup: SweepSetup | None = None
+        self.plan_problem: str | None = None
+        self.control: Any = None
+        self.live = LiveSeries()
+        self.sweep: Any = None
+        self.current_params: dict[str, str] = {}
+        self.current_number = 0
+        self.total = 0
+        self.time_left_at_point_start_s: float | None = None
+        self.sub_title = f"sweep: {preset.name} on {target_path}"
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="")
+        with Vertical(id="sweep-top"):
+            yield Input(
+                self.initial_vary,
+                placeholder="what to vary: KEY=V1,V2 (e.g. numjobs=1,2,4,8); several keys separated by ;",
+                id="sweep-vary",
+                compact=True,
+            )
+            yield Static(id="sweep-status")
+            yield ProgressBar(id="sweep-progress", show_eta=False)
+        with VerticalScroll(id="sweep-body"):
+            yield Static(id="sweep-analysis")
+            with Horizontal(id="sweep-live"):
+                yield FiguresPanel(id="sweep-figures").data_bind(
+                    interval=SweepScreen.latest_interval,
+                    elapsed_s=SweepScreen.elapsed_s,
+                    estimated_s=SweepScreen.estimated_s,
+                    phase=SweepScreen.point_phase,
+                )
+                yield ResponsivenessChip(id="sweep-chip").data_bind(
+                    assessment=SweepScreen.assessment, measuring=SweepScreen.measuring
+                )
+            yield SeriesPanel(self.live, self.live.fio_specs, title="fio, across points", id="sweep-series").data_bind(
+                revision=SweepScreen.fio_revision
+            )
+            yield SweepChart(id="sweep-chart").data_bind(
+                points=SweepScreen.points, axes=SweepScreen.axes, analysis=SweepScreen.analysis
+            )
+            yield SweepHeatmap(id="sweep-heatmap").data_bind(
+                points=SweepScreen.points, axes=SweepScreen.axes, analysis=SweepScreen.analysis
+            )
+            points = SweepPoints(id="sweep-points").data_bind(
+                points=SweepScreen.points, axes=SweepScreen.axes, analysis=SweepScreen.analysis
+            )
+            points.border_title = "points"
+            yield points
+            log = LogPanel(id="sweep-log")
+            log.border_title = "messages"
+            yield log
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#sweep-log").display = False
+        self.query_one("#sweep-analysis").display = False
+        self._plan(self.initial_vary)
+
+    # -- planning --------------------------------------------------------------------
+    @on(Input.Changed, "#sweep-vary")
+    def _vary_changed(self, event: Input.Changed) -> None:
+        if self.phase == "planning":
+            self._plan(event.value)
+
+    @on(Input.Submitted, "#sweep-vary")
+    def _vary_submitted(self) -> None:
+        self.query_one("#sweep-body").focus()  # enter again starts: a typo never starts a long sweep
+
+    def _plan(self, vary_text: str) -> None:
+        try:
+            self.setup = self.services.plan_sweep(self.preset, self.target_path, vary_text, self.overrides)
+            self.plan_problem = None
+        except ServiceError as error:
+            self.setup, self.plan_problem = None, str(error)
+        except Exception as error:  # a bug must read as a sentence
+            self.setup, self.plan_problem = None, f"This sweep cannot be planned: {error!r}"
+        # Typing replans at every key: redraw the chart and the table only when the points change.
+        axes = tuple(self.setup.plan.axes) if self.setup is not None else ()
+        points = tuple(PointResult(params=dict(params), status="pending") for params in self.setup.points) \
+            if self.setup is not None else ()
+        if axes != self.axes or points != self.points:
+            self.axes, self.points = axes, points
+        self._show_layout()
+        self._show_status()
+
+    def _show_layout(self) -> None:
+        keys = len(self.axes)
+        self.query_one("#sweep-chart").display = keys == 1
+        self.query_one("#sweep-heatmap").display = keys == 2
+        self.query_one("#sweep-live").display = self.phase in ACTIVE_PHASES
+        self.query_one("#sweep-progress").display = self.phase != "planning"
+
+    def _show_status(self) -> None:
+        self.query_one("#sweep-status", Static).update(self._status_text())
+
+    def _status_text(self) -> Text:
+        phase = self.phase
+        if phase == "planning":
+            if self.plan_problem:
+                return Text(self.plan_problem, style="bold")
+            setup = self.setup
+            assert setup is not None
+            text = Text(setup.description)
+            for note in setup.notes:
+                text.append(f"\n{note}", style="italic")
+            sweep_note = (getattr(self.preset, "sweep", None) or {}).get("note")
+            if sweep_note:
+                text.append(f"\n{sweep_note}", style="italic")
+            if setup.refusal:
+                text.append(f"\nThis sweep cannot start: {setup.refusal}", style="bold")
+            else:
+                text.append("\nEnter starts it; v edits the values first.", style="dim")
+            return text
+        if phase in ACTIVE_PHASES:
+            text = Text(f"Point {self.current_number} of {self.total}: ", style="bold")
+            text.append(describe_params(self.current_params))
+            left = self._time_left_s()
+            if left is not None:
+                text.append(f" · about {fmt.duration_s(left)} left")
+            if phase == "stopping":
+                text.append("\nStopping: the current point keeps its partial record, then the sweep is saved.",
+                            style="bold")
+            return text
+        if phase == "failed":
+            return Text(self.plan_problem or "The sweep broke down.", style="bold")
+        done = sum(1 for point in self.points if point.status == "completed")
+        if phase == "stopped":
+            return Text(f"Stopped after {done} of {len(self.points)} points; the sweep record is saved.", style="bold")
+        return Text(f"Done: {done} of {len(self.points)} points completed.", style="bold")
+
+    def _show_analysis(self) -> None:
+        """The picks and where the sweep record is, above the chart once the sweep ended."""
+        widget = self.query_one("#sweep-analysis", Static)
+        if self.analysis is None:
+            widget.display = False
+            return
+        lines = analysis_lines(self.analysis)
+        if self.sweep is not None and self.sweep.path is not None:
+            lines.append(Text(f"Sweep record: {self.sweep.path}", style="dim"))
+            if self.phase == "stopped":
+                lines.append(Text("'iotui sweep PRESET --target DIR --vary ... --resume' with the same values goes on "
+                                  "from here.", style="dim"))
+        widget.update(Text("\n").join(lines))
+        widget.display = True
+
+    def _time_left_s(self) -> float | None:
+        if self.time_left_at_point_start_s is None:
+            return None
+        return max(0.0, self.time_left_at_point_start_s - (self.elapsed_s or 0.0))
+
+    # -- the worker --------------------------------------------------------------------
+    def action_start(self) -> None:
+        if self.phase != "planning":
+            return
+        if self.setup is None:
+            self.notify(self.plan_problem or "Type what to vary first.", title="Sweep", severity="error", markup=False)
+            return
+        if self.setup.refusal:
+            self.notify(self.setup.refusal, title="This sweep cannot start", severity="error", timeout=10, markup=False)
+            return
+        if self.app.run_in_progress():  # type: ignore[attr-defined]
+            self.notify("A run is already in progress.", severity="warning")
+            return
+        self.phase = "running"
+        self.total = len(self.setup.points)
+        self.query_one("#sweep-vary", Input).disabled = True
+        progress = self.query_one("#sweep-progress", ProgressBar)
+        progress.update(total=self.total, progress=0)
+        self._show_layout()
+        self._show_status()
+        self.query_one("#sweep-body").focus()
+        self.run_worker(self._drive(self.setup), name="sweep", group=RUN_GROUP, exit_on_error=False)
+
+    async def _drive(self, setup: SweepSetup) -> None:
+        """Run the sweep; every event becomes a message to this screen."""
+
+        def on_event(event: object) -> None:
+            for message in sweep_messages_for_event(event):
+                self.post_message(message)
+
+        try:
+            runner = self.services.make_sweep_runner(setup, on_event)
+            self.post_message(SweepBegan(runner))
+            await runner.run()
+        except (ServiceError, SweepRecordError) as error:
+            self.post_message(SweepFailed(str(error)))
+        except asyncio.CancelledError:
+            self.post_message(SweepFailed("The sweep was cancelled; its record keeps the points that finished."))
+            raise
+        except Exception as error:  # a bug must read as a sentence and leave the app running
+            self.post_message(SweepFailed(f"The sweep broke down: {error!r}"))
+
+    # -- messages from the worker ---------------------------------------------------------
+    @on(SweepBegan)
+    def _began(self, message: SweepBegan) -> None:
+        self.control = message.handle
+        if self.phase == "stopping":  # s was pressed before the runner existed
+            message.handle.request_stop()
+
+    @on(SweepPointBegan)
+    def _point_began(self, message: SweepPointBegan) -> None:
+        self.current_params = message.params
+        self.current_number = message.number
+        self.total = message.total
+        self.time_left_at_point_start_s = message.time_left_s
+        self.latest_interval = None
+        self.elapsed_s = None
+        self.estimated_s = message.estimated_s
+        if self.phase != "stopping":
+            self.point_phase = "starting"
+        self._set_point(message.index, PointResult(params=dict(message.params), status="running"))
+        self._show_status()
+
+    @on(IntervalArrived)
+    def _interval(self, message: IntervalArrived) -> None:
+        self.live.add_interval(message.interval)
+        self.latest_interval = message.interval
+        self.elapsed_s = message.elapsed_s
+        if self.point_phase == "starting":
+            self.point_phase = "running"
+        self.fio_revision += 1
+        self._show_status()
+
+    @on(HostSampled)
+    def _host(self, message: HostSampled) -> None:
+        self.live.add_host(message.host)
+
+    @on(ResponsivenessAssessed)
+    def _assessed(self, message: ResponsivenessAssessed) -> None:
+        self.assessment = message.assessment
+        self.measuring = False
+        if message.assessment.changed and message.assessment.level is Level.UNRESPONSIVE:
+            self.notify(f"{message.assessment.sentence} Press s to stop the sweep.",
+                        title="The machine is not responding", severity="error", timeout=15, markup=False)
+
+    @on(FioLogged)
+    def _logged(self, message: FioLogged) -> None:
+        self._log(message.source, message.text)
+
+    @on(RunEnded)
+    def _point_run_ended(self, message: RunEnded) -> None:
+        if message.error:
+            self._log("iotui", f"point {self.current_number}: {message.error}")
+
+    def _log(self, source: str, text: str) -> None:
+        log = self.query_one("#sweep-log", LogPanel)
+        log.display = True
+        log.add(source, text)
+
+    @on(SweepPointEnded)
+    def _point_ended(self, message: SweepPointEnded) -> None:
+        self._set_point(message.index, message.result)
+        if message.status == "failed" and message.error:
+            self._log("iotui", f"point {message.number} failed: {message.error}")
+        self.query_one("#sweep-progress", ProgressBar).update(
+            progress=sum(1 for point in self.points if point.status not in ("pending", "running"))
+        )
+        self._show_status()
+
+    @on(SweepEnded)
+    def _ended(self, message: SweepEnded) -> None:
+        self.sweep = message.sweep
+        self.points = tuple(message.sweep.results())
+        self.analysis = message.analysis
+        self.phase = "stopped" if message.stopped else "done"
+        self._finish()
+
+    @on(SweepFailed)
+    def _failed(self, message: SweepFailed) -> None:
+        if self.phase in ("done", "stopped"):
+            return
+        self.plan_problem = message.sentence
+        self.phase = "failed"
+        self.notify(message.sentence, title="The sweep stopped", severity="error", timeout=15, markup=False)
+        self._finish()
+
+    def _finish(self) -> None:
+        self.control = None
+        self._show_layout()
+        self._show_status()
+        self._show_analysis()
+        self.refresh_bindings()
+        if getattr(self.app, "quit_when_run_ends", False):
+            self.app.exit(0)
+
+    def _set_point(self, index: int, result: PointResult) -> None:
+        points = list(self.points)
+        if 0 <= index < len(points):
+            points[index] = result
+            self.points = tuple(points)
+
+    # -- keys ---------------------------------------------------------------------------
+    def watch_phase(self) -> None:
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("start", "edit_values"):
+            return self.phase == "planning"
+        if action == "stop":
+            return self.phase in ACTIVE_PHASES
+        if action == "export":
+            return self.phase in ("done", "stopped") and self.sweep is not None
+        return True
+
+    def action_stop(self) -> None:
+        if self.phase != "running":
+            return
+        self.phase = "stopping"
+        self.point_phase = "stopping"
+        self._show_status()
+        if self.control is not None:
+            self.control.request_stop()
+
+    def action_export(self) -> None:
+        """Copy the sweep's markdown table and analysis and write them next to the sweep record."""
+        from iotui.commands.sweep_output import sweep_markdown
+
+        if self.sweep is None or self.analysis is None:
+            return
+        text = sweep_markdown(self.sweep, self.analysis)
+        self.app.copy_to_clipboard(text)
+        name = self.sweep.path.name.removesuffix(".sweep.toml") if self.sweep.path else f"sweep-{self.sweep.id[:8]}"
+        try:
+            path = self.services.write_export(f"{name}.md", text)
+        except ServiceError as error:
+            self.notify(f"Copied the table to the clipboard, but {error}", severity="error", markup=False)
+            return
+        self.notify(f"Wrote the markdown table to {path} and copied it to the clipboard.", title="Exported",
+                    markup=False)
+
+    def action_edit_values(self) -> None:
+        self.query_one("#sweep-vary", Input).focus()
+
+    def action_back(self) -> None:
+        if self.focused is self.query_one("#sweep-vary", Input):
+            self.query_one("#sweep-body").focus()
+            return
+        if self.phase in ACTIVE_PHASES:
+            self.notify("The sweep is running: press s to stop it first (the current point keeps its partial record).",
+                        severity="warning")
+            return
+        self.app.pop_screen()

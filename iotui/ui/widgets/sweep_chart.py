@@ -1,0 +1,94 @@
+"""Throughput and p99 latency against the varied key, growing as the points finish.
+
+The plot owns its plotext figure (``self.plt``) and redraws everything in
+``replot()``; it never touches plotext's module-level state. The sweet spot and
+the balanced point are marked with vertical lines once the sweep is done.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from textual.reactive import reactive
+from textual_plotext import PlotextPlot
+
+from iotui import format as fmt
+from iotui.core.sweep_analysis import PointResult, SweepAnalysis, throughput_metric
+from iotui.core.sweep_values import SweepAxis, value_order
+
+
+def _ticks(top: float, formatter: Callable[[float | None], str]) -> tuple[list[float], list[str]]:
+    ticks = [top * step / 4 for step in range(5)]
+    return ticks, [formatter(tick) for tick in ticks]
+
+
+class SweepChart(PlotextPlot):
+    """For a sweep over one key: total IOPS (left axis) and p99 (right axis) per value."""
+
+    points: reactive[tuple[PointResult, ...]] = reactive((), always_update=True)
+    axes: reactive[tuple[SweepAxis, ...]] = reactive(())
+    analysis: reactive[SweepAnalysis | None] = reactive(None)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.replot()
+
+    def watch_points(self) -> None:
+        if self.is_mounted:
+            self.replot()
+
+    def watch_analysis(self) -> None:
+        if self.is_mounted:
+            self.replot()
+
+    def replot(self) -> None:
+        """Clear the figure and draw every finished point again."""
+        plt = self.plt
+        plt.clear_data()
+        plt.clear_figure()
+        if not self.axes:
+            self.refresh()
+            return
+        axis = self.axes[0]
+        metric = self.analysis.metric if self.analysis is not None else throughput_metric(self.axes)
+        name = "bandwidth" if metric == "bw_bytes" else "IOPS"
+        order = value_order(axis.values)
+        position = {value: index + 1 for index, value in enumerate(order)}
+        plt.xticks(list(position.values()), order)
+        plt.xlim(0.5, len(order) + 0.5)
+        plt.xlabel(axis.key)
+        done = sorted(
+            (p for p in self.points if p.throughput(metric) > 0 and p.params.get(axis.key) in position),
+            key=lambda p: position[p.params[axis.key]],
+        )
+        if not done:
+            plt.title(f"{name} and p99 against {axis.key}: waiting for the first point")
+            self.refresh()
+            return
+        xs = [position[p.params[axis.key]] for p in done]
+        throughput = [p.throughput(metric) for p in done]
+        formatter = fmt.bytes_per_s if metric == "bw_bytes" else fmt.iops
+        plt.plot(xs, throughput, label=name, color="cyan", marker="hd")
+        top = max(throughput)
+        ticks, labels = _ticks(top, formatter)
+        plt.ylim(0, top * 1.1)
+        plt.yticks(ticks, labels)
+        latency = [(x, p.latency_ns("p99")) for x, p in zip(xs, done) if p.latency_ns("p99") is not None]
+        if latency:
+            lat_top = max(value for _, value in latency) or 1.0
+            plt.plot([x for x, _ in latency], [v for _, v in latency], label="p99", color="magenta", marker="dot",
+                     yside="right")
+            ticks, labels = _ticks(lat_top, fmt.latency_ns)
+            plt.ylim(0, lat_top * 1.1, yside="right")
+            plt.yticks(ticks, labels, yside="right")
+        analysis = self.analysis
+        if analysis is not None:
+            picks = ((analysis.sweet_spot, "★ sweet spot", "green", 0.18), (analysis.balanced, "◆ balanced", "yellow", 0.06))
+            for choice, word, color, height in picks:
+                value = choice.params.get(axis.key) if choice is not None else None
+                if value in position:
+                    plt.vline(position[value], color=color)
+                    plt.text(word, position[value], top * height, color=color, alignment="left")
+        title = f"{name} (L) and p99 latency (R) by {axis.key}"
+        plt.title(title)
+        self.refresh()

@@ -1,0 +1,181 @@
+"""The sweep screen: points and estimate before starting, a replayed sweep to the sweet spot, stop, refusals.
+
+Each point's fio is a ReplayRunner (tests/ui/replay.py) through the real
+RunSession and the real SweepRunner; the points differ only in the summary
+fio reports (IOPS and p99 scaled per point), which is what the analysis reads.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from iotui.core.presets import find_preset, with_overrides
+from iotui.core.sweep_record import load_sweep
+from iotui.ui.app import IotuiApp
+from iotui.ui.messages import SweepEnded, SweepPointEnded
+from iotui.ui.screens.sweep import SweepScreen
+from iotui.ui.services import Services
+from tests.ui.helpers import MessageLog, screen_text, settle
+from tests.ui.replay import RANDRW, ReplayRunner, ReplayServices, synthetic_documents
+
+PRESET = "numjobs-scaling-quick"
+
+
+def scaled_documents(iops_scale: float, latency_scale: float) -> list[dict]:
+    """Six recorded-shape documents whose reported IOPS, bandwidth and percentiles are scaled."""
+    documents = synthetic_documents(6, RANDRW)
+    for document in documents:
+        for job in document["jobs"]:
+            for direction in ("read", "write"):
+                stats = job.get(direction)
+                if not isinstance(stats, dict):
+                    continue
+                stats["iops"] = stats.get("iops", 0) * iops_scale
+                stats["bw_bytes"] = int(stats.get("bw_bytes", 0) * iops_scale)
+                percentiles = (stats.get("clat_ns") or {}).get("percentile") or {}
+                for key in percentiles:
+                    percentiles[key] = int(percentiles[key] * latency_scale)
+    return documents
+
+
+class SweepReplayServices(ReplayServices):
+    """The real preset (with the real [sweep] defaults and planning); point k replays ``scales[k]``."""
+
+    def __init__(self, runs_dir: Path, scales: list[tuple[float, float]], *, hold_after: int | None = None) -> None:
+        self.scales = scales
+        self.hold_after = hold_after
+        super().__init__(runs_dir, runner_factory=self._runner)
+
+    def _runner(self) -> ReplayRunner:
+        iops_scale, latency_scale = self.scales[min(len(self.runners), len(self.scales) - 1)]
+        return ReplayRunner(scaled_documents(iops_scale, latency_scale), delay_s=0.01, hold_after=self.hold_after)
+
+    def list_presets(self):
+        return [with_overrides(find_preset(PRESET), runtime_s=1, size="16M")], []
+
+    def apply_overrides(self, preset, overrides):
+        return Services.apply_overrides(self, preset, overrides)
+
+
+def _app(tmp_path: Path, services: SweepReplayServices) -> IotuiApp:
+    target = tmp_path / "target"
+    target.mkdir(exist_ok=True)
+    return IotuiApp(services, target=str(target), preset=PRESET)
+
+
+async def _open_sweep(pilot, *edit_keys: str) -> SweepScreen:
+    """The sweep screen for Home's preset and target, then (v) the keys that edit its values
+    ``numjobs=1,2,4,8``, and enter. (Home's w is tested once, below.)"""
+    app = pilot.app
+    await pilot.pause()
+    # Pushed from the app's own task, so the message hook sees the screen's messages.
+    app.call_later(app.push_screen, SweepScreen(app.services, app.services.list_presets()[0][0], app.initial_target))
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, SweepScreen)
+    if edit_keys:
+        await pilot.press("v", *edit_keys, "enter")
+        await pilot.pause()
+    return screen
+
+
+TWO_POINTS = ("end", "backspace", "backspace", "backspace", "backspace")  # numjobs=1,2,4,8 -> numjobs=1,2
+
+
+async def test_w_on_home_shows_the_presets_points_time_and_space(tmp_path) -> None:
+    app = _app(tmp_path, SweepReplayServices(tmp_path / "runs", [(1, 1)]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("w")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SweepScreen)
+        assert screen.target_path == str(tmp_path / "target")
+        text = screen_text(app)
+        assert "numjobs=1,2,4,8" in text  # the preset's [sweep] defaults
+        assert "4 points over numjobs (4), about 20s" in " ".join(text.split())  # 4 x (1 s + 1 s ramp + overhead)
+        assert "16.0MiB in" in text
+        assert [point.params for point in screen.points] == [{"numjobs": v} for v in ("1", "2", "4", "8")]
+        footer = text.splitlines()[-1]
+        assert "⏎ Start" in footer and "v Values" in footer and "esc Back" in footer
+
+
+async def test_a_replayed_two_point_sweep_ends_with_its_sweet_spot(tmp_path) -> None:
+    runs_dir = tmp_path / "runs"
+    # numjobs=2 doubles IOPS (so it is the sweet spot) at 1.5x the p99.
+    services = SweepReplayServices(runs_dir, [(1, 1), (2, 1.5)])
+    log = MessageLog()
+    app = _app(tmp_path, services)
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        screen = await _open_sweep(pilot, *TWO_POINTS)
+        assert "2 points over numjobs (2)" in " ".join(screen_text(app).split())
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.phase == "done"
+        ended = log.of(SweepEnded)
+        assert len(ended) == 1 and ended[0].analysis.sweet_spot.params == {"numjobs": "2"}
+        assert [m.status for m in log.of(SweepPointEnded)] == ["completed", "completed"]
+        text = " ".join(screen_text(app).split())
+        assert "Done: 2 of 2 points completed." in text
+        assert "★ Sweet spot: numjobs=2." in text
+        assert "◆ Balanced: numjobs=" in text
+        sweep = load_sweep(next(runs_dir.glob("*.sweep.toml")))
+        assert sweep.status == "completed" and [p.status for p in sweep.points] == ["completed", "completed"]
+        assert len(list(runs_dir.glob("*-numjobs-scaling-quick-*.toml"))) == 3  # two runs and the sweep
+        await pilot.press("end")
+        await pilot.pause()
+        assert "★ sweet spot" in screen_text(app)  # marked in the points table
+
+
+async def test_stop_keeps_the_partial_point_and_saves_the_sweep(tmp_path) -> None:
+    runs_dir = tmp_path / "runs"
+    services = SweepReplayServices(runs_dir, [(1, 1)], hold_after=2)  # each point waits after 2 reports
+    log = MessageLog()
+    app = _app(tmp_path, services)
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        screen = await _open_sweep(pilot, *TWO_POINTS)
+        await pilot.press("enter")
+        for _ in range(300):  # until the first point has shown a live interval
+            if screen.live.intervals_seen >= 1:
+                break
+            await pilot.pause(0.01)
+        assert "Point 1 of 2: numjobs=1" in screen_text(app)
+        await pilot.press("escape")  # not while it runs
+        await pilot.pause()
+        assert app.screen is screen
+        await pilot.press("s")
+        await settle(pilot)
+        assert screen.phase == "stopped"
+        assert "Stopped after 0 of 2 points" in screen_text(app)
+        sweep = load_sweep(next(runs_dir.glob("*.sweep.toml")))
+        assert sweep.status == "stopped"
+        assert [p.status for p in sweep.points] == ["stopped", "pending"]
+        assert sweep.points[0].record  # the partial record is kept
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, SweepScreen)
+
+
+async def test_a_sweep_the_disk_cannot_hold_is_refused(tmp_path) -> None:
+    services = SweepReplayServices(tmp_path / "runs", [(1, 1)])
+    services.list_presets = lambda: ([with_overrides(find_preset(PRESET), runtime_s=1, size="900T")], [])
+    log = MessageLog()
+    app = _app(tmp_path, services)
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await _open_sweep(pilot)
+        assert "This sweep cannot start: The sweep needs" in " ".join(screen_text(app).split())
+        await pilot.press("enter")
+        await pilot.pause()
+        assert any("free" in text for text in log.notifications())
+        assert services.runners == [] and not app.run_in_progress()
+
+
+async def test_values_that_cannot_be_read_are_a_sentence(tmp_path) -> None:
+    app = _app(tmp_path, SweepReplayServices(tmp_path / "runs", [(1, 1)]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open_sweep(pilot, "home", *["right"] * len("numjobs"), "ctrl+k")  # -> numjobs
+        assert screen.setup is None and screen.points == ()
+        assert "'numjobs' should look like KEY=V1,V2 (for example numjobs=1,2,4,8)" in " ".join(screen_text(app).split())
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen and screen.phase == "planning" and not app.run_in_progress()
