@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Make the README's screenshots from real fio runs: home, a live run, results, history, compare.
+"""Make the README's screenshots from real fio runs: home, a live run, results, history, compare, a sweep.
 
 Drives the real app (real presets, real fio, real host sampling) with Textual's
 Pilot and saves SVGs next to this script. Two short runs of the ``quick``
@@ -8,8 +8,11 @@ second run can be compared with the first.
 
     python screenshots/make_screenshots.py [--target DIR] [--size 100x30] [--runtime 30]
 
-Files: home.svg, run.svg, results.svg, compare.svg, history.svg at --size, and
-run-large.svg, a live run on a 160x48 terminal (three-line figures, IOPS chart).
+Files: home.svg, run.svg, results.svg, compare.svg, history.svg at --size,
+run-large.svg, a live run on a 160x48 terminal (three-line figures, IOPS chart),
+and sweep.svg, a finished sweep on a 120x45 terminal: the ``numjobs-scaling-quick``
+preset limited to 500 IOPS per job (rate_iops), over numjobs 1,2, so the chart
+shows IOPS doubling and the sweet spot lands on numjobs=2.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ sys.path.insert(0, str(HERE.parent))
 from iotui.ui.app import IotuiApp  # noqa: E402
 from iotui.ui.screens.results import ResultsScreen  # noqa: E402
 from iotui.ui.screens.run import RunScreen  # noqa: E402
+from iotui.ui.screens.sweep import SweepScreen  # noqa: E402
 from iotui.ui.services import Services  # noqa: E402
 
 
@@ -51,6 +55,11 @@ async def _run_once(pilot, runtime_s: int, size: str) -> None:
 
 FIRST_RUN_S = 8  # the earlier run that the compare screen sets beside the captured one
 LARGE_SIZE = (160, 48)
+SWEEP_SIZE = (120, 45)
+SWEEP_PRESET = "numjobs-scaling-quick"
+SWEEP_VARY = "numjobs=1,2"
+SWEEP_RUNTIME_S = 3  # per job section (read, then write)
+SWEEP_RATE_IOPS = "500"  # per job: twice the jobs, twice the IOPS
 
 
 async def _live_run(pilot, runtime_s: int) -> None:
@@ -102,9 +111,30 @@ async def make(target: Path, out: Path, size: tuple[int, int], runtime_s: int) -
             await pilot.press("s")
             await _until(pilot, lambda: isinstance(app.screen, ResultsScreen), 30)
             await pilot.pause()
+        app = IotuiApp(Services(runs_dir=runs_dir), target=str(target), preset=SWEEP_PRESET)
+        async with app.run_test(size=SWEEP_SIZE) as pilot:
+            await _sweep(pilot, target)
+            shot("sweep")
     finally:
         shutil.rmtree(runs_dir, ignore_errors=True)
     return saved
+
+
+async def _sweep(pilot, target: Path) -> None:
+    """Open the sweep screen on a rate-limited preset (Home cannot set rate_iops), start it, wait for the end."""
+    from iotui.core.presets import find_preset, with_overrides
+
+    app = pilot.app
+    preset = with_overrides(
+        find_preset(SWEEP_PRESET), runtime_s=SWEEP_RUNTIME_S, size="64M", sets={"rate_iops": SWEEP_RATE_IOPS}
+    )
+    await pilot.pause()
+    screen = SweepScreen(app.services, preset, str(target), vary=SWEEP_VARY)
+    await app.push_screen(screen)
+    await pilot.pause()
+    await pilot.press("enter")
+    await _until(pilot, lambda: screen.phase in ("done", "stopped", "failed"), 120)
+    await pilot.pause(0.5)
 
 
 def main() -> int:

@@ -162,9 +162,10 @@ class SweepScreen(Screen):
                 yield ResponsivenessChip(id="sweep-chip").data_bind(
                     assessment=SweepScreen.assessment, measuring=SweepScreen.measuring
                 )
-            yield SeriesPanel(self.live, self.live.fio_specs, title="fio, across points", id="sweep-series").data_bind(
-                revision=SweepScreen.fio_revision
-            )
+            with Vertical(id="sweep-history"):  # shown once fio reported; the series only on tall terminals
+                yield SeriesPanel(self.live, self.live.fio_specs, title="fio, across points", id="sweep-series").data_bind(
+                    revision=SweepScreen.fio_revision
+                )
             yield SweepChart(id="sweep-chart").data_bind(
                 points=SweepScreen.points, axes=SweepScreen.axes, analysis=SweepScreen.analysis
             )
@@ -215,9 +216,12 @@ class SweepScreen(Screen):
 
     def _show_layout(self) -> None:
         keys = len(self.axes)
-        self.query_one("#sweep-chart").display = keys == 1
+        # The chart appears with the first finished point; the heat map shows its grid from the start.
+        finished = any(point.status not in ("pending", "running") for point in self.points)
+        self.query_one("#sweep-chart").display = keys == 1 and finished
         self.query_one("#sweep-heatmap").display = keys == 2
         self.query_one("#sweep-live").display = self.phase in ACTIVE_PHASES
+        self.query_one("#sweep-history").display = self.live.intervals_seen > 0
         self.query_one("#sweep-progress").display = self.phase != "planning"
 
     def _show_status(self) -> None:
@@ -344,6 +348,8 @@ class SweepScreen(Screen):
     @on(IntervalArrived)
     def _interval(self, message: IntervalArrived) -> None:
         self.live.add_interval(message.interval)
+        if self.live.intervals_seen == 1:
+            self._show_layout()
         self.latest_interval = message.interval
         self.elapsed_s = message.elapsed_s
         if self.point_phase == "starting":
@@ -385,6 +391,7 @@ class SweepScreen(Screen):
         self.query_one("#sweep-progress", ProgressBar).update(
             progress=sum(1 for point in self.points if point.status not in ("pending", "running"))
         )
+        self._show_layout()
         self._show_status()
 
     @on(SweepEnded)

@@ -32,8 +32,17 @@ def setup_table(comparison: Comparison) -> Table | Text:
     for label in comparison.labels:
         table.add_column(label, overflow="fold")
     for key, values in comparison.setup:
-        table.add_row(key, *(value if value is not None else fmt.NO_VALUE for value in values))
+        table.add_row(key, *(setup_value(key, value) for value in values))
     return table
+
+
+def setup_value(key: str, value: str | None) -> str:
+    """A set-up value as shown: sizes in binary units, a missing one as a dash."""
+    if value is None:
+        return fmt.NO_VALUE
+    if key.endswith("_bytes") and value.isdigit():
+        return fmt.size_bytes(int(value))
+    return value
 
 
 class ComparisonSetup(Static):

@@ -13,12 +13,12 @@ from iotui.core.record import RunRecord
 
 
 def reference_label(record: RunRecord) -> Text:
-    """``OpenBSD 7.7, randread 4 KiB, iodepth 32, numjobs 1-32 — numjobs=8`` (the table, then the row)."""
+    """``numjobs=8  OpenBSD 7.7, randread 4 KiB, iodepth 32, numjobs 1-32``: the row first, then its table."""
     title = str(record.run.get("title") or record.preset).replace(" (published table)", "")
     table, separator, row = title.rpartition(" — ")
     if not separator:
         return Text(title)
-    return Text.assemble(table, " — ", (row, "bold"))
+    return Text.assemble((row, "bold"), "  ", (table, "dim"))
 
 
 class ReferencePicker(OptionList):

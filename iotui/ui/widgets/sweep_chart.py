@@ -68,7 +68,8 @@ class SweepChart(PlotextPlot):
         xs = [position[p.params[axis.key]] for p in done]
         throughput = [p.throughput(metric) for p in done]
         formatter = fmt.bytes_per_s if metric == "bw_bytes" else fmt.iops
-        plt.plot(xs, throughput, label=name, color="cyan", marker="hd")
+        # No legend (plotext puts it over the top-left point): the title names each line's marker.
+        plt.plot(xs, throughput, color="cyan", marker="hd")
         top = max(throughput)
         ticks, labels = _ticks(top, formatter)
         plt.ylim(0, top * 1.1)
@@ -76,8 +77,7 @@ class SweepChart(PlotextPlot):
         latency = [(x, p.latency_ns("p99")) for x, p in zip(xs, done) if p.latency_ns("p99") is not None]
         if latency:
             lat_top = max(value for _, value in latency) or 1.0
-            plt.plot([x for x, _ in latency], [v for _, v in latency], label="p99", color="magenta", marker="dot",
-                     yside="right")
+            plt.plot([x for x, _ in latency], [v for _, v in latency], color="magenta", marker="dot", yside="right")
             ticks, labels = _ticks(lat_top, fmt.latency_ns)
             plt.ylim(0, lat_top * 1.1, yside="right")
             plt.yticks(ticks, labels, yside="right")
@@ -89,6 +89,6 @@ class SweepChart(PlotextPlot):
                 if value in position:
                     plt.vline(position[value], color=color)
                     plt.text(word, position[value], top * height, color=color, alignment="left")
-        title = f"{name} (L) and p99 latency (R) by {axis.key}"
+        title = f"{name} ▞ (left) and p99 latency • (right) by {axis.key}"
         plt.title(title)
         self.refresh()
