@@ -10,7 +10,7 @@ from iotui.ui.app import IotuiApp
 from iotui.ui.screens.compare import CompareScreen
 from iotui.ui.screens.history import HistoryScreen
 from iotui.ui.screens.results import ResultsScreen
-from iotui.ui.widgets.history_table import HistoryTable
+from iotui.ui.widgets.comparison_plot import ComparisonPlot
 from tests.ui.helpers import MessageLog, screen_text
 from tests.ui.replay import ReplayServices
 
@@ -190,6 +190,23 @@ async def test_results_c_still_compares_with_the_previous_run(tmp_path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, CompareScreen)
         assert [record.id for record in app.screen.records] == ["aaaaaaaa01", "bbbbbbbb02"]
+
+
+async def test_g_jumps_to_the_plots_and_back(tmp_path) -> None:
+    _two_runs_on_disk(tmp_path)
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _compare_from_history(pilot)
+        assert "IOPS over time" not in screen_text(app)
+        await pilot.press("g")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "IOPS over time" in text and "a read" in text and "b read" in text and "seconds" in text
+        plots = list(app.screen.query(ComparisonPlot))
+        assert len({id(plot.plt) for plot in plots}) == len(plots) == 4  # each plot owns its figure
+        await pilot.press("g")
+        await pilot.pause()
+        assert "IOPS over time" not in screen_text(app) and "Set-up differences" in screen_text(app)
 
 
 def test_compare_snapshot(snap_compare) -> None:

@@ -146,7 +146,10 @@ async def test_stop_keeps_the_partial_point_and_saves_the_sweep(tmp_path) -> Non
         await pilot.press("s")
         await settle(pilot)
         assert screen.phase == "stopped"
-        assert "Stopped after 0 of 2 points" in screen_text(app)
+        text = " ".join(screen_text(app).split())
+        assert "Stopped after 0 of 2 points" in text
+        assert f"To go on from here: iotui sweep {PRESET} --target {tmp_path / 'target'} --vary numjobs=1,2" in text
+        assert screen.resume_command().endswith(f"--runs-dir {runs_dir} --resume")
         sweep = load_sweep(next(runs_dir.glob("*.sweep.toml")))
         assert sweep.status == "stopped"
         assert [p.status for p in sweep.points] == ["stopped", "pending"]
@@ -179,3 +182,26 @@ async def test_values_that_cannot_be_read_are_a_sentence(tmp_path) -> None:
         await pilot.press("enter")
         await pilot.pause()
         assert app.screen is screen and screen.phase == "planning" and not app.run_in_progress()
+
+
+async def test_quit_during_a_sweep_asks_then_stops_it_and_leaves(tmp_path) -> None:
+    runs_dir = tmp_path / "runs"
+    app = _app(tmp_path, SweepReplayServices(runs_dir, [(1, 1)], hold_after=2))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open_sweep(pilot, *TWO_POINTS)
+        await pilot.press("enter")
+        for _ in range(300):  # until the first point has shown a live interval
+            if screen.live.intervals_seen >= 1:
+                break
+            await pilot.pause(0.01)
+        await pilot.press("q")
+        await pilot.pause()
+        assert "A run is in progress." in screen_text(app)
+        await pilot.press("y")
+        for _ in range(300):  # until the sweep has ended (then the app leaves)
+            if screen.phase != "running" and screen.phase != "stopping":
+                break
+            await pilot.pause(0.01)
+        assert screen.phase == "stopped"
+    assert app.return_code == 0
+    assert load_sweep(next(runs_dir.glob("*.sweep.toml"))).status == "stopped"

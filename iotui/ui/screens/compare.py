@@ -137,12 +137,12 @@ class CompareScreen(Screen):
         self.notify(f"Dropped {run_title(dropped)}.", markup=False)
 
     def action_toggle_plots(self) -> None:
+        """Jump to the plots, or back to the top when already scrolled down."""
         scroll = self.query_one("#compare", VerticalScroll)
-        plots = self.query_one("#compare-plots")
-        if scroll.scroll_y >= plots.virtual_region.y - 1 and scroll.scroll_y > 0:
+        if scroll.scroll_y > 0:
             scroll.scroll_home(animate=False)
         else:
-            scroll.scroll_to_widget(plots, animate=False, top=True)
+            scroll.scroll_to_widget(self.query_one("#compare-plots"), animate=False, top=True)
 
     def _close_picker(self) -> None:
         picker = self.query_one(ReferencePicker)

@@ -11,6 +11,7 @@ the sweet spot and balanced point when it is done.
 from __future__ import annotations
 
 import asyncio
+import shlex
 from typing import Any
 
 from rich.text import Text
@@ -49,7 +50,8 @@ from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip
 from iotui.ui.widgets.series_panel import SeriesPanel
 from iotui.ui.widgets.sweep_chart import SweepChart
 from iotui.ui.widgets.sweep_heatmap import SweepHeatmap
-from iotui.ui.widgets.sweep_points import BALANCED_MARK, SWEET_SPOT_MARK, SweepPoints
+from iotui.ui.widgets.sweep_findings import SweepFindings, describe_params
+from iotui.ui.widgets.sweep_points import SweepPoints
 
 # Phases: planning -> running -> (stopping ->) done | stopped | failed.
 ACTIVE_PHASES = ("running", "stopping")
@@ -62,28 +64,6 @@ def default_vary_text(preset: Any) -> str:
     except SweepValueError:
         return ""
     return "; ".join(f"{axis.key}={','.join(axis.values)}" for axis in axes)
-
-
-def describe_params(params: dict[str, str]) -> str:
-    return ", ".join(f"{key}={value}" for key, value in params.items()) or "(no varied key)"
-
-
-def analysis_lines(analysis: SweepAnalysis) -> list[Text]:
-    """The sweet spot and balanced point with their sentences, the ranking for several keys, notes."""
-    lines = []
-    for mark, word, choice in ((SWEET_SPOT_MARK, "Sweet spot", analysis.sweet_spot),
-                               (BALANCED_MARK, "Balanced", analysis.balanced)):
-        if choice is not None:
-            lines.append(Text.assemble((f"{mark} {word}: {describe_params(choice.params)}. ", "bold"), choice.why))
-    ranking = analysis.ranking
-    if ranking is not None:
-        for key, placings in ranking.keys.items():
-            ranked = ", ".join(f"{placing.value} ({placing.average_placing:.1f})" for placing in placings)
-            lines.append(Text(f"Average placing by {key} (1 = fastest): {ranked}"))
-        measured = "measured" if ranking.best_combination_measured else "not measured"
-        lines.append(Text(f"Best combination: {describe_params(ranking.best_combination)} ({measured} in this sweep)."))
-    lines.extend(Text(note, style="italic") for note in analysis.notes)
-    return lines
 
 
 class SweepScreen(Screen):
@@ -151,7 +131,7 @@ class SweepScreen(Screen):
             yield Static(id="sweep-status")
             yield ProgressBar(id="sweep-progress", show_eta=False)
         with VerticalScroll(id="sweep-body"):
-            yield Static(id="sweep-analysis")
+            yield SweepFindings(id="sweep-analysis").data_bind(analysis=SweepScreen.analysis)
             with Horizontal(id="sweep-live"):
                 yield FiguresPanel(id="sweep-figures").data_bind(
                     interval=SweepScreen.latest_interval,
@@ -184,8 +164,9 @@ class SweepScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#sweep-log").display = False
-        self.query_one("#sweep-analysis").display = False
         self._plan(self.initial_vary)
+        if not self.initial_vary:  # no [sweep] defaults: straight to typing the values
+            self.query_one("#sweep-vary", Input).focus()
 
     # -- planning --------------------------------------------------------------------
     @on(Input.Changed, "#sweep-vary")
@@ -262,20 +243,25 @@ class SweepScreen(Screen):
             return Text(f"Stopped after {done} of {len(self.points)} points; the sweep record is saved.", style="bold")
         return Text(f"Done: {done} of {len(self.points)} points completed.", style="bold")
 
-    def _show_analysis(self) -> None:
-        """The picks and where the sweep record is, above the chart once the sweep ended."""
-        widget = self.query_one("#sweep-analysis", Static)
-        if self.analysis is None:
-            widget.display = False
-            return
-        lines = analysis_lines(self.analysis)
-        if self.sweep is not None and self.sweep.path is not None:
-            lines.append(Text(f"Sweep record: {self.sweep.path}", style="dim"))
-            if self.phase == "stopped":
-                lines.append(Text("'iotui sweep PRESET --target DIR --vary ... --resume' with the same values goes on "
-                                  "from here.", style="dim"))
-        widget.update(Text("\n").join(lines))
-        widget.display = True
+    def resume_command(self) -> str:
+        """The ``iotui sweep`` command that finds this sweep record and runs its remaining points."""
+        parts = ["iotui", "sweep", self.preset.name, "--target", self.target_path]
+        if self.setup is not None:
+            for axis in self.setup.plan.axes:
+                parts += ["--vary", f"{axis.key}={','.join(axis.values)}"]
+        overrides = self.overrides
+        if overrides.runtime_s is not None:
+            parts += ["--runtime", f"{overrides.runtime_s:g}"]
+        if overrides.size is not None:
+            parts += ["--size", overrides.size]
+        for key in ("bs", "iodepth", "numjobs"):
+            value = getattr(overrides, key)
+            if value is not None:
+                parts += ["--set", f"{key}={value}"]
+        if overrides.direct is not None:
+            parts += ["--set", f"direct={1 if overrides.direct else 0}"]
+        parts += ["--runs-dir", str(self.services.runs_dir), "--resume"]
+        return shlex.join(parts)
 
     def _time_left_s(self) -> float | None:
         if self.time_left_at_point_start_s is None:
@@ -415,7 +401,9 @@ class SweepScreen(Screen):
         self.control = None
         self._show_layout()
         self._show_status()
-        self._show_analysis()
+        findings = self.query_one(SweepFindings)
+        findings.record_path = str(self.sweep.path) if self.sweep is not None and self.sweep.path else None
+        findings.resume_command = self.resume_command() if self.phase == "stopped" else None
         self.refresh_bindings()
         if getattr(self.app, "quit_when_run_ends", False):
             self.app.exit(0)

@@ -45,7 +45,7 @@ def points_table(points: Sequence[PointResult], axes: Sequence[SweepAxis], analy
     for axis in axes:
         table.add_column(axis.key, no_wrap=True, max_width=24, overflow="ellipsis")
     table.add_column("status")
-    table.add_column("MiB/s" if metric == "bw_bytes" else "IOPS", justify="right")
+    table.add_column("bandwidth" if metric == "bw_bytes" else "IOPS", justify="right")
     table.add_column("p99", justify="right")
     table.add_column("responsive")
     table.add_column("")
