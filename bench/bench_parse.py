@@ -2,7 +2,7 @@
 
 Records a real fio json+ capture for each job count (tiny file, 3 s, rate
 limited so the machine stays calm), then times the splitter + interval
-derivation per document, best of several repeats.
+derivation per document, best of 20 repeats.
 
     python bench/bench_parse.py [--jobs 1,32,256]
 """
@@ -29,7 +29,7 @@ def capture(jobs: int, directory: Path) -> bytes:
     return subprocess.run(argv, capture_output=True, check=True).stdout
 
 
-def time_per_document(data: bytes, repeats: int = 5) -> tuple[float, int, int]:
+def time_per_document(data: bytes, repeats: int = 20) -> tuple[float, int, int]:
     timings = []
     document_count = 0
     for _ in range(repeats):

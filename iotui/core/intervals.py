@@ -106,7 +106,12 @@ def fio_percentiles(
     results: list[int | None] = [None] * len(percentiles)
     if sample_count <= 0 or not sorted_bins:
         return results
-    thresholds = [fio_percentile_threshold(p, sample_count) for p in percentiles]
+    # running_count is an integer, so comparing it with ceil(threshold) is exact
+    # and far cheaper than comparing with the Fraction on every bin.
+    thresholds = [
+        -(-threshold.numerator // threshold.denominator)
+        for threshold in (fio_percentile_threshold(p, sample_count) for p in percentiles)
+    ]
     running_count = 0
     next_index = 0
     for value_ns, count in sorted_bins:
@@ -125,9 +130,9 @@ def _direction_of_job(stats: dict) -> tuple[int, int, int, int, float, int | Non
     mean_ns = float(clat.get("mean", 0.0) or 0.0)
     min_ns = int(clat["min"]) if clat_n and "min" in clat else None
     max_ns = int(clat["max"]) if clat_n and "max" in clat else None
-    raw_bins = clat.get("bins") if clat_n else None
-    # fio writes bin values as JSON keys (strings) and counts as integers.
-    bins = dict(zip(map(int, raw_bins), raw_bins.values())) if raw_bins else {}
+    # fio writes bin values as JSON keys (strings); they become integers once,
+    # after jobs are merged (see snapshot_from_document).
+    bins = clat.get("bins") if clat_n else None
     return (
         int(stats.get("total_ios", 0) or 0),
         int(stats.get("io_bytes", 0) or 0),
@@ -149,7 +154,7 @@ def snapshot_from_document(doc: dict) -> Snapshot:
         clat_sum_ns = 0.0
         min_ns: int | None = None
         max_ns: int | None = None
-        bins: dict[int, int] = {}
+        merged: dict[str, int] = {}
         for job in jobs:
             stats = job.get(direction)
             if not isinstance(stats, dict):
@@ -164,12 +169,15 @@ def snapshot_from_document(doc: dict) -> Snapshot:
                 min_ns = jmin if min_ns is None else min(min_ns, jmin)
             if jmax is not None:
                 max_ns = jmax if max_ns is None else max(max_ns, jmax)
-            if not bins:
-                bins = jbins
+            if not jbins:
+                continue
+            if not merged:
+                merged = dict(jbins)
             else:
-                get = bins.get
+                get = merged.get
                 for value, count in jbins.items():
-                    bins[value] = get(value, 0) + count
+                    merged[value] = get(value, 0) + count
+        bins = dict(zip(map(int, merged), merged.values()))
         directions[direction] = DirectionTotals(
             total_ios, io_bytes, runtime_ms, clat_n, clat_sum_ns, min_ns, max_ns, bins
         )
