@@ -23,6 +23,7 @@ from typing import Any, Callable, Protocol
 
 from iotui import __version__
 from iotui.core.cache_check import suspicious_results
+from iotui.core.host_watch import HostWatch
 from iotui.core.intervals import IntervalDeriver, IntervalSample
 from iotui.core.record import RecordError, RunRecord, save_record
 from iotui.core.runner import FioExited, FioNotFoundError, FioRunner, StderrLine
@@ -150,9 +151,7 @@ class RunSession:
         self.runs_dir = runs_dir
         self.on_event = on_event or (lambda event: None)
         self.runner_factory = runner_factory or (lambda argv: FioRunner(argv))
-        self.sampler = sampler
-        self.probe = probe
-        self.monitor = monitor
+        self.watch = HostWatch(sampler, probe, monitor)
         self.baseline_s = baseline_s
         self.host_interval_s = host_interval_s
         self.run_id = run_id or uuid.uuid4().hex
@@ -232,24 +231,19 @@ class RunSession:
         self._created_test_files = []
 
     def _sample_host(self) -> None:
-        if self.sampler is None:
-            return
         try:
-            host = self.sampler.sample()
+            reading = self.watch.read()
         except Exception as error:
             self._log("iotui", f"Host sampling failed: {error!r}")
-            self.sampler = None
             return
-        probe_stats = self.probe.read_latest() if self.probe is not None else None
-        self.latest_probe = probe_stats
-        assessment = None
-        if self.monitor is not None:
-            assessment = self.monitor.update(host, probe_stats)
-        self.latest_host = host
-        self.latest_assessment = assessment
+        if reading is None:
+            return
+        self.latest_host = reading.host
+        self.latest_probe = reading.probe
+        self.latest_assessment = reading.assessment
         if self.runner is not None and self.runner.pid is not None:
-            self.host_samples.append(host)
-        self._emit(HostUpdate(host, assessment))
+            self.host_samples.append(reading.host)
+        self._emit(HostUpdate(reading.host, reading.assessment))
 
     async def _host_loop(self) -> None:
         while True:
@@ -263,15 +257,11 @@ class RunSession:
         failure: str | None = None
         try:
             self._create_test_file()
-            if self.probe is not None:
-                self.probe.start()
-            if self.sampler is not None:
-                self.sampler.sample()  # prime the counters
+            self.watch.start()
             if self.baseline_s > 0:
                 # A few quiet seconds before fio starts: what "normal" is here.
                 await asyncio.sleep(self.baseline_s)
-                if self.probe is not None and self.monitor is not None:
-                    self.monitor.baseline = self.probe.baseline()
+                self.watch.take_baseline()
                 self._sample_host()
             # Stopped during the baseline: fio never starts (status "stopped").
             if not self.stop_requested:
@@ -286,11 +276,7 @@ class RunSession:
                 await self.runner.stop()
             raise
         finally:
-            if self.probe is not None:
-                try:
-                    self.probe.stop()
-                except Exception:
-                    pass
+            self.watch.stop()
             self._remove_test_file()
         return self._finish(started, exit_event, failure)
 
@@ -300,8 +286,7 @@ class RunSession:
         if self.stop_requested:
             # A stop that came while fio was starting.
             asyncio.ensure_future(self.runner.stop())
-        if self.sampler is not None and hasattr(self.sampler, "set_fio_pid"):
-            self.sampler.set_fio_pid(self.runner.pid)
+        self.watch.watch_pid(self.runner.pid)
         exit_event: FioExited | None = None
         host_task = asyncio.create_task(self._host_loop())
         try:
@@ -356,8 +341,9 @@ class RunSession:
         cpu = cpu_summary(self.host_samples, total_iops)
         if cpu:
             summary["cpu"] = cpu
-        if self.monitor is not None:
-            summary["pressure"] = self.monitor.summary()
+        pressure = self.watch.pressure_summary()
+        if pressure is not None:
+            summary["pressure"] = pressure
         record = RunRecord(
             run={
                 "id": self.run_id,

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from iotui import __version__
+from iotui.core.host_watch import HostWatch
 from iotui.core.record import RecordError, RunRecord, save_record
 from iotui.core.session import HostUpdate, LogLine, RunFinished, RunPlan, host_identity
 from iotui.core.summary import HOST_SAMPLE_KEYS, cpu_summary
@@ -79,9 +80,7 @@ class SysbenchSession:
         self.sysbench_binary = sysbench_binary
         self.runs_dir = runs_dir
         self.on_event = on_event or (lambda event: None)
-        self.sampler = sampler
-        self.monitor = monitor
-        self.probe = probe
+        self.watch = HostWatch(sampler, probe, monitor)
         self.baseline_s = baseline_s
         self.host_interval_s = host_interval_s
         self.stop_grace_s = stop_grace_s
@@ -146,8 +145,7 @@ class SysbenchSession:
         self._process = process
         if command == "run":
             self._run_started_monotonic = time.monotonic()
-            if self.sampler is not None and hasattr(self.sampler, "set_fio_pid"):
-                self.sampler.set_fio_pid(process.pid)
+            self.watch.watch_pid(process.pid)
         if self.stop_requested:
             asyncio.ensure_future(self._stop_process(process))
         try:
@@ -166,16 +164,14 @@ class SysbenchSession:
         return process.returncode if process.returncode is not None else -1, text
 
     def _sample_host(self) -> None:
-        if self.sampler is None:
-            return
         try:
-            host = self.sampler.sample()
+            reading = self.watch.read()
         except Exception as error:
             self._log("iotui", f"Host sampling failed: {error!r}")
-            self.sampler = None
             return
-        probe_stats = self.probe.read_latest() if self.probe is not None else None
-        assessment = self.monitor.update(host, probe_stats) if self.monitor is not None else None
+        if reading is None:
+            return
+        host, assessment = reading.host, reading.assessment
         self._latest_assessment = assessment
         if self._process is not None and self._run_started_monotonic is not None:
             self.host_samples.append(host)
@@ -235,14 +231,10 @@ class SysbenchSession:
             if code != 0 and not self.stop_requested:
                 raise SysbenchError(f"sysbench prepare exited with code {code}: {_last_line(text)}")
             if not self.stop_requested:
-                if self.probe is not None:
-                    self.probe.start()
-                if self.sampler is not None:
-                    self.sampler.sample()  # prime the counters
+                self.watch.start()
                 if self.baseline_s > 0:
                     await asyncio.sleep(self.baseline_s)
-                    if self.probe is not None and self.monitor is not None:
-                        self.monitor.baseline = self.probe.baseline()
+                    self.watch.take_baseline()
                 host_task = asyncio.create_task(self._host_loop())
                 code, report_text = await self._step(workload, "run")
                 for line in report_text.splitlines():
@@ -257,11 +249,7 @@ class SysbenchSession:
         finally:
             if host_task is not None:
                 host_task.cancel()
-            if self.probe is not None:
-                try:
-                    self.probe.stop()
-                except Exception:
-                    pass
+            self.watch.stop()
             if self.work_dir is not None and workload is not None:
                 try:
                     code, text = await asyncio.shield(self._step(workload, "cleanup"))
@@ -291,8 +279,9 @@ class SysbenchSession:
         cpu = cpu_summary(self.host_samples, total_iops)
         if cpu:
             summary["cpu"] = cpu
-        if self.monitor is not None:
-            summary["pressure"] = self.monitor.summary()
+        pressure = self.watch.pressure_summary()
+        if pressure is not None:
+            summary["pressure"] = pressure
         if workload is not None:
             warnings += [("sysbench-translation", note) for note in workload.notes]
         if workload is not None and workload.not_translated:
