@@ -302,8 +302,14 @@ class IntervalDeriver:
         result: dict[str, DirectionInterval] = {}
         for direction in DIRECTIONS:
             after_totals = after.directions.get(direction, _EMPTY)
-            if after_totals.total_ios == 0 and after_totals.runtime_ms == 0:
-                continue  # this direction never did I/O
             before_totals = before.directions.get(direction, _EMPTY)
+            if (
+                after_totals.runtime_ms == before_totals.runtime_ms
+                and after_totals.total_ios == before_totals.total_ios
+            ):
+                # Not running in this interval (never started, or its section of
+                # a multi-section preset is over): absent, not 0 IOPS. A running
+                # but stalled direction still has its runtime growing.
+                continue
             result[direction] = _direction_interval(before_totals, after_totals, dt_s)
         return result

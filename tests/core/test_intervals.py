@@ -192,3 +192,15 @@ def test_property_interval_counts_add_up(steps) -> None:
     samples = [s for s in map(deriver.feed, docs) if s]
     assert sum(s.directions["read"].ios for s in samples) == total_ios
     assert all(s.dt_s > 0 for s in samples)
+
+
+def test_a_finished_section_is_absent_not_zero() -> None:
+    docs = fio_documents("two-sections-json+.txt")
+    deriver = IntervalDeriver()
+    samples = [s for s in map(deriver.feed, docs) if s]
+    assert set(samples[0].directions) == {"read"}
+    assert set(samples[2].directions) == {"read", "write"}  # the read section ended inside it
+    assert set(samples[-1].directions) == {"write"}
+    assert all(s.directions["write"].iops > 0 for s in samples[2:])
+    total_read = sum(s.directions["read"].ios for s in samples if "read" in s.directions)
+    assert total_read == docs[-1]["jobs"][0]["read"]["total_ios"]
