@@ -10,10 +10,8 @@ from iotui.commands.record_args import add_runs_dir_option, load_record_args, re
 from iotui.core.compare import compare_records
 from iotui.core.compare_render import comparison_markdown, comparison_text
 from iotui.core.record import RecordError
+from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

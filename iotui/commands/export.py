@@ -8,10 +8,8 @@ from pathlib import Path
 
 from iotui.commands.record_args import add_runs_dir_option, load_record_args, references_listing, runs_dir_from
 from iotui.core.export import FORMATS, export_records
+from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -9,9 +9,8 @@ from iotui import format as fmt
 from iotui.commands.record_args import add_runs_dir_option, runs_dir_from
 from iotui.core.fio_import import ImportRefused, import_fio_runs
 from iotui.core.record import RecordError, RunRecord, record_file_name, save_record
+from iotui.commands import EXIT_FAILED, EXIT_OK
 
-EXIT_OK = 0
-EXIT_FAILED = 1
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -20,15 +20,15 @@ def handle(args: argparse.Namespace) -> int:
     found, errors = presets.list_presets()
     found.sort(key=lambda p: p.name)
     if args.json:
-        print(json.dumps([
-            {
-                "name": p.name, "title": p.title, "description": p.description, "tells": p.tells,
-                "source": str(p.source) if p.source else None,
-                "estimated_duration_s": presets.estimate(p)[0], "disk_bytes": presets.estimate(p)[1],
-                "sweep": p.sweep,
-            }
-            for p in found
-        ], indent=2))
+        rows = []
+        for preset in found:
+            duration_s, disk_bytes = presets.estimate(preset)
+            rows.append({
+                "name": preset.name, "title": preset.title, "description": preset.description,
+                "tells": preset.tells, "source": str(preset.source) if preset.source else None,
+                "estimated_duration_s": duration_s, "disk_bytes": disk_bytes, "sweep": preset.sweep,
+            })
+        print(json.dumps(rows, indent=2))
     else:
         width = max((len(p.name) for p in found), default=10)
         for preset in found:

@@ -20,10 +20,8 @@ from iotui.cli_common import (
 )
 from iotui.core.record import RunRecord
 from iotui.core.session import HostUpdate, IntervalUpdate, LogLine, RunFinished
+from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 
-EXIT_COMPLETED = 0
-EXIT_FAILED = 1
-EXIT_INTERRUPTED = 130
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -144,14 +142,12 @@ async def _run(args: argparse.Namespace) -> int:
     print_summary(record, saved, out)
     if args.json:
         print(json.dumps(record.to_json_dict(), indent=2))
-    if error and record.status == "failed":
-        print(f"iotui: {error}", file=sys.stderr)
-    elif error:
+    if error:
         print(f"iotui: {error}", file=sys.stderr)
     if record.status == "stopped" or interrupted:
         return EXIT_INTERRUPTED
     if record.status == "completed" and not (error and saved is None and runs_dir is not None):
-        return EXIT_COMPLETED
+        return EXIT_OK
     return EXIT_FAILED
 
 

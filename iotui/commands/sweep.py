@@ -46,10 +46,8 @@ from iotui.core.sweep_record import SweepPointState, SweepRecord, SweepRecordErr
 from iotui.core.sweep_runner import PointFinished, PointStarted, SweepPointError, SweepRunner
 from iotui.core.session import LogLine
 from iotui.core.sysbench_session import find_sysbench
+from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 
-EXIT_COMPLETED = 0
-EXIT_FAILED = 1
-EXIT_INTERRUPTED = 130
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -227,7 +225,7 @@ async def _run(args: argparse.Namespace) -> int:
     if args.dry_run:
         for point in sweep.points:
             print(f"  {point.index + 1}. {_params(point.params)} ({point.status})", file=out)
-        return EXIT_COMPLETED
+        return EXIT_OK
     runner = SweepRunner(
         sweep,
         start_point=_start_point_factory(args, plan, runs_dir),
@@ -267,7 +265,7 @@ async def _run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_FAILED
-    return EXIT_COMPLETED
+    return EXIT_OK
 
 
 def handle(args: argparse.Namespace) -> int:
