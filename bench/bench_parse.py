@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from iotui.core.intervals import IntervalDeriver
-from iotui.core.status import FioDocument, StatusSplitter
+from iotui.core.fio.intervals import IntervalDeriver
+from iotui.core.fio.status import FioDocument, StatusSplitter
 
 
 def capture(jobs: int, directory: Path) -> bytes:

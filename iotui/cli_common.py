@@ -7,15 +7,15 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from iotui.core import presets
-from iotui.core.host import HostSampler
-from iotui.core.plan import PlanError, make_plan
-from iotui.core.presets import Preset, PresetError
-from iotui.core.record import default_runs_dir
-from iotui.core.responsiveness import ResponsivenessMonitor, WakeupProbe
-from iotui.core.runner import FioNotFoundError, fio_version, resolve_fio
-from iotui.core.safety import PolicyError
-from iotui.core.session import RunSession
+from iotui.core.runs import presets
+from iotui.core.host.counters import HostSampler
+from iotui.core.runs.plan import PlanError, make_plan
+from iotui.core.runs.presets import Preset, PresetError
+from iotui.core.runs.record import default_runs_dir
+from iotui.core.host.responsiveness import ResponsivenessMonitor, WakeupProbe
+from iotui.core.fio.runner import FioNotFoundError, fio_version, resolve_fio
+from iotui.core.fio.policy import PolicyError
+from iotui.core.runs.session import RunSession
 
 
 class CommandError(Exception):
@@ -119,7 +119,7 @@ async def make_session(
         raise CommandError(str(error)) from None
     for code, message in plan.warnings:
         on_event_warning = f"warning [{code}]: {message}"
-        from iotui.core.session import LogLine
+        from iotui.core.runs.session import LogLine
 
         on_event(LogLine("iotui", on_event_warning))
     return RunSession(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.status import FioDocument, StatusSplitter
+from iotui.core.fio.status import FioDocument, StatusSplitter
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIO_FIXTURES = FIXTURES / "fio"

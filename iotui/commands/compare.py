@@ -7,9 +7,9 @@ import json
 import sys
 
 from iotui.commands.record_args import add_runs_dir_option, load_record_args, references_listing, runs_dir_from
-from iotui.core.compare import compare_records
-from iotui.core.compare_render import comparison_markdown, comparison_text
-from iotui.core.record import RecordError
+from iotui.core.runs.compare import compare_records
+from iotui.core.runs.compare_render import comparison_markdown, comparison_text
+from iotui.core.runs.record import RecordError
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 

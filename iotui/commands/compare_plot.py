@@ -13,8 +13,8 @@ import sys
 
 from plotext._figure import _figure_class as Figure
 
-from iotui.core.compare import Comparison, time_series
-from iotui.core.record import DIRECTIONS
+from iotui.core.runs.compare import Comparison, time_series
+from iotui.core.runs.record import DIRECTIONS
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from iotui import format as fmt
+from iotui.core import format as fmt
 from iotui.commands.record_args import add_runs_dir_option, runs_dir_from
-from iotui.core.fio_import import ImportRefused, import_fio_runs
-from iotui.core.record import RecordError, RunRecord, record_file_name, save_record
+from iotui.core.fio.importer import ImportRefused, import_fio_runs
+from iotui.core.runs.record import RecordError, RunRecord, record_file_name, save_record
 from iotui.commands import EXIT_FAILED, EXIT_OK
 
 

@@ -6,10 +6,8 @@ import argparse
 import json
 import sys
 
-from iotui import format as fmt
-from iotui.core import presets
-
-
+from iotui.core import format as fmt
+from iotui.core.runs import presets
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("presets", help="list the presets", description="List shipped and user presets.")
     parser.add_argument("--json", action="store_true", help="print as JSON")

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from iotui.core.record import RecordError, RunRecord, default_runs_dir, load_record
-from iotui.core.references import PREFIX, list_references, load_reference, resolve_reference
+from iotui.core.runs.record import RecordError, RunRecord, default_runs_dir, load_record
+from iotui.core.runs.references import PREFIX, list_references, load_reference, resolve_reference
 
 
 def runs_dir_from(args: argparse.Namespace) -> Path:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from iotui import format as fmt
+from iotui.core import format as fmt
 from iotui.cli_common import (
     CommandError,
     add_run_options,
@@ -18,8 +18,8 @@ from iotui.cli_common import (
     make_session,
     resolve_runs_dir,
 )
-from iotui.core.record import RunRecord
-from iotui.core.session import HostUpdate, IntervalUpdate, LogLine, RunFinished
+from iotui.core.runs.record import RunRecord
+from iotui.core.runs.session import HostUpdate, IntervalUpdate, LogLine, RunFinished
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 
 

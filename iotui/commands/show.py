@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from iotui.commands.run import print_summary
-from iotui.core.record import RecordError, load_record
+from iotui.core.runs.record import RecordError, load_record
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

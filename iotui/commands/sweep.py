@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from iotui import format as fmt
+from iotui.core import format as fmt
 from iotui.cli_common import (
     CommandError,
     add_run_options,
@@ -29,7 +29,7 @@ from iotui.cli_common import (
     resolve_runs_dir,
 )
 from iotui.commands.sweep_output import sweep_json, sweep_markdown, sweep_text
-from iotui.core.sweep import (
+from iotui.core.sweep.plan import (
     SweepPlan,
     SweepPlanError,
     check_space,
@@ -41,11 +41,11 @@ from iotui.core.sweep import (
     target_for_point,
     tool_for_point,
 )
-from iotui.core.sweep_analysis import analyze
-from iotui.core.sweep_record import SweepPointState, SweepRecord, SweepRecordError, find_resumable
-from iotui.core.sweep_runner import PointFinished, PointStarted, SweepPointError, SweepRunner
-from iotui.core.session import LogLine
-from iotui.core.sysbench_session import find_sysbench
+from iotui.core.sweep.analysis import analyze
+from iotui.core.sweep.record import SweepPointState, SweepRecord, SweepRecordError, find_resumable
+from iotui.core.sweep.runner import PointFinished, PointStarted, SweepPointError, SweepRunner
+from iotui.core.runs.session import LogLine
+from iotui.core.sysbench.session import find_sysbench
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 
 
@@ -155,10 +155,10 @@ def _start_point_factory(args: argparse.Namespace, plan: SweepPlan, runs_dir: Pa
 
 
 def _sysbench_session(args: argparse.Namespace, preset: Any, target: str | None, runs_dir: Path, emit) -> Any:
-    from iotui.core.host import HostSampler
-    from iotui.core.plan import PlanError, make_plan
-    from iotui.core.responsiveness import ResponsivenessMonitor, WakeupProbe
-    from iotui.core.sysbench_session import SysbenchSession
+    from iotui.core.host.counters import HostSampler
+    from iotui.core.runs.plan import PlanError, make_plan
+    from iotui.core.host.responsiveness import ResponsivenessMonitor, WakeupProbe
+    from iotui.core.sysbench.session import SysbenchSession
 
     binary = find_sysbench()
     if binary is None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from iotui import format as fmt
-from iotui.core.sweep_analysis import PointResult, SweepAnalysis
-from iotui.core.sweep_record import SweepRecord
+from iotui.core import format as fmt
+from iotui.core.sweep.analysis import PointResult, SweepAnalysis
+from iotui.core.sweep.record import SweepRecord
 
 # (header, value from a point, formatter) for the figures; varied keys come first.
 _COLUMNS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (

@@ -22,7 +22,7 @@ from iotui.ui.services import RunRequest, ServiceError, Services
 # The run, results and history screens (and the fio session, the plot library) are
 # imported when first needed, not at start: the home screen paints sooner.
 if TYPE_CHECKING:
-    from iotui.core.record import RunRecord
+    from iotui.core.runs.record import RunRecord
     from iotui.ui.screens.run import RunScreen
 
 RUN_GROUP = "run"

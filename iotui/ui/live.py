@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from iotui import format as fmt
-from iotui.core.host import HostSample
-from iotui.core.intervals import DIRECTIONS, IntervalSample
-from iotui.core.series import Ring
+from iotui.core import format as fmt
+from iotui.core.host.counters import HostSample
+from iotui.core.fio.intervals import DIRECTIONS, IntervalSample
+from iotui.core.runs.series import Ring
 
 # Two minutes of 1 Hz samples: the sparklines show at least the last 60 s.
 SERIES_CAPACITY = 120

@@ -15,13 +15,13 @@ from typing import Any
 
 from textual.message import Message
 
-from iotui.core.host import HostSample
-from iotui.core.intervals import IntervalSample
-from iotui.core.record import RunRecord
-from iotui.core.responsiveness import Assessment
-from iotui.core.session import HostUpdate, IntervalUpdate, LogLine, RunFinished, RunPlan
-from iotui.core.sweep_analysis import PointResult, SweepAnalysis
-from iotui.core.sweep_runner import PointFinished, PointStarted, SweepFinished
+from iotui.core.host.counters import HostSample
+from iotui.core.fio.intervals import IntervalSample
+from iotui.core.runs.record import RunRecord
+from iotui.core.host.responsiveness import Assessment
+from iotui.core.runs.session import HostUpdate, IntervalUpdate, LogLine, RunFinished, RunPlan
+from iotui.core.sweep.analysis import PointResult, SweepAnalysis
+from iotui.core.sweep.runner import PointFinished, PointStarted, SweepFinished
 
 
 @dataclass

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from iotui.core.record import RunRecord, list_records
+from iotui.core.runs.record import RunRecord, list_records
 
 if TYPE_CHECKING:  # the preset and safety modules are only needed at run time
-    from iotui.core.presets import Preset
-    from iotui.core.safety import TargetInfo
-    from iotui.core.session import RunSession
-    from iotui.core.sweep_runner import SweepRunner
+    from iotui.core.runs.presets import Preset
+    from iotui.core.fio.policy import TargetInfo
+    from iotui.core.runs.session import RunSession
+    from iotui.core.sweep.runner import SweepRunner
 
 # The preview shows the test file with a placeholder id (mktemp style): each run draws its own.
 PREVIEW_RUN_ID = "X" * 12
@@ -79,8 +79,8 @@ class SweepSetup:
     starting (points, time, space).
     """
 
-    plan: Any  # iotui.core.sweep.SweepPlan
-    estimate: Any  # iotui.core.sweep.SweepEstimate
+    plan: Any  # iotui.core.sweep.plan.SweepPlan
+    estimate: Any  # iotui.core.sweep.plan.SweepEstimate
     target_path: str
     description: str
     notes: tuple[str, ...] = ()
@@ -111,7 +111,7 @@ class Services:
     # -- fio ----------------------------------------------------------------
     def fio_binary(self) -> tuple[str, str | None]:
         """(the fio binary to show and run, a sentence when it cannot be found)."""
-        from iotui.core.runner import FioNotFoundError, resolve_fio
+        from iotui.core.fio.runner import FioNotFoundError, resolve_fio
 
         try:
             return resolve_fio(self.fio), None
@@ -121,8 +121,7 @@ class Services:
     # -- targets ------------------------------------------------------------
     def list_targets(self) -> list[TargetInfo]:
         """Mounted filesystems worth testing, the current directory first."""
-        from iotui.core import safety
-
+        from iotui.core.fio import policy as safety
         targets = list(safety.list_targets())
         if not any(str(target.path) == self.cwd for target in targets):
             try:
@@ -135,8 +134,7 @@ class Services:
 
     def inspect_target(self, path: str) -> TargetInfo:
         """One typed path as a target, or a ServiceError saying what is wrong."""
-        from iotui.core import safety
-
+        from iotui.core.fio import policy as safety
         expanded = Path(path).expanduser()
         try:
             return safety.inspect_target(expanded)
@@ -146,15 +144,13 @@ class Services:
     # -- presets ------------------------------------------------------------
     def list_presets(self) -> tuple[list[Preset], list[str]]:
         """The presets that load, and one sentence per preset file that does not."""
-        from iotui.core import presets
-
+        from iotui.core.runs import presets
         loaded, errors = presets.list_presets()
         return list(loaded), [str(error) for error in errors]
 
     def apply_overrides(self, preset: Preset, overrides: Overrides) -> Preset:
         """The preset with the home screen's changes, or a ServiceError sentence."""
-        from iotui.core import presets
-
+        from iotui.core.runs import presets
         kwargs = overrides.as_kwargs()
         if not kwargs:
             return preset
@@ -165,8 +161,9 @@ class Services:
 
     def preview(self, preset: Preset, target_path: str) -> PlanPreview:
         """The exact command, warnings and estimates for a preset on a target."""
-        from iotui.core import command, presets
-        from iotui.core.plan import PlanError, make_plan
+        from iotui.core.fio import argv as command
+        from iotui.core.runs import presets
+        from iotui.core.runs.plan import PlanError, make_plan
 
         fio_binary, fio_problem = self.fio_binary()
         try:
@@ -218,8 +215,8 @@ class Services:
     # -- compare and export -----------------------------------------------------
     def reference_rows(self) -> tuple[list[RunRecord], list[str]]:
         """Every row of every shipped reference (a published table row is a record of its own)."""
-        from iotui.core.record import RecordError
-        from iotui.core.references import REFERENCES_DIR, load_reference, reference_names, reference_rows
+        from iotui.core.runs.record import RecordError
+        from iotui.core.runs.references import REFERENCES_DIR, load_reference, reference_names, reference_rows
 
         rows: list[RunRecord] = []
         errors: list[str] = []
@@ -249,9 +246,9 @@ class Services:
     ) -> SweepSetup:
         """The points of ``vary_text`` (``KEY=V1,V2``, several separated by ``;`` or spaces),
         their estimated time and disk space; a ServiceError sentence when it cannot be planned."""
-        from iotui.core.sweep import SYSBENCH_COMPARE_PRESET, SweepPlanError, check_space, describe_estimate
-        from iotui.core.sweep import estimate_sweep, make_base, plan_sweep
-        from iotui.core.sweep_values import TOOL_KEY
+        from iotui.core.sweep.plan import SYSBENCH_COMPARE_PRESET, SweepPlanError, check_space, describe_estimate
+        from iotui.core.sweep.plan import estimate_sweep, make_base, plan_sweep
+        from iotui.core.sweep.values import TOOL_KEY
 
         entries = [entry for entry in re.split(r"[;\s]+", vary_text.strip()) if entry]
         if not entries:
@@ -285,9 +282,9 @@ class Services:
 
     def make_sweep_runner(self, setup: SweepSetup, on_event: Callable[[object], None]) -> SweepRunner:
         """A runner for a fresh sweep record; each point's session comes from :meth:`make_session`."""
-        from iotui.core.sweep import SweepPlanError, preset_for_point, target_for_point
-        from iotui.core.sweep_record import SweepRecord
-        from iotui.core.sweep_runner import SweepPointError, SweepRunner
+        from iotui.core.sweep.plan import SweepPlanError, preset_for_point, target_for_point
+        from iotui.core.sweep.record import SweepRecord
+        from iotui.core.sweep.runner import SweepPointError, SweepRunner
 
         plan = setup.plan
         sweep = SweepRecord.new(plan.preset.name, plan.preset.title, plan.axes, plan.params, plan.base)

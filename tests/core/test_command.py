@@ -9,8 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core import command, presets, safety
-from iotui.core.presets import JobSection, Preset, PresetError
+from iotui.core.fio import argv as command
+
+from iotui.core.runs import presets
+
+from iotui.core.fio import policy as safety
+from iotui.core.runs.presets import JobSection, Preset, PresetError
 
 SHIPPED = [presets.shipped_presets_dir()]
 TEST_FILE = Path("/data/.iotui-x.fio-test")
@@ -117,7 +121,7 @@ def test_required_bytes_is_the_shared_test_file() -> None:
 
 def test_the_core_modules_never_import_textual() -> None:
     code = (
-        "import sys; import iotui.core.presets, iotui.core.safety, iotui.core.command; "
+        "import sys; import iotui.core.runs.presets, iotui.core.fio.policy, iotui.core.fio.argv; "
         "print(any(name == 'textual' or name.startswith('textual.') for name in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

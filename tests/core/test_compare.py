@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from iotui.core.compare import (
+from iotui.core.runs.compare import (
     BETTER,
     METHOD_LEVEL,
     METHOD_THRESHOLD,
@@ -20,9 +20,9 @@ from iotui.core.compare import (
     steady_samples,
     time_series,
 )
-from iotui.core.compare_render import comparison_markdown, comparison_text
-from iotui.core.record import RunRecord
-from iotui.core.stats import effective_sample_size, lag1_autocorrelation, t_two_sided_p, welch_test
+from iotui.core.runs.compare_render import comparison_markdown, comparison_text
+from iotui.core.runs.record import RunRecord
+from iotui.core.runs.stats import effective_sample_size, lag1_autocorrelation, t_two_sided_p, welch_test
 
 
 def make_record(

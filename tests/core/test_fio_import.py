@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.fio_import import ImportRefused, import_fio_file, import_fio_runs
-from iotui.core.fio_normalize import plat_idx_to_val
-from iotui.core.intervals import fio_percentiles
-from iotui.core.record import load_record, save_record
-from iotui.core.summary import direction_summaries
+from iotui.core.fio.importer import ImportRefused, import_fio_file, import_fio_runs
+from iotui.core.fio.normalize import plat_idx_to_val
+from iotui.core.fio.intervals import fio_percentiles
+from iotui.core.runs.record import load_record, save_record
+from iotui.core.fio.summary import direction_summaries
 from tests.conftest import FIO_FIXTURES, FIXTURES, fio_documents, requires_fio
 
 IMPORT_FIXTURES = FIXTURES / "import"

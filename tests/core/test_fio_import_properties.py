@@ -14,8 +14,8 @@ import tomli_w
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from iotui.core.fio_import import ImportRefused, import_fio_file
-from iotui.core.record import validate_toml_dict
+from iotui.core.fio.importer import ImportRefused, import_fio_file
+from iotui.core.runs.record import validate_toml_dict
 from tests.conftest import FIXTURES, fio_documents
 
 if sys.version_info >= (3, 11):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.host import (
+from iotui.core.host.counters import (
     HostSample,
     HostSampler,
     backing_devices,

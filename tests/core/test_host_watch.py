@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from iotui.core.host import HostSample
-from iotui.core.host_watch import HostWatch
-from iotui.core.responsiveness import Level, ProbeStats, ResponsivenessMonitor
+from iotui.core.host.counters import HostSample
+from iotui.core.host.watch import HostWatch
+from iotui.core.host.responsiveness import Level, ProbeStats, ResponsivenessMonitor
 
 
 class Sampler:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from iotui.core.intervals import (
+from iotui.core.fio.intervals import (
     IntervalDeriver,
     fio_percentile_threshold,
     fio_percentiles,

@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core import presets, safety
-from iotui.core.presets import JobSection, Preset, PresetError, PresetPolicyError
+from iotui.core.runs import presets
+
+from iotui.core.fio import policy as safety
+from iotui.core.runs.presets import JobSection, Preset, PresetError, PresetPolicyError
 
 SHIPPED = [presets.shipped_presets_dir()]
 REQUIRED_SHIPPED = {

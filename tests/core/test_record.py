@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.record import RecordError, RunRecord, default_runs_dir, list_records, load_record, save_record
+from iotui.core.runs.record import RecordError, RunRecord, default_runs_dir, list_records, load_record, save_record
 
 
 def make_record(**run_overrides) -> RunRecord:

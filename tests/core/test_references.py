@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from iotui.core.fio_import import import_fio_file
-from iotui.core.record import RecordError
-from iotui.core.references import (
+from iotui.core.fio.importer import import_fio_file
+from iotui.core.runs.record import RecordError
+from iotui.core.runs.references import (
     REFERENCES_DIR,
     list_references,
     load_reference,

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from iotui.core.host import HostSample
-from iotui.core.responsiveness import (
+from iotui.core.host.counters import HostSample
+from iotui.core.host.responsiveness import (
     FALL_AFTER_SAMPLES,
     THRESHOLDS,
     Assessment,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runner import FioExited, FioNotFoundError, FioRunner, StderrLine, resolve_fio
-from iotui.core.status import FioDocument, FioText
+from iotui.core.fio.runner import FioExited, FioNotFoundError, FioRunner, StderrLine, resolve_fio
+from iotui.core.fio.status import FioDocument, FioText
 from tests.conftest import FIO_FIXTURES
 
 FAKE_FIO = str(Path(__file__).parents[1] / "fakes" / "fake_fio.py")

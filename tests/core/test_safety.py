@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core import presets, safety
-from iotui.core.presets import JobSection, Preset
-from iotui.core.safety import PolicyError, TargetError, _Mount
+from iotui.core.runs import presets
+
+from iotui.core.fio import policy as safety
+from iotui.core.runs.presets import JobSection, Preset
+from iotui.core.fio.policy import PolicyError, TargetError, _Mount
 
 # -- the option policy --------------------------------------------------------------
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core import presets
-from iotui.core.plan import PlanError, make_plan
-from iotui.core.record import load_record
-from iotui.core.runner import FioRunner
-from iotui.core.session import IntervalUpdate, LogLine, RunFinished, RunSession
+from iotui.core.runs import presets
+from iotui.core.runs.plan import PlanError, make_plan
+from iotui.core.runs.record import load_record
+from iotui.core.fio.runner import FioRunner
+from iotui.core.runs.session import IntervalUpdate, LogLine, RunFinished, RunSession
 from tests.conftest import FIO_FIXTURES, fio_documents
 
 FAKE_FIO = str(Path(__file__).parents[1] / "fakes" / "fake_fio.py")

@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from iotui.core.status import FioDocument, FioText, StatusSplitter
+from iotui.core.fio.status import FioDocument, FioText, StatusSplitter
 from tests.conftest import FIO_FIXTURES, recorded_fio_outputs
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from iotui.core.intervals import IntervalDeriver
-from iotui.core.summary import cpu_summary, direction_summaries, job_summaries, sample_row
+from iotui.core.fio.intervals import IntervalDeriver
+from iotui.core.fio.summary import cpu_summary, direction_summaries, job_summaries, sample_row
 from tests.conftest import fio_documents
 
 

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from iotui.core.sweep import SweepPlanError, cartesian, check_space, SweepEstimate, plan_sweep
-from iotui.core.sweep_analysis import (
+from iotui.core.sweep.plan import SweepPlanError, cartesian, check_space, SweepEstimate, plan_sweep
+from iotui.core.sweep.analysis import (
     PointResult,
     analyze,
     balanced,
@@ -20,14 +20,14 @@ from iotui.core.sweep_analysis import (
     sweet_spot,
     throughput_metric,
 )
-from iotui.core.sweep_record import (
+from iotui.core.sweep.record import (
     SweepRecord,
     SweepRecordError,
     find_resumable,
     load_sweep,
     save_sweep,
 )
-from iotui.core.sweep_runner import (
+from iotui.core.sweep.runner import (
     PointFinished,
     PointStarted,
     SweepFinished,
@@ -35,7 +35,7 @@ from iotui.core.sweep_runner import (
     SweepRunner,
     SweepStarted,
 )
-from iotui.core.sweep_values import SweepAxis, SweepValueError, numeric_value, parse_vary, value_order
+from iotui.core.sweep.values import SweepAxis, SweepValueError, numeric_value, parse_vary, value_order
 
 # -- seed 000: OpenBSD 7.7, 4 KiB random I/O, iodepth 32 (IOPS, average latency in µs) --------------
 OPENBSD_JOBS = ("1", "2", "4", "8", "18", "32")
@@ -362,7 +362,7 @@ class FakeSession:
         self.stopped.set()
 
     async def run(self):
-        from iotui.core.record import RunRecord, save_record
+        from iotui.core.runs.record import RunRecord, save_record
 
         status = "completed"
         if self.block:
@@ -458,8 +458,8 @@ def test_job_key_must_name_a_section():
 
 
 def test_points_of_the_shipped_numjobs_preset():
-    from iotui.core import presets
-    from iotui.core.sweep import estimate_sweep, preset_for_point
+    from iotui.core.runs import presets
+    from iotui.core.sweep.plan import estimate_sweep, preset_for_point
 
     preset = presets.find_preset("numjobs-scaling")
     plan = plan_sweep(preset)
@@ -475,8 +475,8 @@ def test_points_of_the_shipped_numjobs_preset():
 
 
 def test_size_based_presets_have_no_time_estimate():
-    from iotui.core import presets
-    from iotui.core.sweep import describe_estimate, estimate_sweep
+    from iotui.core.runs import presets
+    from iotui.core.sweep.plan import describe_estimate, estimate_sweep
 
     plan = plan_sweep(presets.find_preset("mount-options"), targets="/tmp,/var/tmp")
     estimate = estimate_sweep(plan)
@@ -487,7 +487,7 @@ def test_size_based_presets_have_no_time_estimate():
 def test_the_shipped_openbsd_reference_records_give_the_same_answers():
     # The compare feature ships the study's tables as reference records; reading
     # them through PointResult.from_record must reproduce the table results above.
-    from iotui.core.references import resolve_reference
+    from iotui.core.runs.references import resolve_reference
 
     for name, expected_sweet, expected_balanced in (
         ("openbsd-numjobs-randread", "8", "8"),

@@ -10,9 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core import command, presets, safety
-from iotui.core.presets import JobSection, Preset
-from iotui.core.status import FioDocument, StatusSplitter
+from iotui.core.fio import argv as command
+
+from iotui.core.runs import presets
+
+from iotui.core.fio import policy as safety
+from iotui.core.runs.presets import JobSection, Preset
+from iotui.core.fio.status import FioDocument, StatusSplitter
 from tests.conftest import requires_fio
 
 pytestmark = [pytest.mark.fio, requires_fio]

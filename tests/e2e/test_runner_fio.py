@@ -8,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core import command, presets
-from iotui.core.intervals import IntervalDeriver
-from iotui.core.runner import FioExited, FioRunner
-from iotui.core.status import FioDocument
+from iotui.core.fio import argv as command
+
+from iotui.core.runs import presets
+from iotui.core.fio.intervals import IntervalDeriver
+from iotui.core.fio.runner import FioExited, FioRunner
+from iotui.core.fio.status import FioDocument
 from tests.conftest import requires_fio
 
 pytestmark = [pytest.mark.fio, requires_fio]

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.record import load_record
-from iotui.core.sweep_record import SWEEP_SUFFIX, load_sweep
+from iotui.core.runs.record import load_record
+from iotui.core.sweep.record import SWEEP_SUFFIX, load_sweep
 from tests.conftest import requires_fio
 
 pytestmark = [pytest.mark.fio, requires_fio]

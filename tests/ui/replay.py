@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from iotui.core.host import HostSample
-from iotui.core.responsiveness import ResponsivenessMonitor
-from iotui.core.runner import FioExited, StderrLine
-from iotui.core.session import RunPlan, RunSession
-from iotui.core.status import FioDocument
+from iotui.core.host.counters import HostSample
+from iotui.core.host.responsiveness import ResponsivenessMonitor
+from iotui.core.fio.runner import FioExited, StderrLine
+from iotui.core.runs.session import RunPlan, RunSession
+from iotui.core.fio.status import FioDocument
 from iotui.ui.services import Overrides, PlanPreview, RunRequest, ServiceError, Services
 from tests.conftest import fio_documents
 
@@ -146,7 +146,7 @@ CALM_HOST = HostSample(
     psi_cpu_some_pct=1.0, psi_io_some_pct=4.0, psi_io_full_pct=2.0, psi_memory_some_pct=0.0,
     fio_cpu_cores=0.4, busy_cores=1.2,
 )
-# io full >= 30% is Unresponsive at once (iotui/core/responsiveness.py).
+# io full >= 30% is Unresponsive at once (iotui/core/host/responsiveness.py).
 STALLED_HOST = HostSample(
     cpu_user_pct=5.0, cpu_system_pct=60.0, cpu_iowait_pct=30.0,
     ctx_switches_per_s=90000.0, interrupts_per_s=50000.0,
@@ -180,7 +180,7 @@ class FakeJob:
 
 @dataclass
 class FakePreset:
-    """Shaped like iotui.core.presets.Preset, so the screens cannot tell."""
+    """Shaped like iotui.core.runs.presets.Preset, so the screens cannot tell."""
 
     name: str
     title: str
@@ -194,7 +194,7 @@ class FakePreset:
 
 @dataclass
 class FakeTarget:
-    """Shaped like iotui.core.safety.TargetInfo."""
+    """Shaped like iotui.core.fio.policy.TargetInfo."""
 
     path: str
     filesystem: str

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from iotui.core.record import RunRecord, save_record
+from iotui.core.runs.record import RunRecord, save_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.compare import CompareScreen
 from iotui.ui.screens.history import HistoryScreen

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from iotui.core.record import save_record
+from iotui.core.runs.record import save_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.compare import CompareScreen
 from iotui.ui.screens.history import HistoryScreen

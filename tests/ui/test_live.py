@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from iotui.core.host import HostSample
-from iotui.core.intervals import IntervalDeriver
+from iotui.core.host.counters import HostSample
+from iotui.core.fio.intervals import IntervalDeriver
 from iotui.ui.live import SERIES_CAPACITY, SPARK_BARS, SPARK_MIN_WINDOW, LiveSeries, sparkline
 from tests.conftest import fio_documents
 from tests.ui.replay import RANDRW, synthetic_documents

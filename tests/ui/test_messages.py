@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from iotui.core.host import HostSample
-from iotui.core.intervals import IntervalSample
-from iotui.core.responsiveness import Assessment, Level
-from iotui.core.session import HostUpdate, IntervalUpdate, LogLine, RunFinished
+from iotui.core.host.counters import HostSample
+from iotui.core.fio.intervals import IntervalSample
+from iotui.core.host.responsiveness import Assessment, Level
+from iotui.core.runs.session import HostUpdate, IntervalUpdate, LogLine, RunFinished
 from iotui.ui.messages import (
     FioLogged,
     HostSampled,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from iotui import format as fmt
-from iotui.core import safety
-from iotui.core.record import load_record
+from iotui.core import format as fmt
+from iotui.core.fio import policy as safety
+from iotui.core.runs.record import load_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.messages import IntervalArrived, RunEnded
 from iotui.ui.screens.results import ResultsScreen

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from iotui.core.record import list_records, load_record
+from iotui.core.runs.record import list_records, load_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.messages import (
     FioLogged,
@@ -70,7 +70,7 @@ async def test_live_figures_and_sparklines_follow_the_intervals(tmp_path) -> Non
         assert isinstance(screen, RunScreen)
         latest = log.of(IntervalArrived)[-1].interval
         text = screen_text(app)
-        from iotui import format as fmt
+        from iotui.core import format as fmt
 
         collapsed = " ".join(text.split())
         for direction in ("read", "write"):  # the big figures' row, not the sparklines' values

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from iotui.core.presets import find_preset, with_overrides
-from iotui.core.sweep_record import load_sweep
+from iotui.core.runs.presets import find_preset, with_overrides
+from iotui.core.sweep.record import load_sweep
 from iotui.ui.app import IotuiApp
 from iotui.ui.messages import SweepEnded, SweepPointEnded
 from iotui.ui.screens.sweep import SweepScreen

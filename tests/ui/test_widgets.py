@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from iotui.core.intervals import IntervalDeriver
-from iotui.core.responsiveness import Assessment, Level
+from iotui.core.fio.intervals import IntervalDeriver
+from iotui.core.host.responsiveness import Assessment, Level
 from iotui.ui.widgets.figures_panel import FiguresPanel
 from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip, chip_text
 from tests.conftest import fio_documents

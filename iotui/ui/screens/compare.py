@@ -15,9 +15,9 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from iotui.core.compare import Comparison, compare_records
-from iotui.core.compare_render import comparison_markdown, method_note
-from iotui.core.record import RunRecord
+from iotui.core.runs.compare import Comparison, compare_records
+from iotui.core.runs.compare_render import comparison_markdown, method_note
+from iotui.core.runs.record import RunRecord
 from iotui.ui.comparison import comparison_file_name, run_title
 from iotui.ui.services import ServiceError, Services
 from iotui.ui.widgets.comparison_plot import ComparisonPlot

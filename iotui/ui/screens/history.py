@@ -15,8 +15,8 @@ from textual.events import Key
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from iotui.core.compare import run_labels
-from iotui.core.record import RunRecord
+from iotui.core.runs.compare import run_labels
+from iotui.core.runs.record import RunRecord
 from iotui.ui.screens.compare import CompareScreen
 from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.services import ServiceError, Services

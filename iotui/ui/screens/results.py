@@ -11,9 +11,9 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from iotui import format as fmt
-from iotui.core.export import export_records
-from iotui.core.record import RunRecord
+from iotui.core import format as fmt
+from iotui.core.runs.export import export_records
+from iotui.core.runs.record import RunRecord
 from iotui.ui.comparison import find_previous, record_export_name
 from iotui.ui.screens.compare import CompareScreen
 from iotui.ui.services import ServiceError, Services

@@ -17,7 +17,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
-from iotui.core.responsiveness import Level, likely_cause
+from iotui.core.host.responsiveness import Level, likely_cause
 from iotui.ui.live import HOST_SPECS, LiveSeries
 from iotui.ui.messages import (
     FioLogged,

@@ -23,11 +23,11 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, ProgressBar, Static
 
-from iotui import format as fmt
-from iotui.core.responsiveness import Level
-from iotui.core.sweep_analysis import PointResult, SweepAnalysis
-from iotui.core.sweep_record import SweepRecordError
-from iotui.core.sweep_values import SweepAxis, SweepValueError, axes_from_table
+from iotui.core import format as fmt
+from iotui.core.host.responsiveness import Level
+from iotui.core.sweep.analysis import PointResult, SweepAnalysis
+from iotui.core.sweep.record import SweepRecordError
+from iotui.core.sweep.values import SweepAxis, SweepValueError, axes_from_table
 from iotui.ui.app import RUN_GROUP
 from iotui.ui.live import LiveSeries
 from iotui.ui.messages import (

@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from iotui import format as fmt
+from iotui.core import format as fmt
 from iotui.ui.services import PlanPreview
 
 

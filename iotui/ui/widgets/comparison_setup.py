@@ -8,8 +8,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from iotui import format as fmt
-from iotui.core.compare import Comparison
+from iotui.core import format as fmt
+from iotui.core.runs.compare import Comparison
 from iotui.ui.comparison import run_lines
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.table import Table
 from textual.widgets import Static
 
-from iotui import format as fmt
-from iotui.core.record import RunRecord
+from iotui.core import format as fmt
+from iotui.core.runs.record import RunRecord
 
 
 def cpu_table(record: RunRecord) -> Table:

@@ -6,8 +6,8 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from iotui import format as fmt
-from iotui.core.record import RunRecord
+from iotui.core import format as fmt
+from iotui.core.runs.record import RunRecord
 
 ROWS: tuple[tuple[str, str, object], ...] = (
     ("iops", "IOPS", fmt.iops),

@@ -11,8 +11,8 @@ from textual.reactive import reactive
 from textual.renderables.digits import Digits
 from textual.widget import Widget
 
-from iotui import format as fmt
-from iotui.core.intervals import IntervalSample
+from iotui.core import format as fmt
+from iotui.core.fio.intervals import IntervalSample
 
 PHASE_WORDS = {
     "starting": "starting: measuring the machine at rest before fio starts",

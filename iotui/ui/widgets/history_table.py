@@ -13,8 +13,8 @@ from pathlib import Path
 from rich.text import Text
 from textual.widgets import DataTable
 
-from iotui import format as fmt
-from iotui.core.record import RunRecord
+from iotui.core import format as fmt
+from iotui.core.runs.record import RunRecord
 
 COLUMNS = ("date (UTC)", "preset", "target", "read", "write", "p99", "status")
 NUMERIC_COLUMNS = (3, 4, 5)

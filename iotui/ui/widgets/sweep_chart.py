@@ -12,9 +12,9 @@ from typing import Callable
 from textual.reactive import reactive
 from textual_plotext import PlotextPlot
 
-from iotui import format as fmt
-from iotui.core.sweep_analysis import PointResult, SweepAnalysis, throughput_metric
-from iotui.core.sweep_values import SweepAxis, value_order
+from iotui.core import format as fmt
+from iotui.core.sweep.analysis import PointResult, SweepAnalysis, throughput_metric
+from iotui.core.sweep.values import SweepAxis, value_order
 
 
 def _ticks(top: float, formatter: Callable[[float | None], str]) -> tuple[list[float], list[str]]:

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from iotui.core.sweep_analysis import SweepAnalysis
+from iotui.core.sweep.analysis import SweepAnalysis
 from iotui.ui.widgets.sweep_points import BALANCED_MARK, SWEET_SPOT_MARK
 
 

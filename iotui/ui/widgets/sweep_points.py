@@ -9,9 +9,9 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from iotui import format as fmt
-from iotui.core.sweep_analysis import PointResult, SweepAnalysis, throughput_metric
-from iotui.core.sweep_values import SweepAxis
+from iotui.core import format as fmt
+from iotui.core.sweep.analysis import PointResult, SweepAnalysis, throughput_metric
+from iotui.core.sweep.values import SweepAxis
 
 SWEET_SPOT_MARK = "★"
 BALANCED_MARK = "◆"

@@ -15,10 +15,10 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from iotui import format as fmt
+from iotui.core import format as fmt
 
 if TYPE_CHECKING:
-    from iotui.core.safety import TargetInfo
+    from iotui.core.fio.policy import TargetInfo
 
 OTHER_DIRECTORY_ID = "another-directory"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from textual.reactive import reactive
 from textual_plotext import PlotextPlot
 
-from iotui import format as fmt
+from iotui.core import format as fmt
 from iotui.ui.live import LiveSeries
 
 _DIRECTION_COLORS = {"read": "cyan", "write": "magenta", "trim": "yellow"}

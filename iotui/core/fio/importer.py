@@ -5,7 +5,7 @@ Reads one file: fio JSON or json+ (fio 2.x or 3.x, with or without
 in one file (a ``--status-interval`` capture becomes samples; separate runs
 become separate records), with any text before, between or after the JSON.
 Files without JSON are read as fio's normal human-readable report
-(:mod:`iotui.core.fio_text`). What cannot be imported raises
+(:mod:`iotui.core.fio.text_report`). What cannot be imported raises
 :class:`ImportRefused` with the file and the reason. ``docs/import.md``
 describes what is kept and what is unknown.
 """
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iotui.core.cache_check import suspicious_results
-from iotui.core.fio_normalize import (
+from iotui.core.runs.cache_check import suspicious_results
+from iotui.core.fio.normalize import (
     DIRECTIONS,
     DocumentError,
     clean_text,
@@ -29,10 +29,10 @@ from iotui.core.fio_normalize import (
     normalize_document,
     summary_jobs,
 )
-from iotui.core.intervals import IntervalDeriver
-from iotui.core.record import RecordError, RunRecord, validate_toml_dict
-from iotui.core.status import FioDocument, FioText, StatusSplitter
-from iotui.core.summary import direction_summaries, job_summaries, sample_row
+from iotui.core.fio.intervals import IntervalDeriver
+from iotui.core.runs.record import RecordError, RunRecord, validate_toml_dict
+from iotui.core.fio.status import FioDocument, FioText, StatusSplitter
+from iotui.core.fio.summary import direction_summaries, job_summaries, sample_row
 
 IMPORT_PRESET = "import"
 MAX_MESSAGES = 200
@@ -70,7 +70,7 @@ def import_fio_runs(path: Path | str) -> list[ImportedRun]:
     fio_documents = [doc for doc in documents if is_fio_document(doc)]
     if fio_documents:
         return _runs_from_json(path, raw, fio_documents, text_lines)
-    from iotui.core.fio_text import parse_normal_output
+    from iotui.core.fio.text_report import parse_normal_output
 
     text_runs = parse_normal_output(text)
     if text_runs:

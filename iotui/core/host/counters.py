@@ -16,7 +16,7 @@ from pathlib import Path
 
 import psutil
 
-from iotui.core.series import CounterRate
+from iotui.core.runs.series import CounterRate
 
 # /proc/diskstats counts sectors of 512 bytes whatever the device's real sector size.
 DISKSTATS_SECTOR_BYTES = 512

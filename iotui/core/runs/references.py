@@ -16,10 +16,10 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from iotui.core.cache_check import suspicious_results
-from iotui.core.record import DIRECTIONS, RecordError, RunRecord, load_record
+from iotui.core.runs.cache_check import suspicious_results
+from iotui.core.runs.record import DIRECTIONS, RecordError, RunRecord, load_record
 
-REFERENCES_DIR = Path(__file__).resolve().parent.parent / "references"
+REFERENCES_DIR = Path(__file__).resolve().parents[2] / "references"
 PREFIX = "ref:"
 _REQUIRED_COUNTS = ("io_bytes", "total_ios")
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 if TYPE_CHECKING:  # presets imports this module; the type is only for hints
-    from iotui.core.presets import Preset
+    from iotui.core.runs.presets import Preset
 
 
 class PolicyError(Exception):
@@ -709,7 +709,7 @@ def is_write_workload(preset: Preset) -> bool:
     rw/readwrite other than read/randread (unknown values count as writes),
     verify and trim options, and engines that change files all count.
     """
-    from iotui.core.presets import section_options
+    from iotui.core.runs.presets import section_options
 
     for options in section_options(preset):
         rw = options.get("rw", options.get("readwrite", "read")).strip().lower().split(":", 1)[0]

@@ -18,9 +18,9 @@ from typing import Any
 
 import tomli_w
 
-from iotui.core.record import write_atomically
-from iotui.core.sweep_analysis import PointResult
-from iotui.core.sweep_values import SweepAxis
+from iotui.core.runs.record import write_atomically
+from iotui.core.sweep.analysis import PointResult
+from iotui.core.sweep.values import SweepAxis
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -16,8 +16,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from iotui import format as fmt
-from iotui.core.record import DIRECTIONS, RunRecord
+from iotui.core import format as fmt
+from iotui.core.runs.record import DIRECTIONS, RunRecord
 
 FORMATS = ("markdown", "csv", "json")
 # Options that name files or jobs rather than describe the workload.

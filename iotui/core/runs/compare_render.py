@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from iotui import format as fmt
-from iotui.core.compare import (
+from iotui.core import format as fmt
+from iotui.core.runs.compare import (
     METHOD_LEVEL,
     METHOD_THRESHOLD,
     METHOD_WELCH,

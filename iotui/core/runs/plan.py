@@ -7,10 +7,14 @@ import stat
 import uuid
 from pathlib import Path
 
-from iotui.core import command, presets, safety
-from iotui.core.host import backing_devices
-from iotui.core.presets import Preset
-from iotui.core.session import RunPlan, new_test_file_path
+from iotui.core.fio import argv as command
+
+from iotui.core.runs import presets
+
+from iotui.core.fio import policy as safety
+from iotui.core.host.counters import backing_devices
+from iotui.core.runs.presets import Preset
+from iotui.core.runs.session import RunPlan, new_test_file_path
 
 
 class PlanError(Exception):

@@ -5,8 +5,8 @@ A sweep varies fio options (``--vary numjobs=1,2,4``), the target directory
 study, the tool (``tool=fio,sysbench``). Before anything runs, the plan gives
 the number of points, the estimated total time and the disk space the largest
 point needs on each filesystem, and refuses a sweep the disk cannot hold.
-Running the points is :mod:`iotui.core.sweep_runner`'s job; the analysis is
-:mod:`iotui.core.sweep_analysis`'s.
+Running the points is :mod:`iotui.core.sweep.runner`'s job; the analysis is
+:mod:`iotui.core.sweep.analysis`'s.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from iotui import format as fmt
-from iotui.core.sweep_values import (
+from iotui.core import format as fmt
+from iotui.core.sweep.values import (
     JOB_KEY,
     SPECIAL_KEYS,
     TARGET_KEY,
@@ -50,7 +50,7 @@ class SweepPlanError(Exception):
 class SweepPlan:
     """Everything decided before the first point runs."""
 
-    preset: Any  # iotui.core.presets.Preset, after the command line's overrides
+    preset: Any  # iotui.core.runs.presets.Preset, after the command line's overrides
     axes: list[SweepAxis]
     params: list[dict[str, str]]
     default_target: str | None
@@ -173,8 +173,7 @@ def preset_for_point(preset: Any, params: Mapping[str, str]) -> Any:
     ``job=NAME`` keeps only that job section (with the global options), so a
     multi-section preset can be compared section by section.
     """
-    from iotui.core import presets
-
+    from iotui.core.runs import presets
     if JOB_KEY in params:
         chosen = tuple(section for section in preset.jobs if section.name == params[JOB_KEY])
         if not chosen:
@@ -196,8 +195,7 @@ def tool_for_point(params: Mapping[str, str]) -> str:
 
 def _disk_bytes(point_preset: Any) -> int:
     """What make_plan checks for each run: the test file's size."""
-    from iotui.core import command
-
+    from iotui.core.fio import argv as command
     return int(command.required_bytes(point_preset) or 0)
 
 
@@ -218,8 +216,7 @@ def estimate_sweep(plan: SweepPlan, *, baseline_s: float = 0.0) -> SweepEstimate
     Points run one after another and each removes its file, so a filesystem
     needs room for its largest point, not the sum.
     """
-    from iotui.core import presets
-
+    from iotui.core.runs import presets
     point_duration: dict[int, float] = {}
     largest: dict[int | str, tuple[str, int, dict[str, str]]] = {}
     for index, params in enumerate(plan.params):

@@ -18,8 +18,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from iotui import format as fmt
-from iotui.core.sweep_values import TARGET_KEY, SweepAxis
+from iotui.core import format as fmt
+from iotui.core.sweep.values import TARGET_KEY, SweepAxis
 
 SWEET_SPOT_SHARE = 0.95
 RESPONSIVE = "ok"

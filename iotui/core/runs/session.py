@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from iotui import __version__
-from iotui.core.cache_check import suspicious_results
-from iotui.core.host_watch import HostWatch
-from iotui.core.intervals import IntervalDeriver, IntervalSample
-from iotui.core.record import RecordError, RunRecord, save_record
-from iotui.core.runner import FioExited, FioNotFoundError, FioRunner, StderrLine
-from iotui.core.status import FioDocument, FioText
-from iotui.core.summary import cpu_summary, direction_summaries, job_summaries, sample_row
+from iotui.core.runs.cache_check import suspicious_results
+from iotui.core.host.watch import HostWatch
+from iotui.core.fio.intervals import IntervalDeriver, IntervalSample
+from iotui.core.runs.record import RecordError, RunRecord, save_record
+from iotui.core.fio.runner import FioExited, FioNotFoundError, FioRunner, StderrLine
+from iotui.core.fio.status import FioDocument, FioText
+from iotui.core.fio.summary import cpu_summary, direction_summaries, job_summaries, sample_row
 
 TEST_FILE_PREFIX = ".iotui-"
 TEST_FILE_SUFFIX = ".fio-test"

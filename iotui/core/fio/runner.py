@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from typing import AsyncIterator, Union
 
-from iotui.core.status import FioDocument, FioText, StatusSplitter
+from iotui.core.fio.status import FioDocument, FioText, StatusSplitter
 
 READ_CHUNK_BYTES = 64 * 1024
 STDERR_LINES_KEPT = 200

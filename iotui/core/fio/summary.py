@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from iotui.core.intervals import (
+from iotui.core.fio.intervals import (
     DIRECTIONS,
     PERCENTILES,
     IntervalSample,

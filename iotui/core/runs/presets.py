@@ -20,12 +20,11 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10 only
     import tomli as tomllib
 
-from iotui.core import safety
-
+from iotui.core.fio import policy as safety
 _NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _TOP_KEYS = ("name", "title", "description", "tells", "options", "jobs", "sweep")
 _SWEEP_KEYS = ("vary", "note")
-# Varied keys that are not fio options (see iotui.core.sweep_values).
+# Varied keys that are not fio options (see iotui.core.sweep.values).
 _SWEEP_SPECIAL_KEYS = {"target", "targets", "tool", "job"}
 
 
@@ -79,7 +78,7 @@ class Preset:
 
 
 def shipped_presets_dir() -> Path:
-    return Path(__file__).resolve().parents[2] / "presets"
+    return Path(__file__).resolve().parents[3] / "presets"
 
 
 def user_presets_dir(env: Mapping[str, str] | None = None) -> Path:

@@ -6,8 +6,8 @@ import shlex
 from pathlib import Path
 from typing import Mapping
 
-from iotui.core import safety
-from iotui.core.presets import Preset, PresetPolicyError, estimate, section_options
+from iotui.core.fio import policy as safety
+from iotui.core.runs.presets import Preset, PresetPolicyError, estimate, section_options
 
 # What iotui needs from fio's output: cumulative json+ every second, no ETA line.
 OUTPUT_ARGS = ("--output-format=json+", "--status-interval=1", "--eta=never")

@@ -4,7 +4,7 @@ The first record is the baseline ("a"); every other record gets a delta,
 a delta % and a verdict per metric against it: "better", "worse" or
 "same within noise". With per-interval samples in both runs the verdict
 comes from Welch's t-test on the interval values after warm-up (see
-:mod:`iotui.core.stats`); without samples (imports, references) from a
+:mod:`iotui.core.runs.stats`); without samples (imports, references) from a
 fixed 5 % threshold on the summary values. ``docs/compare.md`` says why.
 """
 
@@ -14,8 +14,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from iotui.core.record import DIRECTIONS, RESPONSIVENESS_LEVELS, RunRecord
-from iotui.core.stats import welch_test
+from iotui.core.runs.record import DIRECTIONS, RESPONSIVENESS_LEVELS, RunRecord
+from iotui.core.runs.stats import welch_test
 
 BETTER = "better"
 WORSE = "worse"

@@ -27,8 +27,8 @@ import shlex
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from iotui.core.fio_normalize import MAX_INT, clean_text
-from iotui.core.record import RunRecord
+from iotui.core.fio.normalize import MAX_INT, clean_text
+from iotui.core.runs.record import RunRecord
 
 UNKNOWN = "unknown"
 # Printed IOPS/bandwidth have 3-4 significant digits; an exact figure that

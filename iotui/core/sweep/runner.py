@@ -2,7 +2,7 @@
 
 :class:`SweepRunner` is what both ``iotui sweep`` and a Sweep screen drive. It
 knows nothing about fio: a ``start_point`` callback builds each point's session
-(a fio :class:`~iotui.core.session.RunSession`, or a sysbench session), so the
+(a fio :class:`~iotui.core.runs.session.RunSession`, or a sysbench session), so the
 CLI, the app and the tests each plug in their own. Events go to ``on_event``:
 the sweep's own (below) and every event of the current point's session,
 unchanged, so a screen can show the current run live.
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
-from iotui.core.sweep_analysis import PointResult, SweepAnalysis, analyze
-from iotui.core.sweep_record import SweepPointState, SweepRecord, relative_record_path, save_sweep
+from iotui.core.sweep.analysis import PointResult, SweepAnalysis, analyze
+from iotui.core.sweep.record import SweepPointState, SweepRecord, relative_record_path, save_sweep
 
 EventCallback = Callable[[object], None]
 

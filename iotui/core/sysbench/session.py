@@ -1,6 +1,6 @@
 """One real ``sysbench fileio`` run (prepare, run, cleanup) made into a run record.
 
-It mirrors :class:`~iotui.core.session.RunSession` for the sysbench-compare
+It mirrors :class:`~iotui.core.runs.session.RunSession` for the sysbench-compare
 study: the same plan (target checks, devices, options), the host sampled once a
 second beside sysbench (context switches and interrupts are the study's
 explanation), and a record with the same summary keys. sysbench's files live
@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 from iotui import __version__
-from iotui.core.host_watch import HostWatch
-from iotui.core.record import RecordError, RunRecord, save_record
-from iotui.core.session import HostUpdate, LogLine, RunFinished, RunPlan, host_identity
-from iotui.core.summary import HOST_SAMPLE_KEYS, cpu_summary
-from iotui.core.sysbench import (
+from iotui.core.host.watch import HostWatch
+from iotui.core.runs.record import RecordError, RunRecord, save_record
+from iotui.core.runs.session import HostUpdate, LogLine, RunFinished, RunPlan, host_identity
+from iotui.core.fio.summary import HOST_SAMPLE_KEYS, cpu_summary
+from iotui.core.sysbench.workload import (
     SysbenchError,
     SysbenchWorkload,
     latency_warnings,

@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from iotui.core.host import HostSample
+from iotui.core.host.counters import HostSample
 
 # ---------------------------------------------------------------------------
 # The wake-up probe.

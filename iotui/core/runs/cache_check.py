@@ -7,7 +7,7 @@ read at a 0 ns median is the textbook case).
 
 from __future__ import annotations
 
-from iotui.core.record import RunRecord
+from iotui.core.runs.record import RunRecord
 
 # No storage device completes a read in under 2 us: even NVMe on a
 # polled queue is several microseconds. A median below this is memory.
