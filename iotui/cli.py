@@ -7,6 +7,7 @@ import importlib
 import sys
 
 from iotui import __version__
+from iotui.cli_common import add_common_options
 from iotui.commands import COMMAND_MODULES
 
 
@@ -25,22 +26,6 @@ def build_parser() -> argparse.ArgumentParser:
         module = importlib.import_module(f"iotui.commands.{module_name}")
         module.register(subparsers)
     return parser
-
-
-def add_common_options(parser: argparse.ArgumentParser, *, subcommand: bool = False) -> None:
-    """Options the app and the headless commands share.
-
-    On a subcommand the defaults are suppressed, so ``iotui --runs-dir X run``
-    and ``iotui run --runs-dir X`` both work: a subparser's default would
-    otherwise overwrite the value given before the subcommand.
-    """
-    default = argparse.SUPPRESS if subcommand else None
-    parser.add_argument(
-        "--runs-dir",
-        default=default,
-        help="where run records are saved (default: $IOTUI_RUNS_DIR or ~/.local/share/iotui/runs)",
-    )
-    parser.add_argument("--fio", default=default, help="the fio binary (default: $IOTUI_FIO or fio on PATH)")
 
 
 def main(argv: list[str] | None = None) -> int:

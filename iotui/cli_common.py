@@ -5,17 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Callable
 
 from iotui.core.runs import presets
-from iotui.core.host.counters import HostSampler
-from iotui.core.runs.plan import PlanError, make_plan
 from iotui.core.runs.presets import Preset, PresetError
 from iotui.core.runs.record import default_runs_dir
-from iotui.core.host.responsiveness import ResponsivenessMonitor, WakeupProbe
-from iotui.core.fio.runner import FioNotFoundError, fio_version, resolve_fio
 from iotui.core.fio.policy import PolicyError
-from iotui.core.runs.session import RunSession
+from iotui.core.runs.session import EventCallback, RunSession
+from iotui.core.runs.start import StartError, StartRequest, start_run
+from iotui.core.runs.start import resolve_fio_binary as resolve_fio_for_run
 
 
 class CommandError(Exception):
@@ -33,10 +30,24 @@ def parse_set_options(pairs: list[str] | None) -> dict[str, str]:
     return options
 
 
+def add_common_options(parser: argparse.ArgumentParser, *, subcommand: bool = False) -> None:
+    """Options the app and the headless commands share.
+
+    On a subcommand the defaults are suppressed, so ``iotui --runs-dir X run``
+    and ``iotui run --runs-dir X`` both work: a subparser's default would
+    otherwise overwrite the value given before the subcommand.
+    """
+    default = argparse.SUPPRESS if subcommand else None
+    parser.add_argument(
+        "--runs-dir",
+        default=default,
+        help="where run records are saved (default: $IOTUI_RUNS_DIR or ~/.local/share/iotui/runs)",
+    )
+    parser.add_argument("--fio", default=default, help="the fio binary (default: $IOTUI_FIO or fio on PATH)")
+
+
 def add_run_options(parser: argparse.ArgumentParser, *, target: bool = True) -> None:
     """The options of ``iotui run`` (sweeps reuse them)."""
-    from iotui.cli import add_common_options
-
     parser.add_argument("--job-file", help="run an existing fio job file through the same model")
     if target:
         parser.add_argument("--target", help="directory to test (default: the current directory)")
@@ -89,9 +100,23 @@ def resolve_runs_dir(args: argparse.Namespace) -> Path:
 
 def resolve_fio_binary(args: argparse.Namespace) -> str:
     try:
-        return resolve_fio(getattr(args, "fio", None))
-    except FioNotFoundError as error:
+        return resolve_fio_for_run(getattr(args, "fio", None))
+    except StartError as error:
         raise CommandError(str(error)) from None
+
+
+def start_request(
+    args: argparse.Namespace, preset: Preset, *, runs_dir: Path | None, target: str | None = None
+) -> StartRequest:
+    """The command line's options as the core's typed request."""
+    return StartRequest(
+        preset=preset,
+        target=target if target is not None else getattr(args, "target", None),
+        runs_dir=runs_dir,
+        fio=getattr(args, "fio", None),
+        allow_cache=bool(getattr(args, "allow_cache", False)),
+        baseline_s=max(0.0, float(getattr(args, "baseline", 2.0) or 0.0)),
+    )
 
 
 async def make_session(
@@ -99,36 +124,11 @@ async def make_session(
     preset: Preset,
     *,
     runs_dir: Path | None,
-    on_event: Callable[[object], None],
+    on_event: EventCallback,
     target: str | None = None,
 ) -> RunSession:
-    """Plan the run and build its session with the real sampler and probe."""
-    fio_binary = resolve_fio_binary(args)
+    """Plan the run and build its session (the core's one entry), errors as CommandError."""
     try:
-        version = await fio_version(fio_binary)
-    except FioNotFoundError as error:
+        return await start_run(start_request(args, preset, runs_dir=runs_dir, target=target), on_event)
+    except StartError as error:
         raise CommandError(str(error)) from None
-    try:
-        plan = make_plan(
-            preset,
-            target if target is not None else getattr(args, "target", None),
-            fio_binary=fio_binary,
-            allow_cache=getattr(args, "allow_cache", False),
-        )
-    except PlanError as error:
-        raise CommandError(str(error)) from None
-    for code, message in plan.warnings:
-        on_event_warning = f"warning [{code}]: {message}"
-        from iotui.core.runs.session import LogLine
-
-        on_event(LogLine("iotui", on_event_warning))
-    return RunSession(
-        plan,
-        fio_version=version,
-        runs_dir=runs_dir,
-        on_event=on_event,
-        sampler=HostSampler(plan.devices),
-        probe=WakeupProbe(),
-        monitor=ResponsivenessMonitor(),
-        baseline_s=max(0.0, float(getattr(args, "baseline", 2.0) or 0.0)),
-    )

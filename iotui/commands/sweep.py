@@ -25,10 +25,11 @@ from iotui.cli_common import (
     load_preset_from_args,
     make_session,
     parse_set_options,
-    resolve_fio_binary,
     resolve_runs_dir,
+    start_request,
 )
-from iotui.commands.sweep_output import sweep_json, sweep_markdown, sweep_text
+from iotui.core.sweep.output import sweep_json, sweep_markdown, sweep_text
+from iotui.core.runs.start import StartError, start_sysbench_run
 from iotui.core.sweep.plan import (
     SweepPlan,
     SweepPlanError,
@@ -155,31 +156,10 @@ def _start_point_factory(args: argparse.Namespace, plan: SweepPlan, runs_dir: Pa
 
 
 def _sysbench_session(args: argparse.Namespace, preset: Any, target: str | None, runs_dir: Path, emit) -> Any:
-    from iotui.core.host.counters import HostSampler
-    from iotui.core.runs.plan import PlanError, make_plan
-    from iotui.core.host.responsiveness import ResponsivenessMonitor, WakeupProbe
-    from iotui.core.sysbench.session import SysbenchSession
-
-    binary = find_sysbench()
-    if binary is None:
-        raise SweepPointError("sysbench is not installed; install it or drop tool=sysbench.")
     try:
-        run_plan = make_plan(
-            preset, target if target is not None else args.target,
-            fio_binary=resolve_fio_binary(args), allow_cache=args.allow_cache,
-        )
-    except PlanError as error:
+        return start_sysbench_run(start_request(args, preset, runs_dir=runs_dir, target=target), emit)
+    except StartError as error:
         raise SweepPointError(str(error)) from None
-    return SysbenchSession(
-        run_plan,
-        sysbench_binary=binary,
-        runs_dir=runs_dir,
-        on_event=emit,
-        sampler=HostSampler(run_plan.devices),
-        probe=WakeupProbe(),
-        monitor=ResponsivenessMonitor(),
-        baseline_s=max(0.0, float(args.baseline or 0.0)),
-    )
 
 
 def _sweep_record(args: argparse.Namespace, plan: SweepPlan, runs_dir: Path, out: TextIO) -> SweepRecord:

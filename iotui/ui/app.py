@@ -18,6 +18,7 @@ from textual.worker import WorkerState
 
 from iotui.ui.screens.home import HomeScreen
 from iotui.ui.services import RunRequest, ServiceError, Services
+from iotui.ui.workers import RUN_GROUP
 
 # The run, results and history screens (and the fio session, the plot library) are
 # imported when first needed, not at start: the home screen paints sooner.
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from iotui.core.runs.record import RunRecord
     from iotui.ui.screens.run import RunScreen
 
-RUN_GROUP = "run"
 # After "stop and quit", give fio this long to write its final report before leaving anyway.
 QUIT_GRACE_S = 30.0
 

@@ -9,7 +9,6 @@ This module never imports Textual.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 from dataclasses import dataclass, field
@@ -194,15 +193,19 @@ class Services:
     async def make_session(
         self, request: RunRequest, on_event: Callable[[object], None]
     ) -> RunSession:
-        """A ready-to-run session with the real sampler and probe."""
-        from iotui.cli_common import CommandError, make_session
+        """A ready-to-run session with the real sampler and probe (the core's one entry)."""
+        from iotui.core.runs.start import StartError, StartRequest, start_run
 
-        args = argparse.Namespace(fio=self.fio, allow_cache=False, baseline=self.baseline_s)
+        start = StartRequest(
+            preset=request.preset,
+            target=request.target_path,
+            runs_dir=self.runs_dir,
+            fio=self.fio,
+            baseline_s=self.baseline_s,
+        )
         try:
-            return await make_session(
-                args, request.preset, runs_dir=self.runs_dir, on_event=on_event, target=request.target_path
-            )
-        except CommandError as error:
+            return await start_run(start, on_event)
+        except StartError as error:
             raise ServiceError(str(error)) from None
 
     def list_records(self) -> list[RecordEntry]:

@@ -28,7 +28,6 @@ from iotui.core.host.responsiveness import Level
 from iotui.core.sweep.analysis import PointResult, SweepAnalysis
 from iotui.core.sweep.record import SweepRecordError
 from iotui.core.sweep.values import SweepAxis, SweepValueError, axes_from_table
-from iotui.ui.app import RUN_GROUP
 from iotui.ui.live import LiveSeries
 from iotui.ui.messages import (
     FioLogged,
@@ -44,6 +43,7 @@ from iotui.ui.messages import (
     sweep_messages_for_event,
 )
 from iotui.ui.services import Overrides, ServiceError, Services, SweepSetup
+from iotui.ui.workers import RUN_GROUP
 from iotui.ui.widgets.figures_panel import FiguresPanel
 from iotui.ui.widgets.log_panel import LogPanel
 from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip
@@ -438,7 +438,7 @@ class SweepScreen(Screen):
 
     def action_export(self) -> None:
         """Copy the sweep's markdown table and analysis and write them next to the sweep record."""
-        from iotui.commands.sweep_output import sweep_markdown
+        from iotui.core.sweep.output import sweep_markdown
 
         if self.sweep is None or self.analysis is None:
             return

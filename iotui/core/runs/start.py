@@ -1,0 +1,111 @@
+"""The one way to start a run: a typed request in, a ready session out.
+
+The command line (``iotui run``, ``iotui sweep``) and the app both call
+:func:`start_run` (and :func:`start_sysbench_run` for a sysbench point), so a
+run is planned and equipped with the real host sampler, wake-up probe and
+responsiveness monitor in one place. A run that cannot start raises
+:class:`StartError`, which carries a code and the underlying error; each
+caller words it for its own users.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from iotui.core.fio.runner import FioNotFoundError, fio_version, resolve_fio
+from iotui.core.host.counters import HostSampler
+from iotui.core.host.responsiveness import ResponsivenessMonitor, WakeupProbe
+from iotui.core.runs.plan import PlanError, make_plan
+from iotui.core.runs.session import EventCallback, LogLine, RunPlan, RunSession
+from iotui.core.sysbench.session import SysbenchSession, find_sysbench
+
+if TYPE_CHECKING:
+    from iotui.core.runs.presets import Preset
+
+
+@dataclass(frozen=True)
+class StartRequest:
+    """A run asked for by a user: the preset (overrides applied) and where and how to run it."""
+
+    preset: Preset
+    target: str | None = None
+    """The directory (or read-only raw device) to test; None: the current directory."""
+    runs_dir: Path | None = None
+    """Where the record is saved; None: not saved."""
+    fio: str | None = None
+    """The fio binary the user named; None: ``$IOTUI_FIO`` or ``fio`` on PATH."""
+    allow_cache: bool = False
+    """Allow tmpfs/ramfs targets (the results then measure memory)."""
+    baseline_s: float = 2.0
+    """Quiet seconds of responsiveness baseline before the tool starts."""
+
+
+class StartError(Exception):
+    """A run that cannot start. ``code`` names the fact; str() is the sentence.
+
+    Codes: ``fio-missing`` (no fio binary), ``refused`` (the plan refused the
+    preset or the target; ``cause`` is the core's own error), ``sysbench-missing``.
+    """
+
+    def __init__(self, message: str, *, code: str, cause: Exception | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.cause = cause
+
+
+def resolve_fio_binary(fio: str | None) -> str:
+    """The fio binary to run, or StartError ``fio-missing``."""
+    try:
+        return resolve_fio(fio)
+    except FioNotFoundError as error:
+        raise StartError(str(error), code="fio-missing", cause=error) from None
+
+
+def plan_run(request: StartRequest, fio_binary: str) -> RunPlan:
+    """The request's plan, or StartError ``refused`` with the plan's sentence."""
+    try:
+        return make_plan(request.preset, request.target, fio_binary=fio_binary, allow_cache=request.allow_cache)
+    except PlanError as error:
+        raise StartError(str(error), code="refused", cause=error) from None
+
+
+async def start_run(request: StartRequest, on_event: EventCallback) -> RunSession:
+    """A ready-to-run fio session; the plan's warnings are emitted as log lines first."""
+    fio_binary = resolve_fio_binary(request.fio)
+    try:
+        version = await fio_version(fio_binary)
+    except FioNotFoundError as error:
+        raise StartError(str(error), code="fio-missing", cause=error) from None
+    plan = plan_run(request, fio_binary)
+    for code, message in plan.warnings:
+        on_event(LogLine("iotui", f"warning [{code}]: {message}"))
+    return RunSession(
+        plan,
+        fio_version=version,
+        runs_dir=request.runs_dir,
+        on_event=on_event,
+        sampler=HostSampler(plan.devices),
+        probe=WakeupProbe(),
+        monitor=ResponsivenessMonitor(),
+        baseline_s=max(0.0, request.baseline_s),
+    )
+
+
+def start_sysbench_run(request: StartRequest, on_event: EventCallback, sysbench: str | None = None) -> SysbenchSession:
+    """A ready-to-run sysbench session on the same plan a fio run would have."""
+    binary = find_sysbench(sysbench)
+    if binary is None:
+        raise StartError("sysbench is not installed; install it or drop tool=sysbench.", code="sysbench-missing")
+    plan = plan_run(request, resolve_fio_binary(request.fio))
+    return SysbenchSession(
+        plan,
+        sysbench_binary=binary,
+        runs_dir=request.runs_dir,
+        on_event=on_event,
+        sampler=HostSampler(plan.devices),
+        probe=WakeupProbe(),
+        monitor=ResponsivenessMonitor(),
+        baseline_s=max(0.0, request.baseline_s),
+    )
