@@ -69,8 +69,7 @@ def references_listing() -> str:
     """One line per shipped reference: ``ref:NAME``, its title, its rows."""
     lines = []
     for record in list_references():
-        rows = record.extra.get("jobs") or []
-        row_names = ", ".join(str(row.get("name")) for row in rows if isinstance(row, dict))
+        row_names = ", ".join(record.section_names())
         name = record.path.stem if record.path else record.id
         lines.append(f"ref:{name}  {record.run.get('title', '')}\n    rows: {row_names}\n    source: {record.run.get('source', '')}")
     return "\n".join(lines) + "\n"

@@ -79,7 +79,7 @@ class LinePrinter:
 def print_summary(record: RunRecord, saved_path: Path | None, out: Any = None) -> None:
     out = out or sys.stdout
     print(f"\n{record.preset}: {record.status} in {fmt.duration_s(record.run.get('duration_s'))} "
-          f"on {record.target.get('path')} ({record.target.get('filesystem')}), {record.run.get('fio_version')}", file=out)
+          f"on {record.target.get('path')} ({record.target.get('filesystem')}), {record.run.get('tool_version')}", file=out)
     for direction in record.directions():
         table = record.summary[direction]
         print(

@@ -109,7 +109,7 @@ def test_compare_bad_key_names_the_key(tmp_path: Path, capsys) -> None:
     capsys.readouterr()
     assert run_cli(["compare", str(path), str(broken)]) == 1
     err = capsys.readouterr().err
-    assert str(broken) in err and "summary.read.iops" in err
+    assert str(broken) in err and "sections[0].read.iops" in err
 
 
 def test_compare_needs_two_runs(tmp_path: Path, capsys) -> None:

@@ -41,7 +41,7 @@ def test_fio3_summary_equals_fios_final_report(name: str) -> None:
     final = fio_documents(name)[-1]["jobs"][0]
     assert record.status == "imported"
     assert record.run["source"] == str(FIO_FIXTURES / name)
-    assert record.run["fio_version"] == "fio-3.33"
+    assert record.run["tool_version"] == "fio-3.33"
     for direction, table in record.summary.items():
         if direction == "cpu":
             continue
@@ -114,7 +114,7 @@ def test_fio2_json_microseconds_and_kib_become_ns_and_bytes() -> None:
     [record] = import_fio_file(FIO_2_JSON)
     raw = _raw_json(FIO_2_JSON)["jobs"][0]["read"]
     read = record.summary["read"]
-    assert record.run["fio_version"] == "fio-2.2.10"
+    assert record.run["tool_version"] == "fio-2.2.10"
     assert read["io_bytes"] == raw["io_bytes"] * 1024
     assert read["bw_bytes"] == raw["bw"] * 1024
     assert read["total_ios"] == raw["total_ios"]
@@ -191,9 +191,9 @@ def test_client_server_all_clients_is_the_summary_and_hosts_are_kept() -> None:
     # fio prints no percentiles for "All clients": they come from the hosts' merged bins.
     host_p99 = [h["read"]["clat_ns"]["percentile"]["99.000000"] for h in hosts]
     assert min(host_p99) <= read["lat_p99_ns"] <= max(host_p99)
-    rows = record.extra["hosts"]
+    rows = record.hosts
     assert sorted(row["port"] for row in rows) == sorted(h["port"] for h in hosts)
-    assert sum(row["read_total_ios"] for row in rows) == read["total_ios"]
+    assert sum(row["sections"][0]["read"]["total_ios"] for row in rows) == read["total_ios"]
     assert record.host["hostname"] == "127.0.0.1"
     assert "<vm> Starting 1 process" in [m["text"] for m in record.messages]
 
@@ -237,7 +237,7 @@ def test_human_readable_report_equals_the_printed_numbers() -> None:
     for record, block in zip(records, printed):
         read = record.summary["read"]
         assert record.status == "imported"
-        assert record.run["fio_version"] == "fio-3.42"
+        assert record.run["tool_version"] == "fio-3.42"
         assert record.options["bs"] in block["command"]
         # IOPS: fio truncates to an integer, or rounds to 3 digits with a k suffix.
         if block["iops_k"]:
@@ -329,7 +329,7 @@ def test_imported_record_saves_and_loads_with_fios_report(tmp_path: Path) -> Non
     loaded = load_record(path)
     assert loaded.status == "imported"
     assert loaded.summary["read"]["iops"] == run.record.summary["read"]["iops"]
-    report = json.loads((tmp_path / loaded.run["fio_report"]).read_text())
+    report = json.loads((tmp_path / loaded.run["report"]).read_text())
     assert report["jobs"][0]["read"]["iops"] == loaded.summary["read"]["iops"]
 
 
@@ -351,7 +351,7 @@ def test_real_fio_json_imports_with_fios_own_numbers(tmp_path: Path, output_form
     )
     fio = json.loads(output.read_text())["jobs"][0]
     [record] = import_fio_file(output)
-    assert record.run["fio_version"] == json.loads(output.read_text())["fio version"]
+    assert record.run["tool_version"] == json.loads(output.read_text())["fio version"]
     for direction in ("read", "write"):
         table = record.summary[direction]
         ours = fio[direction]
@@ -419,4 +419,4 @@ def test_real_fio_normal_report_equals_its_own_json(tmp_path: Path) -> None:
         for name, key in (("p50", "50.000000"), ("p99", "99.000000"), ("p99_9", "99.900000")):
             assert abs(table[f"lat_{name}_ns"] - ours["clat_ns"]["percentile"][key]) < 1000
     assert record.summary["cpu"]["fio_cpu_cores"] == pytest.approx((fio["usr_cpu"] + fio["sys_cpu"]) / 100 * 2, abs=0.01)
-    assert record.options["rw"] == "randrw" and record.run["fio_version"].startswith("fio-3")
+    assert record.options["rw"] == "randrw" and record.run["tool_version"].startswith("fio-3")

@@ -45,9 +45,9 @@ def test_round_trip_keeps_every_value(tmp_path: Path) -> None:
     assert loaded.summary["read"]["iops"] == 1000.5
     assert "lat_mean_ns" not in loaded.summary["read"]  # None is absent, not zero
     assert "psi_io_some_pct" not in loaded.samples[0]
-    assert loaded.run["fio_report"] == path.name.replace(".toml", ".fio.json")
-    assert json.loads((tmp_path / loaded.run["fio_report"]).read_text()) == {"jobs": []}
-    assert path.read_text().startswith("schema = 1")
+    assert loaded.run["report"] == path.name.replace(".toml", ".fio.json")
+    assert json.loads((tmp_path / loaded.run["report"]).read_text()) == {"jobs": []}
+    assert path.read_text().startswith("schema = 2")
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
@@ -58,8 +58,8 @@ def test_round_trip_keeps_every_value(tmp_path: Path) -> None:
         (lambda d: d["run"].pop("preset"), "run.preset"),
         (lambda d: d["run"].update(status="weird"), "run.status"),
         (lambda d: d["run"].update(duration_s="long"), "run.duration_s"),
-        (lambda d: d["summary"]["read"].update(iops="fast"), "summary.read.iops"),
-        (lambda d: d["summary"]["read"].pop("total_ios"), "summary.read.total_ios"),
+        (lambda d: d["sections"][0]["read"].update(iops="fast"), "sections[0].read.iops"),
+        (lambda d: d["sections"][0]["read"].pop("iops"), "sections[0].read.iops"),
         (lambda d: d["samples"][0].pop("t_s"), "samples[0].t_s"),
         (lambda d: d["host"].update(cpu_count="two"), "host.cpu_count"),
         (lambda d: d.pop("target"), "[target]"),

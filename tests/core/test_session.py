@@ -54,7 +54,7 @@ async def test_replayed_run_is_saved_with_fios_numbers(tmp_path: Path, monkeypat
     assert isinstance(finished, RunFinished) and finished.saved_path is not None
     loaded = load_record(finished.saved_path)
     assert loaded.summary["read"] == record.summary["read"]
-    report = json.loads((finished.saved_path.parent / loaded.run["fio_report"]).read_text())
+    report = json.loads((finished.saved_path.parent / loaded.run["report"]).read_text())
     assert report["jobs"][0]["read"]["total_ios"] == final["read"]["total_ios"]
     assert list(target.iterdir()) == []  # the test file is gone
 

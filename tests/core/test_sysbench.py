@@ -156,8 +156,8 @@ async def test_live_sysbench_run_makes_a_record_and_cleans_up(tmp_path):
     )
     record = await session.run()
     assert record.status == "completed", record.warnings
-    assert record.run["source"] == "sysbench" and record.run["fio_version"].startswith("sysbench 1.")
-    assert "--file-num=4" in record.run["fio_argv"]
+    assert record.run["source"] == "sysbench" and record.run["tool_version"].startswith("sysbench 1.")
+    assert "--file-num=4" in record.run["argv"]
     assert record.summary["read"]["iops"] > 0 and record.summary["write"]["iops"] > 0
     ratio = record.summary["read"]["iops"] / record.summary["write"]["iops"]
     assert ratio == pytest.approx(1.5, rel=0.1)

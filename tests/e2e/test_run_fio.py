@@ -39,7 +39,7 @@ def test_rate_limited_run_shows_the_rate_and_equals_fios_report(tmp_path: Path) 
     assert len(full_intervals) >= 2
     for sample in full_intervals:
         assert sample["read_iops"] == pytest.approx(200, rel=0.1)
-    report = json.loads((runs / record.run["fio_report"]).read_text())
+    report = json.loads((runs / record.run["report"]).read_text())
     fio_read = report["jobs"][0]["read"]
     assert record.summary["read"]["iops"] == fio_read["iops"]
     assert record.summary["read"]["total_ios"] == fio_read["total_ios"]

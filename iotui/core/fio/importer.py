@@ -30,6 +30,7 @@ from iotui.core.fio.normalize import (
     summary_jobs,
 )
 from iotui.core.fio.intervals import IntervalDeriver
+from iotui.core.runs.record_migrate import host_from_row
 from iotui.core.runs.record import RecordError, RunRecord, validate_toml_dict
 from iotui.core.fio.status import FioDocument, FioText, StatusSplitter
 from iotui.core.fio.summary import direction_summaries, job_summaries, sample_row
@@ -322,9 +323,9 @@ def _record_from_group(group: list[dict[str, Any]]) -> RunRecord | None:
             "status": "imported",
             "started": _started(final, duration_s),
             "duration_s": round(duration_s, 3),
-            "fio_version": final["fio version"],
-            "fio_argv": [],
-            "fio_report": "",
+            "tool_version": final["fio version"],
+            "argv": [],
+            "report": "",
         },
         host={
             "hostname": ", ".join(hostnames)[:200] if hostnames else UNKNOWN,
@@ -345,12 +346,12 @@ def _record_from_group(group: list[dict[str, Any]]) -> RunRecord | None:
         samples=samples,
     )
     if len(names) > 1:
-        record.extra["jobs"] = [
+        record.set_job_rows([
             {key: value for key, value in row.items() if value is not None}
             for row in job_summaries({"jobs": host_jobs(final) or jobs})
-        ]
+        ])
     if final.get("clients"):
-        record.extra["hosts"] = _host_rows(final)
+        record.hosts = [host_from_row(row) for row in _host_rows(final)]
     return record
 
 

@@ -278,9 +278,9 @@ def _record(block: _Block, context: dict[str, Any]) -> RunRecord | None:
             "status": "imported",
             "started": block.started or dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc),
             "duration_s": round(float(duration_s), 3),
-            "fio_version": context.get("version", UNKNOWN),
-            "fio_argv": context.get("argv", []),
-            "fio_report": "",
+            "tool_version": context.get("version", UNKNOWN),
+            "argv": context.get("argv", []),
+            "report": "",
         },
         host={
             "hostname": UNKNOWN,

@@ -336,7 +336,7 @@ def compare_records(records: list[RunRecord]) -> Comparison:
 # -- set-up --------------------------------------------------------------------------
 
 SETUP_KEYS = (
-    ("run", "fio_version"),
+    ("run", "tool_version"),
     ("host", "hostname"),
     ("host", "system"),
     ("host", "kernel"),

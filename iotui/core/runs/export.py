@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from iotui.core import format as fmt
-from iotui.core.runs.record import DIRECTIONS, RunRecord
+from iotui.core.runs.record import DIRECTIONS, RunRecord, section_directions
 
 FORMATS = ("markdown", "csv", "json")
 # Options that name files or jobs rather than describe the workload.
@@ -71,45 +71,25 @@ def _cache_note(record: RunRecord) -> str:
 
 
 def _rows_for(record: RunRecord) -> list[dict[str, Any]]:
+    """One row per section and direction: nothing is summed across sections."""
     name = str(record.run.get("title") or record.preset)
     base_settings = _record_settings(record)
-    jobs = record.extra.get("jobs")
+    multi = record.is_multi_section
     rows: list[dict[str, Any]] = []
-    if isinstance(jobs, list) and jobs and all(isinstance(j, dict) for j in jobs):
-        for job in jobs:
-            settings = dict(base_settings)
-            for key, value in job.items():
-                if key in ("name", "notes") or key.startswith("cpu_"):
-                    continue
-                if any(key.startswith(f"{d}_") for d in DIRECTIONS):
-                    continue
-                settings[key] = str(value)
-            for direction in DIRECTIONS:
-                table = {k[len(direction) + 1:]: v for k, v in job.items() if k.startswith(f"{direction}_")}
-                if not table:
-                    continue
-                rows.append(
-                    {
-                        "run": str(job.get("name", name)),
-                        "settings": settings,
-                        "direction": direction,
-                        **_metrics(table),
-                        "notes": str(job.get("notes", "")),
-                    }
-                )
-        return rows
-    for direction in DIRECTIONS:
-        if direction not in record.summary:
-            continue
-        rows.append(
-            {
-                "run": name,
-                "settings": base_settings,
-                "direction": direction,
-                **_metrics(record.summary[direction]),
-                "notes": _cache_note(record),
-            }
-        )
+    for section in record.sections:
+        settings = dict(base_settings)
+        if multi:
+            settings.update({key: str(value) for key, value in (section.get("options") or {}).items()})
+        for direction in section_directions(section):
+            rows.append(
+                {
+                    "run": str(section.get("name", name)) if multi else name,
+                    "settings": settings,
+                    "direction": direction,
+                    **_metrics(section[direction]),
+                    "notes": str(section.get("notes", "")) if multi else _cache_note(record),
+                }
+            )
     return rows
 
 

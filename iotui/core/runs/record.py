@@ -14,7 +14,6 @@ import os
 import re
 import sys
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,94 +24,132 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-SCHEMA_VERSION = 1
-RUN_STATUSES = ("completed", "stopped", "failed", "imported", "reference")
-DIRECTIONS = ("read", "write", "trim")
-RESPONSIVENESS_LEVELS = ("ok", "sluggish", "unresponsive")
-
-NUMBER = (int, float)
-_DIRECTION_KEYS = (
-    "iops",
-    "bw_bytes",
-    "io_bytes",
-    "total_ios",
-    "lat_mean_ns",
-    "lat_min_ns",
-    "lat_max_ns",
-    "lat_p50_ns",
-    "lat_p90_ns",
-    "lat_p99_ns",
-    "lat_p99_9_ns",
-)
-# Keys every direction summary must carry. Percentiles may be absent when fio
-# recorded no completion latencies (e.g. an imported plain-text report).
-_DIRECTION_REQUIRED = ("iops", "bw_bytes", "io_bytes", "total_ios")
-
-# Expected types of the fixed tables: key -> (types, required).
-_RUN_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
-    "id": ((str,), True),
-    "preset": ((str,), True),
-    "status": ((str,), True),
-    "started": ((dt.datetime,), True),
-    "duration_s": (NUMBER, True),
-    "fio_version": ((str,), True),
-    "fio_argv": ((list,), True),
-    "fio_report": ((str,), True),
-    "title": ((str,), False),
-    "exit_code": ((int,), False),
-    "iotui_version": ((str,), False),
-    "source": ((str,), False),
-    "reference": ((bool,), False),
-    "test_file_bytes": ((int,), False),
-    "sync_time_s": (NUMBER, False),
-}
-_HOST_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
-    "hostname": ((str,), True),
-    "system": ((str,), True),
-    "kernel": ((str,), True),
-    "cpu_model": ((str,), True),
-    "cpu_count": ((int,), True),
-    "mem_total_bytes": ((int,), True),
-}
-_TARGET_KEYS: dict[str, tuple[tuple[type, ...], bool]] = {
-    "path": ((str,), True),
-    "filesystem": ((str,), True),
-    "device": ((str,), True),
-    "mount_options": ((str,), True),
-    "model": ((str,), False),
-    "rotational": ((bool,), False),
-    "block_device": ((bool,), False),
-}
-_CPU_KEYS = (
-    "user_pct",
-    "system_pct",
-    "iowait_pct",
-    "ctx_switches_per_s",
-    "interrupts_per_s",
-    "fio_cpu_cores",
-    "iops_per_fio_core",
-    "iops_per_busy_core",
+from iotui.core.runs.record_migrate import migrate_v1, rename_run_keys, section_from_row, sections_from_legacy
+from iotui.core.runs.record_schema import (
+    DIRECTIONS,
+    KNOWN_TOP,
+    NUMBER,
+    RESPONSIVENESS_LEVELS,
+    RUN_STATUSES,
+    SCHEMA_VERSION,
+    RecordError,
+    check_document,
 )
 
+__all__ = [
+    "DIRECTIONS",
+    "NUMBER",
+    "RESPONSIVENESS_LEVELS",
+    "RUN_STATUSES",
+    "SCHEMA_VERSION",
+    "RecordError",
+    "RunRecord",
+    "section_directions",
+    "section_metric",
+    "section_total_iops",
+    "validate_toml_dict",
+]
 
-class RecordError(Exception):
-    """A record that cannot be loaded or saved; str() is a full sentence."""
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, NUMBER) and not isinstance(value, bool) else None
 
 
-@dataclass
+def section_directions(section: dict[str, Any]) -> list[str]:
+    """Directions that did I/O in one section, in read/write/trim order."""
+    return [d for d in DIRECTIONS if isinstance(section.get(d), dict)]
+
+
+def section_metric(section: dict[str, Any], direction: str, key: str) -> float | None:
+    """One figure of one section's direction (``None`` where absent)."""
+    table = section.get(direction)
+    return _number(table.get(key)) if isinstance(table, dict) else None
+
+
+def section_total_iops(section: dict[str, Any]) -> float:
+    """Read + write + trim IOPS of one section: directions that ran at the same time."""
+    return sum(section_metric(section, d, "iops") or 0.0 for d in section_directions(section))
+
+
+class _SummaryView(dict):
+    """Schema 1's ``[summary]`` of a one-section run; writing a table writes it to that section."""
+
+    def __init__(self, record: "RunRecord", tables: dict[str, Any]) -> None:
+        super().__init__(tables)
+        self._record = record
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        super().__setitem__(key, value)
+        record = self._record
+        if key == "pressure":
+            record.pressure = value
+            return
+        if not record.sections:
+            name = record.preset or "run"
+            record.sections.append({"name": name, "jobs": [name], "groupid": 0})
+        if len(record.sections) != 1:
+            raise RecordError("A run with several sections has no one summary; set each section's figures.")
+        record.sections[0][key] = value
+
+    def __delitem__(self, key: str) -> None:
+        super().__delitem__(key)
+        if key == "pressure":
+            self._record.pressure = {}
+        elif len(self._record.sections) == 1:
+            self._record.sections[0].pop(key, None)
+
+
 class RunRecord:
-    """One run, as saved on disk. See docs/record-format.md."""
+    """One run, as saved on disk (schema 2). See docs/record-format.md.
 
-    run: dict[str, Any]
-    host: dict[str, Any]
-    target: dict[str, Any]
-    options: dict[str, str] = field(default_factory=dict)
-    summary: dict[str, dict[str, Any]] = field(default_factory=dict)
-    samples: list[dict[str, Any]] = field(default_factory=list)
-    warnings: list[dict[str, str]] = field(default_factory=list)
-    messages: list[dict[str, str]] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
-    path: Path | None = None
+    The unit of figures is the **section** (fio's reporting group): ``sections``
+    is a list of TOML-shaped dicts in fio's order. ``summary`` is the schema 1
+    view kept for readers of one-section runs: that section's directions and
+    ``cpu`` (plus the run's ``pressure``); for a multi-section run it holds no
+    figures, since nothing is summed across sections.
+    """
+
+    def __init__(
+        self,
+        run: dict[str, Any],
+        host: dict[str, Any],
+        target: dict[str, Any],
+        options: dict[str, str] | None = None,
+        summary: dict[str, Any] | None = None,
+        samples: list[dict[str, Any]] | None = None,
+        warnings: list[dict[str, Any]] | None = None,
+        messages: list[dict[str, Any]] | None = None,
+        extra: dict[str, Any] | None = None,
+        path: Path | None = None,
+        *,
+        sections: list[dict[str, Any]] | None = None,
+        pauses: list[dict[str, Any]] | None = None,
+        pressure: dict[str, Any] | None = None,
+        hosts: list[dict[str, Any]] | None = None,
+    ) -> None:
+        self.run: dict[str, Any] = rename_run_keys(run)
+        self.host = host
+        self.target = target
+        self.options: dict[str, str] = options if options is not None else {}
+        self.samples: list[dict[str, Any]] = samples if samples is not None else []
+        self.warnings: list[dict[str, Any]] = warnings if warnings is not None else []
+        self.messages: list[dict[str, Any]] = messages if messages is not None else []
+        self.extra: dict[str, Any] = extra if extra is not None else {}
+        self.path = path
+        self.sections: list[dict[str, Any]] = sections if sections is not None else []
+        self.pauses: list[dict[str, Any]] = pauses if pauses is not None else []
+        self.pressure: dict[str, Any] = pressure if pressure is not None else {}
+        self.hosts: list[dict[str, Any]] = hosts if hosts is not None else []
+        if summary:
+            self.summary = summary
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, RunRecord):
+            return NotImplemented
+        return self.to_toml_dict() == other.to_toml_dict() and self.path == other.path
+
+    def __repr__(self) -> str:
+        return f"RunRecord(id={self.id!r}, preset={self.preset!r}, sections={self.section_names()!r})"
 
     # -- convenient reads -------------------------------------------------
     @property
@@ -128,20 +165,96 @@ class RunRecord:
         return str(self.run.get("preset", ""))
 
     @property
+    def tool(self) -> str:
+        return str(self.run.get("tool", "fio"))
+
+    @property
+    def tool_version(self) -> str:
+        return str(self.run.get("tool_version", ""))
+
+    @property
+    def argv(self) -> list[str]:
+        return [str(arg) for arg in self.run.get("argv") or []]
+
+    @property
+    def report(self) -> str:
+        return str(self.run.get("report", ""))
+
+    @property
+    def paused_s(self) -> float:
+        """Total time paused (0 when never paused)."""
+        return _number(self.run.get("paused_s")) or 0.0
+
+    @property
     def started(self) -> dt.datetime | None:
         started = self.run.get("started")
         return started if isinstance(started, dt.datetime) else None
 
+    # -- sections ---------------------------------------------------------
+    def section_names(self) -> list[str]:
+        return [str(section.get("name", "")) for section in self.sections]
+
+    @property
+    def is_multi_section(self) -> bool:
+        return len(self.sections) > 1
+
+    @property
+    def only_section(self) -> dict[str, Any] | None:
+        """The one section of a one-section run; ``None`` when there are none or several."""
+        return self.sections[0] if len(self.sections) == 1 else None
+
+    def section_metric(self, index: int, direction: str, key: str) -> float | None:
+        if not 0 <= index < len(self.sections):
+            return None
+        return section_metric(self.sections[index], direction, key)
+
+    def section_samples(self, index: int) -> list[dict[str, Any]]:
+        """The samples assigned to one section (a one-section run's unassigned samples too)."""
+        if len(self.sections) == 1 and index == 0:
+            return [s for s in self.samples if s.get("section", 0) == 0]
+        return [s for s in self.samples if s.get("section") == index]
+
+    def set_job_rows(self, rows: list[dict[str, Any]]) -> None:
+        """Sections from schema 1 style per-job rows (``read_iops``...); the run's summed summary is dropped."""
+        self.sections = [section_from_row(row, index) for index, row in enumerate(rows)]
+
+    # -- schema 1 view ----------------------------------------------------
+    @property
+    def summary(self) -> dict[str, Any]:
+        """Schema 1's ``[summary]`` of a one-section run (figures absent for several sections)."""
+        view: dict[str, Any] = {}
+        section = self.only_section
+        if section is not None:
+            for key, value in section.items():
+                if isinstance(value, dict) and key not in ("options", "pressure", "steady", "cliff"):
+                    view[key] = value
+        if self.pressure:
+            view["pressure"] = self.pressure
+        return _SummaryView(self, view)
+
+    @summary.setter
+    def summary(self, summary: dict[str, Any]) -> None:
+        name = str(self.sections[0].get("name")) if len(self.sections) == 1 else (self.preset or "run")
+        self.sections = sections_from_legacy(summary, None, name)
+        if isinstance(summary.get("pressure"), dict):
+            self.pressure = dict(summary["pressure"])
+            for section in self.sections:
+                section.pop("pressure", None)
+                section["pressure"] = dict(summary["pressure"])
+
     def directions(self) -> list[str]:
-        """Directions that did I/O, in read/write/trim order."""
-        return [d for d in DIRECTIONS if d in self.summary]
+        """Directions that did I/O in a one-section run (none for several sections)."""
+        section = self.only_section
+        return section_directions(section) if section is not None else []
 
     def metric(self, direction: str, key: str) -> float | None:
-        value = self.summary.get(direction, {}).get(key)
-        return float(value) if isinstance(value, NUMBER) and not isinstance(value, bool) else None
+        """A one-section run's figure; ``None`` for several sections (use :meth:`section_metric`)."""
+        section = self.only_section
+        return section_metric(section, direction, key) if section is not None else None
 
     def total_iops(self) -> float:
-        return sum(self.metric(d, "iops") or 0.0 for d in self.directions())
+        section = self.only_section
+        return section_total_iops(section) if section is not None else 0.0
 
     def add_warning(self, code: str, message: str) -> None:
         if not any(w.get("code") == code and w.get("message") == message for w in self.warnings):
@@ -150,15 +263,30 @@ class RunRecord:
     # -- (de)serialisation ------------------------------------------------
     def to_toml_dict(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"schema": SCHEMA_VERSION}
-        doc["run"] = _drop_none(self.run)
+        doc["run"] = _drop_none(rename_run_keys(self.run))
         doc["host"] = _drop_none(self.host)
         doc["target"] = _drop_none(self.target)
         doc["options"] = {str(k): str(v) for k, v in self.options.items()}
-        doc["summary"] = {name: _drop_none(table) for name, table in self.summary.items()}
+        if self.pressure:
+            doc["pressure"] = _drop_none(self.pressure)
         for key, value in self.extra.items():
-            doc[key] = value
+            if key not in KNOWN_TOP and key != "jobs":
+                doc[key] = value
+        if self.pauses:
+            doc["pauses"] = [_drop_none(pause) for pause in self.pauses]
+        sections = self.sections
+        legacy_rows = self.extra.get("jobs")
+        if isinstance(legacy_rows, list) and legacy_rows:
+            sections = sections_from_legacy({}, legacy_rows, self.preset or "run")
+        doc["sections"] = [_drop_none(section) for section in sections]
         if self.samples:
-            doc["samples"] = [_drop_none(sample) for sample in self.samples]
+            one = len(sections) == 1
+            doc["samples"] = [
+                _drop_none({"section": 0, **sample} if one and "section" not in sample else sample)
+                for sample in self.samples
+            ]
+        if self.hosts:
+            doc["hosts"] = [_drop_none(host) for host in self.hosts]
         if self.warnings:
             doc["warnings"] = [dict(w) for w in self.warnings]
         if self.messages:
@@ -166,7 +294,13 @@ class RunRecord:
         return doc
 
     def to_json_dict(self) -> dict[str, Any]:
+        """The record as JSON: ``sections`` in fio's order; ``summary`` only for a one-section run."""
         doc = self.to_toml_dict()
+        if len(doc["sections"]) == 1:
+            section = doc["sections"][0]
+            doc["summary"] = {
+                key: value for key, value in section.items() if key in (*DIRECTIONS, "cpu") and isinstance(value, dict)
+            }
         if self.path is not None:
             doc["path"] = str(self.path)
         return json.loads(json.dumps(doc, default=_json_default))
@@ -180,65 +314,25 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"cannot encode {type(value).__name__}")
 
 
-def _drop_none(table: dict[str, Any]) -> dict[str, Any]:
-    """TOML has no null: an absent signal is an absent key."""
-    cleaned: dict[str, Any] = {}
-    for key, value in table.items():
-        if value is None:
-            continue
-        if isinstance(value, float) and value != value:  # NaN is not a number to keep
-            continue
-        if isinstance(value, dict):
-            value = _drop_none(value)
-        cleaned[key] = value
-    return cleaned
+def _drop_none(value: Any) -> Any:
+    """TOML has no null: an absent signal is an absent key (also inside nested tables and arrays)."""
+    if isinstance(value, dict):
+        cleaned: dict[str, Any] = {}
+        for key, item in value.items():
+            if item is None or (isinstance(item, float) and item != item):  # NaN is not a number to keep
+                continue
+            cleaned[key] = _drop_none(item)
+        return cleaned
+    if isinstance(value, list):
+        return [_drop_none(item) for item in value if item is not None]
+    return value
 
 
 # -- validation -------------------------------------------------------------
 
-_KNOWN_TOP = {"schema", "run", "host", "target", "options", "summary", "samples", "warnings", "messages"}
-
-
-def _type_names(types: tuple[type, ...]) -> str:
-    names = {
-        int: "an integer",
-        float: "a number",
-        str: "a string",
-        list: "an array",
-        bool: "true or false",
-        dt.datetime: "a date-time",
-        dict: "a table",
-    }
-    return " or ".join(dict.fromkeys(names.get(t, t.__name__) for t in types))
-
-
-def _check(value: Any, types: tuple[type, ...], where: str, key: str) -> None:
-    if isinstance(value, bool) and bool not in types:
-        raise RecordError(f"{where}: key '{key}' should be {_type_names(types)}, found {value!r}.")
-    if not isinstance(value, types):
-        raise RecordError(
-            f"{where}: key '{key}' should be {_type_names(types)}, "
-            f"found {type(value).__name__} {value!r}."
-        )
-
-
-def _check_table(
-    doc: dict[str, Any], table: str, spec: dict[str, tuple[tuple[type, ...], bool]], where: str
-) -> dict[str, Any]:
-    value = doc.get(table)
-    if not isinstance(value, dict):
-        raise RecordError(f"{where}: the table [{table}] is missing or is not a table.")
-    for key, (types, required) in spec.items():
-        if key not in value:
-            if required:
-                raise RecordError(f"{where}: key '{table}.{key}' is missing.")
-            continue
-        _check(value[key], types, where, f"{table}.{key}")
-    return value
-
 
 def validate_toml_dict(doc: dict[str, Any], where: str) -> RunRecord:
-    """Turn a parsed TOML document into a RunRecord, or raise RecordError."""
+    """Turn a parsed TOML document (schema 1 or 2) into a RunRecord, or raise RecordError."""
     schema = doc.get("schema")
     if not isinstance(schema, int) or isinstance(schema, bool):
         raise RecordError(f"{where}: key 'schema' should be an integer (this iotui writes {SCHEMA_VERSION}).")
@@ -249,84 +343,53 @@ def validate_toml_dict(doc: dict[str, Any], where: str) -> RunRecord:
         )
     if schema < 1:
         raise RecordError(f"{where}: key 'schema' should be 1 or more, found {schema}.")
-    run = _check_table(doc, "run", _RUN_KEYS, where)
-    if run["status"] not in RUN_STATUSES:
-        raise RecordError(
-            f"{where}: key 'run.status' should be one of {', '.join(RUN_STATUSES)}, found {run['status']!r}."
-        )
-    if not all(isinstance(arg, str) for arg in run["fio_argv"]):
-        raise RecordError(f"{where}: key 'run.fio_argv' should be an array of strings.")
-    host = _check_table(doc, "host", _HOST_KEYS, where)
-    target = _check_table(doc, "target", _TARGET_KEYS, where)
-    options = doc.get("options", {})
-    if not isinstance(options, dict) or not all(isinstance(v, str) for v in options.values()):
-        raise RecordError(f"{where}: table [options] should map option names to strings.")
+    if schema == 1:
+        _check_v1_summary(doc, where)
+        doc = migrate_v1(doc)
+    elif isinstance(doc.get("run"), dict):
+        doc = {**doc, "run": rename_run_keys(doc["run"])}
+    check_document(doc, where)
+    extra = {key: value for key, value in doc.items() if key not in KNOWN_TOP}
+    return RunRecord(
+        run=dict(doc["run"]),
+        host=dict(doc["host"]),
+        target=dict(doc["target"]),
+        options=dict(doc.get("options", {})),
+        samples=[dict(s) for s in doc.get("samples", [])],
+        warnings=[dict(w) for w in doc.get("warnings", [])],
+        messages=[dict(m) for m in doc.get("messages", [])],
+        extra=extra,
+        sections=[dict(s) for s in doc.get("sections", [])],
+        pauses=[dict(p) for p in doc.get("pauses", [])],
+        pressure=dict(doc.get("pressure", {})),
+        hosts=[dict(h) for h in doc.get("hosts", [])],
+    )
+
+
+def _check_v1_summary(doc: dict[str, Any], where: str) -> None:
+    """Schema 1 names its figures ``summary.<direction>.<key>``: refuse bad ones in those words."""
     summary = doc.get("summary", {})
     if not isinstance(summary, dict):
         raise RecordError(f"{where}: [summary] should be a table.")
     for direction in DIRECTIONS:
-        if direction not in summary:
+        table = summary.get(direction)
+        if table is None:
             continue
-        table = summary[direction]
         if not isinstance(table, dict):
             raise RecordError(f"{where}: [summary.{direction}] should be a table.")
-        for key in _DIRECTION_REQUIRED:
+        for key in ("iops", "bw_bytes", "io_bytes", "total_ios"):
             if key not in table:
                 raise RecordError(f"{where}: key 'summary.{direction}.{key}' is missing.")
-        for key in _DIRECTION_KEYS:
-            if key in table:
-                _check(table[key], NUMBER, where, f"summary.{direction}.{key}")
-                if table[key] < 0:
-                    raise RecordError(
-                        f"{where}: key 'summary.{direction}.{key}' should not be negative, found {table[key]}."
-                    )
-    if "cpu" in summary:
-        for key in _CPU_KEYS:
-            if key in summary["cpu"]:
-                _check(summary["cpu"][key], NUMBER, where, f"summary.cpu.{key}")
-    if "pressure" in summary:
-        level = summary["pressure"].get("responsiveness")
-        if level is not None and level not in RESPONSIVENESS_LEVELS:
-            raise RecordError(
-                f"{where}: key 'summary.pressure.responsiveness' should be one of "
-                f"{', '.join(RESPONSIVENESS_LEVELS)}, found {level!r}."
-            )
-    samples = doc.get("samples", [])
-    if not isinstance(samples, list):
-        raise RecordError(f"{where}: 'samples' should be an array of tables.")
-    for index, sample in enumerate(samples):
-        if not isinstance(sample, dict):
-            raise RecordError(f"{where}: samples[{index}] should be a table.")
-        for key in ("t_s", "dt_s"):
-            if key not in sample:
-                raise RecordError(f"{where}: key 'samples[{index}].{key}' is missing.")
-        for key, value in sample.items():
-            if key == "responsiveness":
-                continue
-            _check(value, NUMBER, where, f"samples[{index}].{key}")
-    warnings = doc.get("warnings", [])
-    if not isinstance(warnings, list) or not all(
-        isinstance(w, dict) and isinstance(w.get("code"), str) and isinstance(w.get("message"), str)
-        for w in warnings
-    ):
-        raise RecordError(f"{where}: 'warnings' should be an array of tables with 'code' and 'message' strings.")
-    messages = doc.get("messages", [])
-    if not isinstance(messages, list) or not all(
-        isinstance(m, dict) and isinstance(m.get("text"), str) for m in messages
-    ):
-        raise RecordError(f"{where}: 'messages' should be an array of tables with a 'text' string.")
-    extra = {key: value for key, value in doc.items() if key not in _KNOWN_TOP}
-    return RunRecord(
-        run=dict(run),
-        host=dict(host),
-        target=dict(target),
-        options=dict(options),
-        summary={k: dict(v) for k, v in summary.items()},
-        samples=[dict(s) for s in samples],
-        warnings=[dict(w) for w in warnings],
-        messages=[dict(m) for m in messages],
-        extra=extra,
-    )
+        for key, value in table.items():
+            if isinstance(value, bool) or not isinstance(value, NUMBER):
+                raise RecordError(
+                    f"{where}: key 'summary.{direction}.{key}' should be an integer or a number, "
+                    f"found {type(value).__name__} {value!r}."
+                )
+    for name in ("jobs", "hosts"):
+        rows = doc.get(name, [])
+        if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
+            raise RecordError(f"{where}: '{name}' should be an array of tables.")
 
 
 # -- files --------------------------------------------------------------------
@@ -412,7 +475,7 @@ def save_record(
     file_name = name or record_file_name(record)
     path = runs_dir / file_name
     report_name = path.name[: -len(".toml")] + ".fio.json" if fio_report is not None else ""
-    record.run["fio_report"] = report_name
+    record.run["report"] = report_name
     doc = record.to_toml_dict()
     # Validate what we are about to write, so a bad record never reaches disk.
     validate_toml_dict(doc, str(path))

@@ -352,9 +352,10 @@ class RunSession:
                 "status": status,
                 "started": started,
                 "duration_s": round(time.monotonic() - self._started_monotonic, 3),
-                "fio_version": self.fio_version,
-                "fio_argv": list(self.plan.argv),
-                "fio_report": "",
+                "tool": "fio",
+                "tool_version": self.fio_version,
+                "argv": list(self.plan.argv),
+                "report": "",
                 "exit_code": exit_event.returncode if exit_event else None,
                 "iotui_version": __version__,
             },
@@ -367,7 +368,7 @@ class RunSession:
         )
         jobs = job_summaries(final_doc)
         if len(jobs) > 1:
-            record.extra["jobs"] = [{k: v for k, v in job.items() if v is not None} for job in jobs]
+            record.set_job_rows([{k: v for k, v in job.items() if v is not None} for job in jobs])
         for code, message in self.plan.warnings:
             record.add_warning(code, message)
         for code, message in suspicious_results(record):

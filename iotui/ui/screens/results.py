@@ -35,7 +35,7 @@ def headline(record: RunRecord) -> Text:
     text.append(f" {record.status}", style="bold")
     text.append(f" in {fmt.duration_s(record.run.get('duration_s'))}")
     text.append(f" · {target.get('path', '?')} ({target.get('filesystem', '?')}, {target.get('device', '?')})")
-    text.append(f" · {record.run.get('fio_version', '?')} · {started_text(record)}")
+    text.append(f" · {record.run.get('tool_version', '?')} · {started_text(record)}")
     host = record.host
     text.append(f"\n{host.get('hostname', '?')}: {host.get('cpu_model', '?')}, {host.get('cpu_count', '?')} CPUs", style="dim")
     return text
