@@ -103,7 +103,7 @@ async def test_the_set_up_differences_are_shown(tmp_path) -> None:
         assert "Set-up differences" in text
         assert _line(text, "host.kernel").split()[:3] == ["host.kernel", "6.8.0", "6.9.1"]
         assert _line(text, "target.mount_options").split()[:3] == ["target.mount_options", "rw,relatime", "rw,noatime"]
-        assert "run.fio_version" not in text  # the same in both runs
+        assert "run.tool_version" not in text  # the same in both runs
 
 
 async def test_nothing_marked_says_how_to_mark(tmp_path) -> None:
