@@ -23,12 +23,12 @@ from typing import Any, Callable, Protocol
 
 from iotui import __version__
 from iotui.core.runs.cache_check import suspicious_results
-from iotui.core.host.watch import HostWatch
 from iotui.core.fio.intervals import IntervalDeriver, IntervalSample
-from iotui.core.runs.record import RecordError, RunRecord, save_record
+from iotui.core.runs.record import RunRecord
+from iotui.core.runs.recorder import EventCallback, HostUpdate, LogLine, RunFinished, RunRecorder
 from iotui.core.fio.runner import FioExited, FioNotFoundError, FioRunner, StderrLine
 from iotui.core.fio.status import FioDocument, FioText
-from iotui.core.fio.summary import cpu_summary, direction_summaries, job_summaries, sample_row
+from iotui.core.fio.summary import direction_summaries, job_summaries, sample_row
 
 TEST_FILE_PREFIX = ".iotui-"
 TEST_FILE_SUFFIX = ".fio-test"
@@ -77,28 +77,7 @@ class IntervalUpdate:
     elapsed_s: float
 
 
-@dataclass(frozen=True)
-class HostUpdate:
-    """The once-a-second host sample and the responsiveness assessment."""
-
-    host: Any
-    assessment: Any | None
-
-
-@dataclass(frozen=True)
-class LogLine:
-    source: str  # "stderr", "stdout" or "iotui"
-    text: str
-
-
-@dataclass(frozen=True)
-class RunFinished:
-    record: RunRecord
-    saved_path: Path | None
-    error: str | None = None
-
-
-EventCallback = Callable[[object], None]
+__all__ = ["EventCallback", "HostUpdate", "IntervalUpdate", "LogLine", "RunFinished", "RunPlan", "RunSession"]
 
 
 def host_identity() -> dict[str, Any]:
@@ -128,7 +107,7 @@ def new_test_file_path(directory: Path, run_id: str) -> Path:
     return directory / f"{TEST_FILE_PREFIX}{run_id[:12]}{TEST_FILE_SUFFIX}"
 
 
-class RunSession:
+class RunSession(RunRecorder):
     """Runs one plan. ``await run()`` returns the record (saved unless told not)."""
 
     def __init__(
@@ -146,23 +125,18 @@ class RunSession:
         host_interval_s: float = 1.0,
         run_id: str | None = None,
     ) -> None:
+        super().__init__(
+            on_event=on_event, sampler=sampler, probe=probe, monitor=monitor, host_interval_s=host_interval_s
+        )
         self.plan = plan
         self.fio_version = fio_version
         self.runs_dir = runs_dir
-        self.on_event = on_event or (lambda event: None)
         self.runner_factory = runner_factory or (lambda argv: FioRunner(argv))
-        self.watch = HostWatch(sampler, probe, monitor)
         self.baseline_s = baseline_s
-        self.host_interval_s = host_interval_s
         self.run_id = run_id or uuid.uuid4().hex
         self.runner: Runner | None = None
         self.deriver = IntervalDeriver()
         self.rows: list[dict[str, Any]] = []
-        self.host_samples: list[Any] = []
-        self.latest_host: Any | None = None
-        self.latest_assessment: Any | None = None
-        self.latest_probe: Any | None = None
-        self.messages: list[dict[str, str]] = []
         self.last_document: dict | None = None
         self.stop_requested = False
         self.paused = False
@@ -187,17 +161,6 @@ class RunSession:
         return not self.paused
 
     # -- the run ------------------------------------------------------------
-    def _emit(self, event: object) -> None:
-        try:
-            self.on_event(event)
-        except Exception as error:  # a drawing bug must not lose the run
-            self.messages.append({"source": "iotui", "text": f"event handler failed: {error!r}"})
-
-    def _log(self, source: str, text: str) -> None:
-        if len(self.messages) < 1000:
-            self.messages.append({"source": source, "text": text})
-        self._emit(LogLine(source, text))
-
     def _planned_test_files(self) -> list[Path]:
         if self.plan.test_file is None:
             return []
@@ -230,25 +193,8 @@ class RunSession:
                 self._log("iotui", f"Could not remove the test file {test_file}: {error.strerror}.")
         self._created_test_files = []
 
-    def _sample_host(self) -> None:
-        try:
-            reading = self.watch.read()
-        except Exception as error:
-            self._log("iotui", f"Host sampling failed: {error!r}")
-            return
-        if reading is None:
-            return
-        self.latest_host = reading.host
-        self.latest_probe = reading.probe
-        self.latest_assessment = reading.assessment
-        if self.runner is not None and self.runner.pid is not None:
-            self.host_samples.append(reading.host)
-        self._emit(HostUpdate(reading.host, reading.assessment))
-
-    async def _host_loop(self) -> None:
-        while True:
-            await asyncio.sleep(self.host_interval_s)
-            self._sample_host()
+    def _tool_running(self) -> bool:
+        return self.runner is not None and self.runner.pid is not None
 
     async def run(self) -> RunRecord:
         started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
@@ -338,12 +284,7 @@ class RunSession:
         final_doc = self.last_document or {}
         summary = direction_summaries(final_doc)
         total_iops = sum(table.get("iops", 0.0) for table in summary.values())
-        cpu = cpu_summary(self.host_samples, total_iops)
-        if cpu:
-            summary["cpu"] = cpu
-        pressure = self.watch.pressure_summary()
-        if pressure is not None:
-            summary["pressure"] = pressure
+        self._add_host_summary(summary, total_iops)
         record = RunRecord(
             run={
                 "id": self.run_id,
@@ -378,14 +319,7 @@ class RunSession:
         fio_errors = [m["text"] for m in self.messages if m["source"] == "stderr"]
         for text in fio_errors[:5]:
             record.add_warning("fio-message", text)
-        saved_path: Path | None = None
-        save_error: str | None = None
-        if self.runs_dir is not None:
-            try:
-                saved_path = save_record(record, self.runs_dir, fio_report=self.last_document)
-            except RecordError as error:
-                save_error = str(error)
-        self._emit(RunFinished(record, saved_path, save_error or failure))
+        self._save_and_announce(record, self.runs_dir, failure, fio_report=self.last_document)
         return record
 
 

@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 from iotui import __version__
-from iotui.core.host.watch import HostWatch
-from iotui.core.runs.record import RecordError, RunRecord, save_record
-from iotui.core.runs.session import HostUpdate, LogLine, RunFinished, RunPlan, host_identity
-from iotui.core.fio.summary import HOST_SAMPLE_KEYS, cpu_summary
+from iotui.core.host.watch import HostReading
+from iotui.core.runs.record import RunRecord
+from iotui.core.runs.recorder import RunRecorder
+from iotui.core.runs.session import RunPlan, host_identity
+from iotui.core.fio.summary import HOST_SAMPLE_KEYS
 from iotui.core.sysbench.workload import (
     SysbenchError,
     SysbenchWorkload,
@@ -35,7 +36,6 @@ from iotui.core.sysbench.workload import (
 )
 
 WORK_DIR_PREFIX = ".iotui-sysbench-"
-MESSAGES_KEPT = 200
 SYSBENCH_INSTALL_HINT = (
     "install it with 'sudo apt-get install sysbench' (Debian/Ubuntu), 'sudo dnf install sysbench' "
     "(Fedora) or 'brew install sysbench' (macOS)"
@@ -58,8 +58,10 @@ async def sysbench_version(binary: str) -> str:
     return text[0].strip() if text else "sysbench (unknown version)"
 
 
-class SysbenchSession:
+class SysbenchSession(RunRecorder):
     """Runs ``plan``'s workload with sysbench; ``await run()`` returns the record (saved unless runs_dir is None)."""
+
+    messages_kept = 200
 
     def __init__(
         self,
@@ -76,25 +78,22 @@ class SysbenchSession:
         stop_grace_s: float = 2.0,
         run_id: str | None = None,
     ) -> None:
+        super().__init__(
+            on_event=on_event, sampler=sampler, probe=probe, monitor=monitor, host_interval_s=host_interval_s
+        )
         self.plan = plan
         self.sysbench_binary = sysbench_binary
         self.runs_dir = runs_dir
-        self.on_event = on_event or (lambda event: None)
-        self.watch = HostWatch(sampler, probe, monitor)
         self.baseline_s = baseline_s
-        self.host_interval_s = host_interval_s
         self.stop_grace_s = stop_grace_s
         self.run_id = run_id or uuid.uuid4().hex
         self.work_dir: Path | None = None
         self.stop_requested = False
-        self.host_samples: list[Any] = []
         self.rows: list[dict[str, Any]] = []
-        self.messages: list[dict[str, str]] = []
         self.run_argv: list[str] = []
         self._process: asyncio.subprocess.Process | None = None
         self._started_monotonic = 0.0
         self._run_started_monotonic: float | None = None
-        self._latest_assessment: Any | None = None
 
     # -- control --------------------------------------------------------------------
     def request_stop(self) -> None:
@@ -118,17 +117,6 @@ class SysbenchSession:
                 continue
 
     # -- helpers --------------------------------------------------------------------------
-    def _emit(self, event: object) -> None:
-        try:
-            self.on_event(event)
-        except Exception as error:
-            self.messages.append({"source": "iotui", "text": f"event handler failed: {error!r}"})
-
-    def _log(self, source: str, text: str) -> None:
-        if len(self.messages) < MESSAGES_KEPT:
-            self.messages.append({"source": source, "text": text})
-        self._emit(LogLine(source, text))
-
     async def _step(self, workload: SysbenchWorkload, command: str) -> tuple[int, str]:
         """Run one sysbench step in the work directory; returns (exit code, stdout+stderr)."""
         argv = workload.argv(self.sysbench_binary, command)
@@ -163,30 +151,18 @@ class SysbenchSession:
         text = output.decode("utf-8", errors="replace")
         return process.returncode if process.returncode is not None else -1, text
 
-    def _sample_host(self) -> None:
-        try:
-            reading = self.watch.read()
-        except Exception as error:
-            self._log("iotui", f"Host sampling failed: {error!r}")
-            return
-        if reading is None:
-            return
-        host, assessment = reading.host, reading.assessment
-        self._latest_assessment = assessment
-        if self._process is not None and self._run_started_monotonic is not None:
-            self.host_samples.append(host)
-            t_s = time.monotonic() - self._run_started_monotonic
-            row: dict[str, Any] = {"t_s": round(t_s, 3), "dt_s": self.host_interval_s}
-            row.update({key: getattr(host, key, None) for key in HOST_SAMPLE_KEYS})
-            if assessment is not None:
-                row["responsiveness"] = assessment.level.value
-            self.rows.append({key: value for key, value in row.items() if value is not None})
-        self._emit(HostUpdate(host, assessment))
+    def _tool_running(self) -> bool:
+        return self._process is not None and self._run_started_monotonic is not None
 
-    async def _host_loop(self) -> None:
-        while True:
-            await asyncio.sleep(self.host_interval_s)
-            self._sample_host()
+    def _on_host_reading(self, reading: HostReading) -> None:
+        """sysbench reports no intervals: each host sample is a row of the record."""
+        assert self._run_started_monotonic is not None
+        t_s = time.monotonic() - self._run_started_monotonic
+        row: dict[str, Any] = {"t_s": round(t_s, 3), "dt_s": self.host_interval_s}
+        row.update({key: getattr(reading.host, key, None) for key in HOST_SAMPLE_KEYS})
+        if reading.assessment is not None:
+            row["responsiveness"] = reading.assessment.level.value
+        self.rows.append({key: value for key, value in row.items() if value is not None})
 
     def _make_work_dir(self) -> None:
         if self.plan.test_file is None:
@@ -276,12 +252,7 @@ class SysbenchSession:
         if failure is not None:
             status = "failed"
         total_iops = sum(summary.get(d, {}).get("iops", 0.0) for d in ("read", "write"))
-        cpu = cpu_summary(self.host_samples, total_iops)
-        if cpu:
-            summary["cpu"] = cpu
-        pressure = self.watch.pressure_summary()
-        if pressure is not None:
-            summary["pressure"] = pressure
+        self._add_host_summary(summary, total_iops)
         if workload is not None:
             warnings += [("sysbench-translation", note) for note in workload.notes]
         if workload is not None and workload.not_translated:
@@ -314,14 +285,7 @@ class SysbenchSession:
             record.add_warning(code, message)
         if failure:
             record.add_warning("failed", failure)
-        saved_path: Path | None = None
-        save_error: str | None = None
-        if self.runs_dir is not None:
-            try:
-                saved_path = save_record(record, self.runs_dir)
-            except RecordError as error:
-                save_error = str(error)
-        self._emit(RunFinished(record, saved_path, save_error or failure))
+        self._save_and_announce(record, self.runs_dir, failure)
         return record
 
 

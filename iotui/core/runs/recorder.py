@@ -1,0 +1,132 @@
+"""What every session shares, whichever tool it runs (fio or sysbench).
+
+A :class:`RunRecorder` sends events to the caller (a failing handler never
+loses the run), keeps the run's log, samples the host once a second through
+one :class:`~iotui.core.host.watch.HostWatch`, adds the host's figures to the
+summary, and saves the record and announces it. The sessions only run their
+tool and turn its output into figures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from iotui.core.fio.summary import cpu_summary
+from iotui.core.host.watch import HostReading, HostWatch
+from iotui.core.runs.record import RecordError, RunRecord, save_record
+
+EventCallback = Callable[[object], None]
+
+
+# -- events every session emits ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HostUpdate:
+    """The once-a-second host sample and the responsiveness assessment."""
+
+    host: Any
+    assessment: Any | None
+
+
+@dataclass(frozen=True)
+class LogLine:
+    source: str  # "stderr", "stdout" or "iotui"
+    text: str
+
+
+@dataclass(frozen=True)
+class RunFinished:
+    record: RunRecord
+    saved_path: Path | None
+    error: str | None = None
+
+
+class RunRecorder:
+    """The shared half of a session; the tool's session subclasses it."""
+
+    messages_kept = 1000
+    """How many log lines the record keeps (the rest are still emitted)."""
+
+    def __init__(
+        self,
+        *,
+        on_event: EventCallback | None,
+        sampler: Any | None,
+        probe: Any | None,
+        monitor: Any | None,
+        host_interval_s: float,
+    ) -> None:
+        self.on_event: EventCallback = on_event or (lambda event: None)
+        self.watch = HostWatch(sampler, probe, monitor)
+        self.host_interval_s = host_interval_s
+        self.messages: list[dict[str, str]] = []
+        self.host_samples: list[Any] = []
+        self.latest_host: Any | None = None
+        self.latest_probe: Any | None = None
+        self.latest_assessment: Any | None = None
+
+    def _emit(self, event: object) -> None:
+        try:
+            self.on_event(event)
+        except Exception as error:  # a drawing bug must not lose the run
+            self.messages.append({"source": "iotui", "text": f"event handler failed: {error!r}"})
+
+    def _log(self, source: str, text: str) -> None:
+        if len(self.messages) < self.messages_kept:
+            self.messages.append({"source": source, "text": text})
+        self._emit(LogLine(source, text))
+
+    def _tool_running(self) -> bool:
+        """Whether the tool runs now: only then does a host sample count for the summary."""
+        return False
+
+    def _on_host_reading(self, reading: HostReading) -> None:
+        """A session's own use of each reading (sysbench keeps it as a sample row)."""
+
+    def _sample_host(self) -> None:
+        try:
+            reading = self.watch.read()
+        except Exception as error:  # a broken sampler is dropped by the watch; the run goes on
+            self._log("iotui", f"Host sampling failed: {error!r}")
+            return
+        if reading is None:
+            return
+        self.latest_host = reading.host
+        self.latest_probe = reading.probe
+        self.latest_assessment = reading.assessment
+        if self._tool_running():
+            self.host_samples.append(reading.host)
+            self._on_host_reading(reading)
+        self._emit(HostUpdate(reading.host, reading.assessment))
+
+    async def _host_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.host_interval_s)
+            self._sample_host()
+
+    def _add_host_summary(self, summary: dict[str, Any], total_iops: float) -> None:
+        """The ``cpu`` and ``pressure`` tables of the summary, from the samples taken while the tool ran."""
+        cpu = cpu_summary(self.host_samples, total_iops)
+        if cpu:
+            summary["cpu"] = cpu
+        pressure = self.watch.pressure_summary()
+        if pressure is not None:
+            summary["pressure"] = pressure
+
+    def _save_and_announce(
+        self, record: RunRecord, runs_dir: Path | None, failure: str | None, fio_report: dict | None = None
+    ) -> Path | None:
+        """Save the record (unless runs_dir is None) and emit RunFinished; a save error is its error."""
+        saved_path: Path | None = None
+        save_error: str | None = None
+        if runs_dir is not None:
+            try:
+                saved_path = save_record(record, runs_dir, fio_report=fio_report)
+            except RecordError as error:
+                save_error = str(error)
+        self._emit(RunFinished(record, saved_path, save_error or failure))
+        return saved_path
