@@ -160,7 +160,7 @@ class IotuiApp(App[int]):
         while len(self.screen_stack) > 2 and not isinstance(self.screen, HomeScreen):
             self.pop_screen()
 
-    def action_back(self) -> None:
+    async def action_back(self) -> None:
         """One screen back, never past home."""
         if len(self.screen_stack) > 2:
             self.pop_screen()

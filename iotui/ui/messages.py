@@ -120,6 +120,8 @@ class SweepPointBegan(Message, bubble=False):
     total: int
     time_left_s: float | None
     estimated_s: float | None
+    numjobs: int | None = None
+    """The point's numjobs (to name too many jobs as the cause when the machine stops responding)."""
 
 
 @dataclass
@@ -157,7 +159,7 @@ def sweep_messages_for_event(event: object) -> list[Message]:
         plan = getattr(event.session, "plan", None)
         estimated_s = getattr(plan, "estimated_duration_s", None)
         return [SweepPointBegan(event.point.index, dict(event.point.params), event.number, event.total,
-                                event.time_left_s, estimated_s)]
+                                event.time_left_s, estimated_s, getattr(plan, "numjobs", None))]
     if isinstance(event, PointFinished):
         point = event.point
         return [SweepPointEnded(point.index, point.status, point.error, point.point_result(), event.number,

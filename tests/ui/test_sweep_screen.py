@@ -15,8 +15,9 @@ from iotui.ui.app import IotuiApp
 from iotui.ui.messages import SweepEnded, SweepPointEnded
 from iotui.ui.screens.sweep import SweepScreen
 from iotui.ui.services import Services
+from tests.waiting import wait_for
 from tests.ui.helpers import MessageLog, screen_text, settle
-from tests.ui.replay import RANDRW, ReplayRunner, ReplayServices, synthetic_documents
+from tests.ui.replay import CALM_HOST, RANDRW, STALLED_HOST, ReplayRunner, ReplayServices, synthetic_documents
 
 PRESET = "numjobs-scaling-quick"
 
@@ -135,10 +136,7 @@ async def test_stop_keeps_the_partial_point_and_saves_the_sweep(tmp_path) -> Non
     async with app.run_test(size=(80, 24), message_hook=log) as pilot:
         screen = await _open_sweep(pilot, *TWO_POINTS)
         await pilot.press("enter")
-        for _ in range(300):  # until the first point has shown a live interval
-            if screen.live.intervals_seen >= 1:
-                break
-            await pilot.pause(0.01)
+        await wait_for(lambda: screen.live.intervals_seen >= 1, pilot=pilot, what="the first point's first interval")
         assert "Point 1 of 2: numjobs=1" in screen_text(app)
         await pilot.press("escape")  # not while it runs
         await pilot.pause()
@@ -190,18 +188,35 @@ async def test_quit_during_a_sweep_asks_then_stops_it_and_leaves(tmp_path) -> No
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _open_sweep(pilot, *TWO_POINTS)
         await pilot.press("enter")
-        for _ in range(300):  # until the first point has shown a live interval
-            if screen.live.intervals_seen >= 1:
-                break
-            await pilot.pause(0.01)
+        await wait_for(lambda: screen.live.intervals_seen >= 1, pilot=pilot, what="the first point's first interval")
         await pilot.press("q")
         await pilot.pause()
         assert "A run is in progress." in screen_text(app)
         await pilot.press("y")
-        for _ in range(300):  # until the sweep has ended (then the app leaves)
-            if screen.phase != "running" and screen.phase != "stopping":
-                break
-            await pilot.pause(0.01)
+        await wait_for(lambda: not screen.phase.active, pilot=pilot, what="the sweep to end (then the app leaves)")
         assert screen.phase == "stopped"
     assert app.return_code == 0
     assert load_sweep(next(runs_dir.glob("*.sweep.toml"))).status == "stopped"
+
+
+async def test_unresponsive_during_a_point_names_the_cause_as_on_the_run_screen(tmp_path) -> None:
+    services = SweepReplayServices(tmp_path / "runs", [(1, 1)], hold_after=1)
+    services.sampler_samples = [CALM_HOST, STALLED_HOST]
+    services.plan_numjobs = 16  # above the replay's 8 cores
+    log = MessageLog()
+    app = _app(tmp_path, services)
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        screen = await _open_sweep(pilot, *TWO_POINTS)
+        await pilot.press("enter")
+        await wait_for(
+            lambda: any(title == "The machine is not responding" for title, _ in log.toasts()),
+            pilot=pilot, what="the not-responding toast",
+        )
+        toasts = [text for title, text in log.toasts() if title == "The machine is not responding"]
+        assert len(toasts) == 1
+        assert toasts[0].startswith("Every running task was stalled on I/O 45% of the time.")
+        assert "numjobs (16) is above the core count (8)" in toasts[0]
+        assert toasts[0].endswith("Press s to stop the sweep.")
+        await pilot.press("s")
+        await settle(pilot)
+        assert screen.phase == "stopped"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -20,6 +21,9 @@ from iotui.ui.services import ServiceError, Services
 from iotui.ui.widgets.cpu_summary import CpuSummary
 from iotui.ui.widgets.direction_summary import DirectionSummary
 from iotui.ui.widgets.warnings_list import WarningsList
+
+if TYPE_CHECKING:
+    from iotui.ui.app import IotuiApp
 
 
 def started_text(record: RunRecord) -> str:
@@ -110,5 +114,10 @@ class ResultsScreen(Screen):
         self.notify(f"Wrote the markdown table to {path} and copied it to the clipboard.", title="Exported",
                     markup=False)
 
-    def action_back(self) -> None:
-        self.app.action_back()  # type: ignore[attr-defined]
+    async def action_back(self) -> None:
+        await self.iotui_app.action_back()
+
+    @property
+    def iotui_app(self) -> IotuiApp:
+        """The app, typed (this screen only ever runs inside it)."""
+        return cast("IotuiApp", self.app)

@@ -7,7 +7,7 @@ Textual coalesces refreshes), which is once per status interval in practice.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -17,7 +17,7 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
-from iotui.core.host.responsiveness import Level, likely_cause
+from iotui.core.fio.intervals import IntervalSample
 from iotui.ui.live import HOST_SPECS, LiveSeries
 from iotui.ui.messages import (
     FioLogged,
@@ -28,12 +28,15 @@ from iotui.ui.messages import (
     RunFailed,
     RunStarted,
 )
+from iotui.ui.phases import RunPhase
 from iotui.ui.services import RunRequest
-from iotui.ui.widgets.figures_panel import FiguresPanel
+from iotui.ui.widgets.live_run import LiveRun
 from iotui.ui.widgets.log_panel import LogPanel
-from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip
 from iotui.ui.widgets.series_panel import SeriesPanel
 from iotui.ui.widgets.throughput_plot import ThroughputPlot
+
+if TYPE_CHECKING:
+    from iotui.ui.app import IotuiApp
 
 
 class RunScreen(Screen):
@@ -50,12 +53,8 @@ class RunScreen(Screen):
     ]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]
 
-    phase: var[str] = var("starting")
-    latest_interval: var[Any] = var(None, always_update=True)
-    elapsed_s: var[float | None] = var(None)
-    estimated_s: var[float | None] = var(None)
-    assessment: var[Any] = var(None, always_update=True)
-    measuring: var[bool] = var(True)
+    phase: var[RunPhase] = var(RunPhase.STARTING)
+    """Where the run stands (the figures show it; pause and stop depend on it)."""
     # Bumped when fio's (resp. the host's) rings gain a value: only that panel redraws.
     fio_revision: var[int] = var(0)
     host_revision: var[int] = var(0)
@@ -68,21 +67,13 @@ class RunScreen(Screen):
         self.control: Any = None
         self.plan: Any = None
         self.numjobs: int | None = None
-        self.set_reactive(RunScreen.estimated_s, request.estimated_s)
         self.sub_title = f"{request.preset.name} on {request.target_path}"
 
     def compose(self) -> ComposeResult:
         yield Header(icon="")
-        with Horizontal(id="run-top"):
-            yield FiguresPanel(id="figures").data_bind(
-                interval=RunScreen.latest_interval,
-                elapsed_s=RunScreen.elapsed_s,
-                estimated_s=RunScreen.estimated_s,
-                phase=RunScreen.phase,
-            )
-            yield ResponsivenessChip(id="chip").data_bind(
-                assessment=RunScreen.assessment, measuring=RunScreen.measuring
-            )
+        yield LiveRun(
+            figures_id="figures", chip_id="chip", estimated_s=self.request.estimated_s, id="run-top"
+        ).data_bind(phase=RunScreen.phase)
         yield ThroughputPlot(self.live, id="plot").data_bind(revision=RunScreen.fio_revision)
         with Horizontal(id="run-series"):
             yield SeriesPanel(self.live, self.live.fio_specs, title="fio", id="fio-series").data_bind(
@@ -97,9 +88,23 @@ class RunScreen(Screen):
         yield Footer()
 
     @property
+    def iotui_app(self) -> IotuiApp:
+        """The app, typed (this screen only ever runs inside it)."""
+        return cast("IotuiApp", self.app)
+
+    @property
+    def live_run(self) -> LiveRun:
+        return self.query_one(LiveRun)
+
+    @property
+    def latest_interval(self) -> IntervalSample | None:
+        """fio's latest interval, as the figures show it."""
+        return self.live_run.interval
+
+    @property
     def in_progress(self) -> bool:
         """Whether fio may still be running (the quit question depends on it)."""
-        return self.phase not in ("finished",)
+        return self.phase is not RunPhase.FINISHED
 
     # -- messages from the worker ---------------------------------------------
     @on(RunStarted)
@@ -108,15 +113,14 @@ class RunScreen(Screen):
         self.plan = message.plan
         self.numjobs = message.plan.numjobs
         if message.plan.estimated_duration_s is not None:
-            self.estimated_s = message.plan.estimated_duration_s
+            self.live_run.estimated_s = message.plan.estimated_duration_s
 
     @on(IntervalArrived)
     def _interval(self, message: IntervalArrived) -> None:
         self.live.add_interval(message.interval)
-        self.latest_interval = message.interval
-        self.elapsed_s = message.interval.t_s
-        if self.phase == "starting":
-            self.phase = "running"
+        self.live_run.show_interval(message.interval)
+        if self.phase is RunPhase.STARTING:
+            self.phase = RunPhase.RUNNING
         self.fio_revision += 1
 
     @on(HostSampled)
@@ -126,20 +130,10 @@ class RunScreen(Screen):
 
     @on(ResponsivenessAssessed)
     def _assessed(self, message: ResponsivenessAssessed) -> None:
-        assessment = message.assessment
-        self.assessment = assessment
-        self.measuring = False
-        if assessment.changed and assessment.level is Level.UNRESPONSIVE:
-            cause = likely_cause(self.numjobs, self.cpu_count, assessment)
-            # The title already says "not responding": keep what the figure means.
-            meaning = assessment.sentence.split(": ", 1)[-1]
-            self.notify(
-                " ".join(part for part in (meaning[:1].upper() + meaning[1:], cause, "Press p to pause fio or s to stop it.") if part),
-                title="The machine is not responding",
-                severity="error",
-                timeout=15,
-                markup=False,
-            )
+        self.live_run.show_assessment(
+            message.assessment, numjobs=self.numjobs, cpu_count=self.cpu_count,
+            keys="Press p to pause fio or s to stop it.",
+        )
 
     @on(FioLogged)
     def _logged(self, message: FioLogged) -> None:
@@ -147,37 +141,37 @@ class RunScreen(Screen):
 
     @on(RunEnded)
     def _ended(self, message: RunEnded) -> None:
-        self.phase = "finished"
+        self.phase = RunPhase.FINISHED
         if message.error:
             self.notify(message.error, title=f"Run {message.record.status}", severity="error", timeout=15, markup=False)
-        self.app.call_later(self.app.show_results, message.record, message.saved_path)  # type: ignore[attr-defined]
+        self.app.call_later(self.iotui_app.show_results, message.record, message.saved_path)
 
     @on(RunFailed)
     def _failed(self, message: RunFailed) -> None:
-        self.phase = "finished"
+        self.phase = RunPhase.FINISHED
         self.notify(message.sentence, title="The run did not start", severity="error", timeout=15, markup=False)
-        self.app.call_later(self.app.run_gone)  # type: ignore[attr-defined]
+        self.app.call_later(self.iotui_app.run_gone)
 
     # -- keys -----------------------------------------------------------------
     def action_toggle_pause(self) -> None:
-        if self.control is None or self.phase in ("starting", "stopping", "finished"):
+        if self.control is None or self.phase in (RunPhase.STARTING, RunPhase.STOPPING, RunPhase.FINISHED):
             self.notify("fio is not running yet; nothing to pause.", severity="warning")
             return
-        if self.phase == "paused":
+        if self.phase is RunPhase.PAUSED:
             if self.control.resume():
-                self.phase = "running"
+                self.phase = RunPhase.RUNNING
         elif self.control.pause():
-            self.phase = "paused"
+            self.phase = RunPhase.PAUSED
         else:
             self.notify("fio could not be paused (it may have just ended).", severity="warning")
 
     def action_stop(self) -> None:
-        if self.phase in ("stopping", "finished"):
+        if self.phase in (RunPhase.STOPPING, RunPhase.FINISHED):
             return
-        self.phase = "stopping"
+        self.phase = RunPhase.STOPPING
         if self.control is None:
             # The session is still being prepared (fio's version is being read): nothing to keep.
-            self.app.cancel_run()  # type: ignore[attr-defined]
+            self.iotui_app.cancel_run()
             return
         # During the baseline the session ends as "stopped" without starting fio.
         self.control.request_stop()

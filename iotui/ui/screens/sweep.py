@@ -12,19 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import shlex
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, ProgressBar, Static
 
 from iotui.core import format as fmt
-from iotui.core.host.responsiveness import Level
 from iotui.core.sweep.analysis import PointResult, SweepAnalysis
 from iotui.core.sweep.record import SweepRecordError
 from iotui.core.sweep.values import SweepAxis, SweepValueError, axes_from_table
@@ -44,17 +43,19 @@ from iotui.ui.messages import (
 )
 from iotui.ui.services import Overrides, ServiceError, Services, SweepSetup
 from iotui.ui.workers import RUN_GROUP
-from iotui.ui.widgets.figures_panel import FiguresPanel
+from iotui.ui.phases import RunPhase, SweepPhase
+from iotui.ui.widgets.live_run import LiveRun
 from iotui.ui.widgets.log_panel import LogPanel
-from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip
 from iotui.ui.widgets.series_panel import SeriesPanel
 from iotui.ui.widgets.sweep_chart import SweepChart
 from iotui.ui.widgets.sweep_heatmap import SweepHeatmap
 from iotui.ui.widgets.sweep_findings import SweepFindings, describe_params
 from iotui.ui.widgets.sweep_points import SweepPoints
 
-# Phases: planning -> running -> (stopping ->) done | stopped | failed.
-ACTIVE_PHASES = ("running", "stopping")
+if TYPE_CHECKING:
+    from iotui.ui.app import IotuiApp
+
+ACTIVE_PHASES = (SweepPhase.RUNNING, SweepPhase.STOPPING)
 
 
 def default_vary_text(preset: Any) -> str:
@@ -80,17 +81,13 @@ class SweepScreen(Screen):
     VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]
     AUTO_FOCUS = "#sweep-body"
 
-    phase: var[str] = var("planning")
+    phase: var[SweepPhase] = var(SweepPhase.PLANNING)
+    """Where the sweep stands (keys and layout depend on it)."""
     points: var[tuple[PointResult, ...]] = var((), always_update=True)
     axes: var[tuple[SweepAxis, ...]] = var(())
     analysis: var[SweepAnalysis | None] = var(None)
-    # The current point, for the run screen's widgets.
-    latest_interval: var[Any] = var(None, always_update=True)
-    elapsed_s: var[float | None] = var(None)
-    estimated_s: var[float | None] = var(None)
-    point_phase: var[str] = var("starting")
-    assessment: var[Any] = var(None, always_update=True)
-    measuring: var[bool] = var(True)
+    point_phase: var[RunPhase] = var(RunPhase.STARTING)
+    """Where the current point stands (its figures show it)."""
     fio_revision: var[int] = var(0)
 
     def __init__(
@@ -117,6 +114,10 @@ class SweepScreen(Screen):
         self.current_number = 0
         self.total = 0
         self.time_left_at_point_start_s: float | None = None
+        # Wall-clock seconds since the current point's session started (baseline included),
+        # as the sweep's time left is estimated.
+        self.point_wall_s: float | None = None
+        self.numjobs: int | None = None
         self.sub_title = f"sweep: {preset.name} on {target_path}"
 
     def compose(self) -> ComposeResult:
@@ -132,16 +133,9 @@ class SweepScreen(Screen):
             yield ProgressBar(id="sweep-progress", show_eta=False)
         with VerticalScroll(id="sweep-body"):
             yield SweepFindings(id="sweep-analysis").data_bind(analysis=SweepScreen.analysis)
-            with Horizontal(id="sweep-live"):
-                yield FiguresPanel(id="sweep-figures").data_bind(
-                    interval=SweepScreen.latest_interval,
-                    elapsed_s=SweepScreen.elapsed_s,
-                    estimated_s=SweepScreen.estimated_s,
-                    phase=SweepScreen.point_phase,
-                )
-                yield ResponsivenessChip(id="sweep-chip").data_bind(
-                    assessment=SweepScreen.assessment, measuring=SweepScreen.measuring
-                )
+            yield LiveRun(figures_id="sweep-figures", chip_id="sweep-chip", id="sweep-live").data_bind(
+                phase=SweepScreen.point_phase
+            )
             with Vertical(id="sweep-history"):  # shown once fio reported; the series only on tall terminals
                 yield SeriesPanel(self.live, self.live.fio_specs, title="fio, across points", id="sweep-series").data_bind(
                     revision=SweepScreen.fio_revision
@@ -162,6 +156,15 @@ class SweepScreen(Screen):
             yield log
         yield Footer()
 
+    @property
+    def iotui_app(self) -> IotuiApp:
+        """The app, typed (this screen only ever runs inside it)."""
+        return cast("IotuiApp", self.app)
+
+    @property
+    def live_run(self) -> LiveRun:
+        return self.query_one(LiveRun)
+
     def on_mount(self) -> None:
         self.query_one("#sweep-log").display = False
         self._plan(self.initial_vary)
@@ -171,7 +174,7 @@ class SweepScreen(Screen):
     # -- planning --------------------------------------------------------------------
     @on(Input.Changed, "#sweep-vary")
     def _vary_changed(self, event: Input.Changed) -> None:
-        if self.phase == "planning":
+        if self.phase is SweepPhase.PLANNING:
             self._plan(event.value)
 
     @on(Input.Submitted, "#sweep-vary")
@@ -203,14 +206,14 @@ class SweepScreen(Screen):
         self.query_one("#sweep-heatmap").display = keys == 2
         self.query_one("#sweep-live").display = self.phase in ACTIVE_PHASES
         self.query_one("#sweep-history").display = self.live.intervals_seen > 0
-        self.query_one("#sweep-progress").display = self.phase != "planning"
+        self.query_one("#sweep-progress").display = self.phase is not SweepPhase.PLANNING
 
     def _show_status(self) -> None:
         self.query_one("#sweep-status", Static).update(self._status_text())
 
     def _status_text(self) -> Text:
         phase = self.phase
-        if phase == "planning":
+        if phase is SweepPhase.PLANNING:
             if self.plan_problem:
                 return Text(self.plan_problem, style="bold")
             setup = self.setup
@@ -232,14 +235,14 @@ class SweepScreen(Screen):
             left = self._time_left_s()
             if left is not None:
                 text.append(f" · about {fmt.duration_s(left)} left")
-            if phase == "stopping":
+            if phase is SweepPhase.STOPPING:
                 text.append("\nStopping: the current point keeps its partial record, then the sweep is saved.",
                             style="bold")
             return text
-        if phase == "failed":
+        if phase is SweepPhase.FAILED:
             return Text(self.plan_problem or "The sweep broke down.", style="bold")
         done = sum(1 for point in self.points if point.status == "completed")
-        if phase == "stopped":
+        if phase is SweepPhase.STOPPED:
             return Text(f"Stopped after {done} of {len(self.points)} points; the sweep record is saved.", style="bold")
         return Text(f"Done: {done} of {len(self.points)} points completed.", style="bold")
 
@@ -266,11 +269,11 @@ class SweepScreen(Screen):
     def _time_left_s(self) -> float | None:
         if self.time_left_at_point_start_s is None:
             return None
-        return max(0.0, self.time_left_at_point_start_s - (self.elapsed_s or 0.0))
+        return max(0.0, self.time_left_at_point_start_s - (self.point_wall_s or 0.0))
 
     # -- the worker --------------------------------------------------------------------
     def action_start(self) -> None:
-        if self.phase != "planning":
+        if self.phase is not SweepPhase.PLANNING:
             return
         if self.setup is None:
             self.notify(self.plan_problem or "Type what to vary first.", title="Sweep", severity="error", markup=False)
@@ -278,10 +281,10 @@ class SweepScreen(Screen):
         if self.setup.refusal:
             self.notify(self.setup.refusal, title="This sweep cannot start", severity="error", timeout=10, markup=False)
             return
-        if self.app.run_in_progress():  # type: ignore[attr-defined]
+        if self.iotui_app.run_in_progress():
             self.notify("A run is already in progress.", severity="warning")
             return
-        self.phase = "running"
+        self.phase = SweepPhase.RUNNING
         self.total = len(self.setup.points)
         self.query_one("#sweep-vary", Input).disabled = True
         progress = self.query_one("#sweep-progress", ProgressBar)
@@ -314,7 +317,7 @@ class SweepScreen(Screen):
     @on(SweepBegan)
     def _began(self, message: SweepBegan) -> None:
         self.control = message.handle
-        if self.phase == "stopping":  # s was pressed before the runner existed
+        if self.phase is SweepPhase.STOPPING:  # s was pressed before the runner existed
             message.handle.request_stop()
 
     @on(SweepPointBegan)
@@ -323,11 +326,11 @@ class SweepScreen(Screen):
         self.current_number = message.number
         self.total = message.total
         self.time_left_at_point_start_s = message.time_left_s
-        self.latest_interval = None
-        self.elapsed_s = None
-        self.estimated_s = message.estimated_s
-        if self.phase != "stopping":
-            self.point_phase = "starting"
+        self.point_wall_s = None
+        self.numjobs = message.numjobs
+        self.live_run.begin(message.estimated_s)
+        if self.phase is not SweepPhase.STOPPING:
+            self.point_phase = RunPhase.STARTING
         self._set_point(message.index, PointResult(params=dict(message.params), status="running"))
         self._show_status()
 
@@ -336,10 +339,10 @@ class SweepScreen(Screen):
         self.live.add_interval(message.interval)
         if self.live.intervals_seen == 1:
             self._show_layout()
-        self.latest_interval = message.interval
-        self.elapsed_s = message.elapsed_s
-        if self.point_phase == "starting":
-            self.point_phase = "running"
+        self.live_run.show_interval(message.interval)
+        self.point_wall_s = message.elapsed_s
+        if self.point_phase is RunPhase.STARTING:
+            self.point_phase = RunPhase.RUNNING
         self.fio_revision += 1
         self._show_status()
 
@@ -349,11 +352,10 @@ class SweepScreen(Screen):
 
     @on(ResponsivenessAssessed)
     def _assessed(self, message: ResponsivenessAssessed) -> None:
-        self.assessment = message.assessment
-        self.measuring = False
-        if message.assessment.changed and message.assessment.level is Level.UNRESPONSIVE:
-            self.notify(f"{message.assessment.sentence} Press s to stop the sweep.",
-                        title="The machine is not responding", severity="error", timeout=15, markup=False)
+        self.live_run.show_assessment(
+            message.assessment, numjobs=self.numjobs, cpu_count=self.services.cpu_count,
+            keys="Press s to stop the sweep.",
+        )
 
     @on(FioLogged)
     def _logged(self, message: FioLogged) -> None:
@@ -385,15 +387,15 @@ class SweepScreen(Screen):
         self.sweep = message.sweep
         self.points = tuple(message.sweep.results())
         self.analysis = message.analysis
-        self.phase = "stopped" if message.stopped else "done"
+        self.phase = SweepPhase.STOPPED if message.stopped else SweepPhase.DONE
         self._finish()
 
     @on(SweepFailed)
     def _failed(self, message: SweepFailed) -> None:
-        if self.phase in ("done", "stopped"):
+        if self.phase in (SweepPhase.DONE, SweepPhase.STOPPED):
             return
         self.plan_problem = message.sentence
-        self.phase = "failed"
+        self.phase = SweepPhase.FAILED
         self.notify(message.sentence, title="The sweep stopped", severity="error", timeout=15, markup=False)
         self._finish()
 
@@ -403,9 +405,9 @@ class SweepScreen(Screen):
         self._show_status()
         findings = self.query_one(SweepFindings)
         findings.record_path = str(self.sweep.path) if self.sweep is not None and self.sweep.path else None
-        findings.resume_command = self.resume_command() if self.phase == "stopped" else None
+        findings.resume_command = self.resume_command() if self.phase is SweepPhase.STOPPED else None
         self.refresh_bindings()
-        if getattr(self.app, "quit_when_run_ends", False):
+        if self.iotui_app.quit_when_run_ends:
             self.app.exit(0)
 
     def _set_point(self, index: int, result: PointResult) -> None:
@@ -420,18 +422,18 @@ class SweepScreen(Screen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("start", "edit_values"):
-            return self.phase == "planning"
+            return self.phase is SweepPhase.PLANNING
         if action == "stop":
             return self.phase in ACTIVE_PHASES
         if action == "export":
-            return self.phase in ("done", "stopped") and self.sweep is not None
+            return self.phase in (SweepPhase.DONE, SweepPhase.STOPPED) and self.sweep is not None
         return True
 
     def action_stop(self) -> None:
-        if self.phase != "running":
+        if self.phase is not SweepPhase.RUNNING:
             return
-        self.phase = "stopping"
-        self.point_phase = "stopping"
+        self.phase = SweepPhase.STOPPING
+        self.point_phase = RunPhase.STOPPING
         self._show_status()
         if self.control is not None:
             self.control.request_stop()

@@ -1,0 +1,80 @@
+"""The live part of a run: the latest interval's figures beside the responsiveness chip.
+
+One widget for the Run screen and the Sweep screen (its current point), so both
+show the same clock (fio's own, from its status reports) and both name the likely
+cause when the machine stops responding. The screen owns the phase and binds it
+down; the screen's message handlers hand the widget each interval and assessment.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.reactive import var
+
+from iotui.core.fio.intervals import IntervalSample
+from iotui.core.host.responsiveness import Level, likely_cause
+from iotui.ui.phases import RunPhase
+from iotui.ui.widgets.figures_panel import FiguresPanel
+from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip
+
+
+class LiveRun(Horizontal):
+    """Figures and chip of the run under way; ``phase`` is bound from the screen."""
+
+    interval: var[IntervalSample | None] = var(None, always_update=True)
+    """fio's latest interval (None until fio reported)."""
+    elapsed_s: var[float | None] = var(None)
+    """Seconds since fio started, on fio's own clock."""
+    estimated_s: var[float | None] = var(None)
+    """fio's expected running time, for the time remaining."""
+    phase: var[RunPhase] = var(RunPhase.STARTING)
+    assessment: var[Any] = var(None, always_update=True)
+    """The latest responsiveness assessment."""
+    measuring: var[bool] = var(True)
+    """True until the first assessment: the chip says it is measuring."""
+
+    def __init__(self, *, figures_id: str, chip_id: str, estimated_s: float | None = None, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._figures_id = figures_id
+        self._chip_id = chip_id
+        self.set_reactive(LiveRun.estimated_s, estimated_s)
+
+    def compose(self) -> ComposeResult:
+        yield FiguresPanel(id=self._figures_id).data_bind(
+            interval=LiveRun.interval,
+            elapsed_s=LiveRun.elapsed_s,
+            estimated_s=LiveRun.estimated_s,
+            phase=LiveRun.phase,
+        )
+        yield ResponsivenessChip(id=self._chip_id).data_bind(
+            assessment=LiveRun.assessment, measuring=LiveRun.measuring
+        )
+
+    def begin(self, estimated_s: float | None) -> None:
+        """A new run (a sweep's next point): no figures yet, its own estimate."""
+        self.interval = None
+        self.elapsed_s = None
+        self.estimated_s = estimated_s
+
+    def show_interval(self, interval: IntervalSample) -> None:
+        self.interval = interval
+        self.elapsed_s = interval.t_s
+
+    def show_assessment(self, assessment: Any, *, numjobs: int | None, cpu_count: int, keys: str) -> None:
+        """Show the level; when it has just become unresponsive, say so with the likely cause and ``keys``."""
+        self.assessment = assessment
+        self.measuring = False
+        if assessment.changed and assessment.level is Level.UNRESPONSIVE:
+            cause = likely_cause(numjobs, cpu_count, assessment)
+            # The title already says "not responding": keep what the figure means.
+            meaning = assessment.sentence.split(": ", 1)[-1]
+            self.notify(
+                " ".join(part for part in (meaning[:1].upper() + meaning[1:], cause, keys) if part),
+                title="The machine is not responding",
+                severity="error",
+                timeout=15,
+                markup=False,
+            )
