@@ -10,8 +10,10 @@ import time
 from dataclasses import fields
 from pathlib import Path
 
+import psutil
 import pytest
 
+from tests.waiting import wait_until
 from iotui.core.host.counters import (
     HostSample,
     HostSampler,
@@ -191,7 +193,7 @@ def test_fio_cpu_cores_counts_a_busy_process_tree(tmp_path: Path) -> None:
     )
     parent = subprocess.Popen([sys.executable, "-c", parent_code], stdin=subprocess.PIPE)
     try:
-        time.sleep(0.3)  # let the child start spinning
+        wait_until(lambda: psutil.Process(parent.pid).children(), what="the spinning child to start")
         # The real /proc where there is one (the fast path); a missing one means psutil.
         for proc_root in (Path("/proc"), tmp_path / "no-proc"):
             sampler = HostSampler([], fio_pid=parent.pid, proc_root=proc_root)

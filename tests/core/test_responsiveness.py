@@ -20,6 +20,7 @@ from iotui.core.host.responsiveness import (
     lateness_stats,
     likely_cause,
 )
+from tests.waiting import wait_until
 
 CALM = HostSample(
     psi_cpu_some_pct=0.5, psi_cpu_full_pct=0.0, psi_io_some_pct=1.0, psi_io_full_pct=0.5,
@@ -269,11 +270,7 @@ def test_a_silent_probe_reports_a_lower_bound_not_stale_figures() -> None:
     probe = WakeupProbe()
     probe.start()
     try:
-        deadline = time.monotonic() + 5
-        while probe.read_latest() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        latest = probe.read_latest()
-        assert latest is not None
+        wait_until(probe.read_latest, what="the probe's first report", interval_s=0.05)
         # Pretend no report came for 4.5 s: the child is stuck >= 3.5 s late.
         overdue = probe.read_latest(now_s=time.monotonic() + 4.5)
         assert overdue is not None and overdue.samples == 0

@@ -12,6 +12,7 @@ import pytest
 from iotui.core.fio.runner import FioExited, FioNotFoundError, FioRunner, StderrLine, resolve_fio
 from iotui.core.fio.status import FioDocument, FioText
 from tests.conftest import FIO_FIXTURES
+from tests.waiting import wait_until
 
 FAKE_FIO = str(Path(__file__).parents[1] / "fakes" / "fake_fio.py")
 
@@ -29,14 +30,12 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _wait_for_state(pid: int, states: str, timeout_s: float = 2.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+def _wait_for_state(pid: int, states: str) -> None:
+    def in_state() -> bool:
         with open(f"/proc/{pid}/stat") as handle:
-            if handle.read().split(") ")[1][0] in states:
-                return True
-        time.sleep(0.01)
-    return False
+            return handle.read().split(") ")[1][0] in states
+
+    wait_until(in_state, what=f"process {pid} to be in state {states}")
 
 
 async def _collect(runner: FioRunner) -> list:
@@ -114,9 +113,9 @@ async def test_pause_and_resume_signal_the_group(monkeypatch) -> None:
     async for event in runner.events():
         if isinstance(event, FioDocument) and not runner.paused and event.doc["jobs"][0]["elapsed"] == 1:
             assert runner.pause()
-            assert _wait_for_state(runner.pid, "T")
+            _wait_for_state(runner.pid, "T")
             assert runner.resume()
-            assert _wait_for_state(runner.pid, "RS")
+            _wait_for_state(runner.pid, "RS")
     assert not runner.paused
 
 

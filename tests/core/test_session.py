@@ -14,6 +14,7 @@ from iotui.core.runs.record import load_record
 from iotui.core.fio.runner import FioRunner
 from iotui.core.runs.session import IntervalUpdate, LogLine, RunFinished, RunSession
 from tests.conftest import FIO_FIXTURES, fio_documents
+from tests.waiting import wait_for
 
 FAKE_FIO = str(Path(__file__).parents[1] / "fakes" / "fake_fio.py")
 
@@ -127,7 +128,8 @@ async def test_stop_during_the_baseline_never_starts_fio(tmp_path: Path, monkeyp
 
     session = RunSession(_plan(tmp_path), fio_version="x", runs_dir=None, runner_factory=runner, baseline_s=0.5)
     task = asyncio.create_task(session.run())
-    await asyncio.sleep(0.1)
+    # The test file exists before the baseline starts: stop during the baseline.
+    await wait_for(lambda: any(tmp_path.iterdir()), what="the session to create its test file")
     session.request_stop()
     record = await task
     assert started == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import pytest
 
 from iotui.core.runs.record import load_record
 from tests.conftest import requires_fio
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.fio, requires_fio]
 
@@ -61,11 +63,14 @@ def test_ctrl_c_keeps_a_partial_record_and_exits_130(tmp_path: Path) -> None:
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     assert process.stdout is not None
-    deadline = time.monotonic() + 20
+    # Two interval lines printed (after the header): fio runs and the record has samples to keep.
+    intervals = 0
     for line in process.stdout:
-        if "IOPS" in line or time.monotonic() > deadline:
-            break
-    time.sleep(1.2)
+        if re.match(r"^\s*\d+\.\ds ", line):
+            intervals += 1
+            if intervals == 2:
+                break
+    assert intervals == 2, "fio never reported two intervals"
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
@@ -139,13 +144,8 @@ def _start_and_wait_for_fio(tmp_path: Path) -> subprocess.Popen:
     return process
 
 
-def _wait_until_gone(tmp_path: Path, timeout_s: float = 10) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if not _fio_processes_in(tmp_path):
-            return True
-        time.sleep(0.1)
-    return False
+def _wait_until_gone(tmp_path: Path) -> None:
+    wait_until(lambda: not _fio_processes_in(tmp_path), what="every fio process to end", interval_s=0.1)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
@@ -154,7 +154,7 @@ def test_no_fio_outlives_iotui_on_terminate_or_hangup(tmp_path: Path, signum: in
     process.send_signal(signum)
     process.communicate(timeout=30)
     assert process.returncode == 130
-    assert _wait_until_gone(tmp_path)
+    _wait_until_gone(tmp_path)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".iotui-")] == []
 
 
@@ -163,6 +163,6 @@ def test_no_fio_outlives_iotui_killed_outright(tmp_path: Path) -> None:
     process.kill()
     process.wait(timeout=10)
     # The kernel ends fio (parent-death signal), so nothing keeps running.
-    assert _wait_until_gone(tmp_path)
+    _wait_until_gone(tmp_path)
     for leftover in tmp_path.glob(".iotui-*"):
         leftover.unlink()  # SIGKILL gave iotui no chance to clean up; that is expected

@@ -19,6 +19,7 @@ import pytest
 from iotui.core.runs.record import load_record
 from iotui.core.sweep.record import SWEEP_SUFFIX, load_sweep
 from tests.conftest import requires_fio
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.fio, requires_fio]
 
@@ -95,7 +96,12 @@ def test_ctrl_c_keeps_the_partial_point_and_resume_runs_only_the_rest(tmp_path):
         if line.startswith("[2/3]") and "running" in line:
             break
         assert time.monotonic() < deadline, "the second point never started"
-    time.sleep(0.5)
+    # The second point's fio runs (a stop before it starts would leave the point pending).
+    target = (tmp_path / "target").resolve()
+    wait_until(
+        lambda: subprocess.run(["pgrep", "-f", "--", f"--filename={target}"], capture_output=True).stdout.strip(),
+        what="the second point's fio to start",
+    )
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=30)
     assert process.returncode == 130, stderr

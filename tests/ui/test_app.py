@@ -88,6 +88,7 @@ async def test_every_home_action_is_in_the_footer(tmp_path) -> None:
 
 async def test_a_big_terminal_gets_big_figures_and_a_chart(tmp_path) -> None:
     from tests.conftest import fio_documents
+    from tests.waiting import wait_for
     from tests.ui.replay import RANDRW, ReplayRunner
 
     services = ReplayServices(tmp_path, runner_factory=lambda: ReplayRunner(fio_documents(RANDRW), hold_after=3))
@@ -96,10 +97,7 @@ async def test_a_big_terminal_gets_big_figures_and_a_chart(tmp_path) -> None:
         await pilot.pause()
         assert app.screen.has_class("-wide")
         await pilot.press("r")
-        for _ in range(200):
-            if app.screen.live.intervals_seen >= 3:
-                break
-            await pilot.pause(0.01)
+        await wait_for(lambda: app.screen.live.intervals_seen >= 3, pilot=pilot, what="three intervals")
         await pilot.pause()
         assert app.screen.has_class("-tall")
         text = screen_text(app)

@@ -17,6 +17,7 @@ from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.screens.run import RunScreen
 from iotui.ui.services import Services
 from tests.conftest import requires_fio
+from tests.waiting import wait_for
 from tests.ui.helpers import MessageLog, screen_text, settle
 
 
@@ -46,10 +47,9 @@ async def test_real_fio_shows_live_iops_and_saves_the_record(tmp_path, disk_dire
         await pilot.pause()
         assert "--runtime=3" in app.screen.preview.command and "--size=16M" in app.screen.preview.command
         await pilot.press("r")
-        for _ in range(1000):  # until the second interval is on screen (fio prints one a second)
-            if len(log.of(IntervalArrived)) >= 2 or log.of(RunEnded):
-                break
-            await pilot.pause(0.01)
+        # Until the second interval is on screen (fio prints one a second).
+        await wait_for(lambda: len(log.of(IntervalArrived)) >= 2 or log.of(RunEnded), pilot=pilot,
+                       what="fio's second status interval")
         await pilot.pause()
         intervals = log.of(IntervalArrived)
         assert intervals, "fio printed no status interval"

@@ -18,17 +18,9 @@ from iotui.ui.screens.home import HomeScreen
 from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.screens.run import RunScreen
 from tests.conftest import fio_documents
+from tests.waiting import wait_for
 from tests.ui.helpers import MessageLog, screen_text, settle
 from tests.ui.replay import CALM_HOST, RANDRW, STALLED_HOST, ReplayRunner, ReplayServices
-
-
-async def _wait_for(pilot, condition, attempts: int = 200) -> None:
-    """Process messages until ``condition()`` holds (bounded; no fixed sleeps)."""
-    for _ in range(attempts):
-        if condition():
-            return
-        await pilot.pause(0.01)
-    raise AssertionError("the condition never held")
 
 
 async def test_r_runs_the_replay_and_lands_on_results_with_a_saved_record(tmp_path) -> None:
@@ -64,7 +56,7 @@ async def test_live_figures_and_sparklines_follow_the_intervals(tmp_path) -> Non
     async with app.run_test(size=(80, 24), message_hook=log) as pilot:
         await pilot.pause()
         await pilot.press("r")
-        await _wait_for(pilot, lambda: len(log.of(IntervalArrived)) >= 3 and log.of(HostSampled))
+        await wait_for(lambda: len(log.of(IntervalArrived)) >= 3 and log.of(HostSampled), pilot=pilot, what="three intervals and a host sample")
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, RunScreen)
@@ -92,7 +84,7 @@ async def test_stop_keeps_a_partial_record(tmp_path) -> None:
     async with app.run_test(size=(80, 24), message_hook=log) as pilot:
         await pilot.pause()
         await pilot.press("r")
-        await _wait_for(pilot, lambda: len(log.of(IntervalArrived)) >= 2)
+        await wait_for(lambda: len(log.of(IntervalArrived)) >= 2, pilot=pilot, what="two intervals")
         await pilot.press("s")
         await settle(pilot)
         assert services.runners[0].stopped
@@ -111,7 +103,7 @@ async def test_pause_and_resume_reach_fio_and_show(tmp_path) -> None:
     async with app.run_test(size=(80, 24), message_hook=log) as pilot:
         await pilot.pause()
         await pilot.press("r")
-        await _wait_for(pilot, lambda: log.of(IntervalArrived))
+        await wait_for(lambda: log.of(IntervalArrived), pilot=pilot, what="the first interval")
         await pilot.press("p")
         await pilot.pause()
         runner = services.runners[0]
@@ -132,7 +124,7 @@ async def test_quit_during_a_run_asks_then_stops_and_keeps_the_record(tmp_path) 
     async with app.run_test(size=(80, 24), message_hook=log) as pilot:
         await pilot.pause()
         await pilot.press("r")
-        await _wait_for(pilot, lambda: log.of(IntervalArrived))
+        await wait_for(lambda: log.of(IntervalArrived), pilot=pilot, what="the first interval")
         await pilot.press("q")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmQuitScreen)
@@ -170,7 +162,8 @@ async def test_unresponsive_raises_a_toast_naming_the_cause_and_the_keys(tmp_pat
     async with app.run_test(size=(80, 24), message_hook=log) as pilot:
         await pilot.pause()
         await pilot.press("r")
-        await _wait_for(pilot, lambda: any(m.assessment.level.value == "unresponsive" for m in log.of(ResponsivenessAssessed)))
+        await wait_for(lambda: any(m.assessment.level.value == "unresponsive" for m in log.of(ResponsivenessAssessed)),
+                       pilot=pilot, what="an unresponsive assessment")
         await pilot.pause()
         toasts = [text for title, text in log.toasts() if title == "The machine is not responding"]
         assert len(toasts) == 1
@@ -192,7 +185,7 @@ async def test_fio_messages_show_in_the_log_panel(tmp_path) -> None:
     async with app.run_test(size=(80, 24), message_hook=log) as pilot:
         await pilot.pause()
         await pilot.press("r")
-        await _wait_for(pilot, lambda: log.of(IntervalArrived))
+        await wait_for(lambda: log.of(IntervalArrived), pilot=pilot, what="the first interval")
         await pilot.pause()
         assert FioLogged("stderr", "note: both iodepth >= 1 and synchronous I/O engine") in log.of(FioLogged)
         assert "fio: note: both iodepth >= 1" in screen_text(app)
@@ -266,7 +259,7 @@ async def test_stop_during_the_baseline_never_starts_fio(tmp_path) -> None:
     async with app.run_test(size=(80, 24), message_hook=log) as pilot:
         await pilot.pause()
         await pilot.press("r")
-        await _wait_for(pilot, lambda: log.of(RunStarted))
+        await wait_for(lambda: log.of(RunStarted), pilot=pilot, what="the session to start")
         await pilot.press("s")
         await settle(pilot)
         assert services.runners == []  # fio never started
