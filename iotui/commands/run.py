@@ -18,7 +18,7 @@ from iotui.cli_common import (
     make_session,
     resolve_runs_dir,
 )
-from iotui.core.runs.record import RunRecord
+from iotui.core.runs.record import RunRecord, section_directions
 from iotui.core.runs.session import HostUpdate, IntervalUpdate, LogLine, RunFinished
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 
@@ -76,31 +76,52 @@ class LinePrinter:
                 )
 
 
+def _direction_line(direction: str, table: dict[str, Any], indent: str) -> str:
+    line = (
+        f"{indent}{direction:5} IOPS {fmt.iops(table.get('iops')):>8}  BW {fmt.bytes_per_s(table.get('bw_bytes')):>11}  "
+        f"lat mean {fmt.latency_ns(table.get('lat_mean_ns'))}  p50 {fmt.latency_ns(table.get('lat_p50_ns'))}  "
+        f"p99 {fmt.latency_ns(table.get('lat_p99_ns'))}  p99.9 {fmt.latency_ns(table.get('lat_p99_9_ns'))}  "
+        f"max {fmt.latency_ns(table.get('lat_max_ns'))}"
+    )
+    if table.get("lat_source") == "bins-unpaused":
+        line += "  (latency of the unpaused seconds)"
+    elif table.get("lat_source") == "derived":
+        line += "  (latency count derived from IOPS x runtime)"
+    return line
+
+
+def _cpu_line(cpu: dict[str, Any], indent: str) -> str:
+    return (
+        f"{indent}cpu   usr {fmt.percent(cpu.get('user_pct'))} sys {fmt.percent(cpu.get('system_pct'))} "
+        f"iowait {fmt.percent(cpu.get('iowait_pct'))}  ctx/s {fmt.rate(cpu.get('ctx_switches_per_s'))}  "
+        f"irq/s {fmt.rate(cpu.get('interrupts_per_s'))}  IOPS/fio core {fmt.iops(cpu.get('iops_per_fio_core'))}  "
+        f"IOPS/busy core {fmt.iops(cpu.get('iops_per_busy_core'))}"
+    )
+
+
 def print_summary(record: RunRecord, saved_path: Path | None, out: Any = None) -> None:
+    """The run's figures, one block per section; nothing summed across sections."""
     out = out or sys.stdout
     print(f"\n{record.preset}: {record.status} in {fmt.duration_s(record.run.get('duration_s'))} "
           f"on {record.target.get('path')} ({record.target.get('filesystem')}), {record.run.get('tool_version')}", file=out)
-    for direction in record.directions():
-        table = record.summary[direction]
-        print(
-            f"  {direction:5} IOPS {fmt.iops(table.get('iops')):>8}  BW {fmt.bytes_per_s(table.get('bw_bytes')):>11}  "
-            f"lat mean {fmt.latency_ns(table.get('lat_mean_ns'))}  p50 {fmt.latency_ns(table.get('lat_p50_ns'))}  "
-            f"p99 {fmt.latency_ns(table.get('lat_p99_ns'))}  p99.9 {fmt.latency_ns(table.get('lat_p99_9_ns'))}  "
-            f"max {fmt.latency_ns(table.get('lat_max_ns'))}",
-            file=out,
-        )
-    cpu = record.summary.get("cpu", {})
-    if cpu:
-        print(
-            f"  cpu   usr {fmt.percent(cpu.get('user_pct'))} sys {fmt.percent(cpu.get('system_pct'))} "
-            f"iowait {fmt.percent(cpu.get('iowait_pct'))}  ctx/s {fmt.rate(cpu.get('ctx_switches_per_s'))}  "
-            f"irq/s {fmt.rate(cpu.get('interrupts_per_s'))}  IOPS/fio core {fmt.iops(cpu.get('iops_per_fio_core'))}  "
-            f"IOPS/busy core {fmt.iops(cpu.get('iops_per_busy_core'))}",
-            file=out,
-        )
-    pressure = record.summary.get("pressure", {})
-    if pressure.get("responsiveness"):
-        print(f"  responsiveness: {pressure['responsiveness']}", file=out)
+    if record.paused_s:
+        print(f"  {fmt.paused(record.paused_s)}: the figures leave the paused time out", file=out)
+    multi = record.is_multi_section
+    indent = "    " if multi else "  "
+    for index, section in enumerate(record.sections):
+        if multi:
+            print(f"  section {index + 1}/{len(record.sections)}: {fmt.section_heading(section)}", file=out)
+        for direction in section_directions(section):
+            print(_direction_line(direction, section[direction], indent), file=out)
+        if section.get("cpu"):
+            print(_cpu_line(section["cpu"], indent), file=out)
+        level = (section.get("pressure") or {}).get("responsiveness")
+        if multi and level:
+            print(f"{indent}responsiveness: {level}", file=out)
+    level = record.pressure.get("responsiveness")
+    if level:
+        cause = record.pressure.get("cause")
+        print(f"  responsiveness: {level}" + (f" ({cause})" if cause and level != "ok" else ""), file=out)
     for warning in record.warnings:
         print(f"  warning [{warning['code']}]: {warning['message']}", file=out)
     if saved_path is not None:

@@ -8,6 +8,7 @@ way. Never imports Textual.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 NO_VALUE = "-"
 
@@ -110,3 +111,28 @@ def count(value: float | None) -> str:
     if _missing(value):
         return NO_VALUE
     return f"{float(value):,.0f}"
+
+
+def section_heading(section: dict[str, Any]) -> str:
+    """``4k-direct (4k, QD32 x 4 jobs, randread, 10.0 s)``: what a section ran."""
+    options = section.get("options") or {}
+    parts = [options[key] for key in ("bs",) if options.get(key)]
+    if options.get("iodepth") or options.get("numjobs"):
+        parts.append(f"QD{options.get('iodepth', '1')} x {options.get('numjobs', '1')} jobs")
+    if options.get("rw"):
+        parts.append(options["rw"])
+    if section.get("duration_s") is not None:
+        parts.append(duration_s(section.get("duration_s")))
+    if section.get("paused_s"):
+        parts.append(paused(section.get("paused_s")))
+    jobs = [name for name in section.get("jobs") or [] if name != section.get("name")]
+    if jobs:
+        parts.append("with " + ", ".join(jobs))
+    return f"{section.get('name', '?')} ({', '.join(parts)})" if parts else str(section.get("name", "?"))
+
+
+def paused(seconds: float | None) -> str:
+    """``paused 12 s``: how long a run (or section) stood still; empty when never paused."""
+    if _missing(seconds) or not seconds:
+        return ""
+    return f"paused {float(seconds):.0f} s" if seconds >= 1 else f"paused {float(seconds):.1f} s"

@@ -15,7 +15,6 @@ from iotui.core.fio.importer import ImportRefused, import_fio_file, import_fio_r
 from iotui.core.fio.normalize import plat_idx_to_val
 from iotui.core.fio.intervals import fio_percentiles
 from iotui.core.runs.record import load_record, save_record
-from iotui.core.fio.summary import direction_summaries
 from tests.conftest import FIO_FIXTURES, FIXTURES, fio_documents, requires_fio
 
 IMPORT_FIXTURES = FIXTURES / "import"
@@ -64,11 +63,21 @@ def test_status_interval_capture_becomes_samples() -> None:
     assert record.samples[-1]["t_s"] > record.samples[0]["t_s"]
 
 
-def test_several_jobs_without_group_reporting_are_aggregated() -> None:
+def test_several_jobs_without_group_reporting_are_one_section_as_fio_merges_a_group() -> None:
     [record] = import_fio_file(FIO_FIXTURES / "randread-3jobs-json+.txt")
-    assert record.summary["read"] == {
-        key: value for key, value in direction_summaries(fio_documents("randread-3jobs-json+.txt")[-1])["read"].items()
-    }
+    jobs = [job["read"] for job in fio_documents("randread-3jobs-json+.txt")[-1]["jobs"]]
+    assert len(jobs) == 3 and record.section_names() == [fio_documents("randread-3jobs-json+.txt")[-1]["jobs"][0]["jobname"]]
+    read = record.summary["read"]
+    longest_ms = max(job["runtime"] for job in jobs)
+    # fio's "Run status group" bandwidth and its group_reporting IOPS: totals over the longest runtime.
+    assert read["bw_bytes"] == sum(job["io_bytes"] for job in jobs) * 1000 // longest_ms
+    assert read["iops"] == 1000.0 * sum(job["total_ios"] for job in jobs) / longest_ms
+    assert read["total_ios"] == sum(job["total_ios"] for job in jobs)
+    n = [job["clat_ns"]["N"] for job in jobs]
+    assert read["lat_mean_ns"] == pytest.approx(sum(c * job["clat_ns"]["mean"] for c, job in zip(n, jobs)) / sum(n))
+    assert read["lat_min_ns"] == min(job["clat_ns"]["min"] for job in jobs)
+    assert read["lat_max_ns"] == max(job["clat_ns"]["max"] for job in jobs)
+    assert read["lat_source"] == "bins"
 
 
 def test_separate_runs_in_one_file_become_separate_records(tmp_path: Path) -> None:
@@ -145,7 +154,8 @@ def test_fio2_json_plus_bins_by_index_aggregate_two_jobs() -> None:
     jobs = _raw_json(FIO_2_JSON_PLUS)["jobs"]
     read = record.summary["read"]
     assert read["total_ios"] == sum(j["read"]["total_ios"] for j in jobs)
-    assert read["iops"] == pytest.approx(sum(j["read"]["iops"] for j in jobs))
+    longest_ms = max(j["read"]["runtime"] for j in jobs)
+    assert read["iops"] == pytest.approx(1000.0 * read["total_ios"] / longest_ms)
     weights = [j["read"]["total_ios"] for j in jobs]
     assert read["lat_mean_ns"] == pytest.approx(
         sum(w * j["read"]["clat"]["mean"] * 1000 for w, j in zip(weights, jobs)) / sum(weights)

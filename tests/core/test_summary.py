@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from iotui.core.fio.intervals import IntervalDeriver
-from iotui.core.fio.summary import cpu_summary, direction_summaries, job_summaries, sample_row
+from iotui.core.fio.sections import fio_sections
+from iotui.core.fio.summary import cpu_summary, sample_row
 from tests.conftest import fio_documents
 
 
@@ -13,8 +14,9 @@ from tests.conftest import fio_documents
 def test_one_job_entry_copies_fios_final_numbers(name: str) -> None:
     final = fio_documents(name)[-1]
     job = final["jobs"][0]
-    summaries = direction_summaries(final)
-    assert summaries
+    [section] = fio_sections(final)
+    summaries = {d: section[d] for d in ("read", "write", "trim") if d in section}
+    assert summaries and "lat_source" not in str(summaries)
     for direction, table in summaries.items():
         fio = job[direction]
         assert table["iops"] == fio["iops"]
@@ -30,27 +32,16 @@ def test_one_job_entry_copies_fios_final_numbers(name: str) -> None:
         assert table["lat_p99_9_ns"] == fio["clat_ns"]["percentile"]["99.900000"]
 
 
-def test_several_jobs_are_aggregated() -> None:
+def test_several_jobs_of_one_group_are_one_section() -> None:
     final = fio_documents("randread-3jobs-json+.txt")[-1]
-    read = direction_summaries(final)["read"]
+    [section] = fio_sections(final)
+    read = section["read"]
     jobs = final["jobs"]
-    assert read["iops"] == pytest.approx(sum(j["read"]["iops"] for j in jobs))
+    assert section["name"] == "multi" and section["jobs"] == ["multi"] and section["options"]["rw"] == "randread"
     assert read["total_ios"] == sum(j["read"]["total_ios"] for j in jobs)
-    n = [j["read"]["clat_ns"]["N"] for j in jobs]
-    means = [j["read"]["clat_ns"]["mean"] for j in jobs]
-    assert read["lat_mean_ns"] == pytest.approx(sum(a * b for a, b in zip(n, means)) / sum(n))
-    assert read["lat_min_ns"] == min(j["read"]["clat_ns"]["min"] for j in jobs)
-    assert read["lat_max_ns"] == max(j["read"]["clat_ns"]["max"] for j in jobs)
     per_job_p99 = [j["read"]["clat_ns"]["percentile"]["99.000000"] for j in jobs]
     assert min(per_job_p99) <= read["lat_p99_ns"] <= max(per_job_p99) * 1.01 + 1
-    assert "write" not in direction_summaries(final)
-
-
-def test_job_rows_are_per_job_name() -> None:
-    rows = job_summaries(fio_documents("randread-3jobs-json+.txt")[-1])
-    assert [row["name"] for row in rows] == ["multi"]
-    assert rows[0]["rw"] == "randread"
-    assert rows[0]["read_total_ios"] > 0
+    assert "write" not in section
 
 
 def test_sample_row_has_record_keys() -> None:

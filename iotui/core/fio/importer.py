@@ -30,10 +30,11 @@ from iotui.core.fio.normalize import (
     summary_jobs,
 )
 from iotui.core.fio.intervals import IntervalDeriver
-from iotui.core.runs.record_migrate import host_from_row
-from iotui.core.runs.record import RecordError, RunRecord, validate_toml_dict
+from iotui.core.fio.sections import SectionTracker, fio_sections, merged_direction
+from iotui.core.runs.record import RecordError, RunRecord, section_total_iops, validate_toml_dict
+from iotui.core.runs.section_figures import assign_sections, section_host_figures
 from iotui.core.fio.status import FioDocument, FioText, StatusSplitter
-from iotui.core.fio.summary import direction_summaries, job_summaries, sample_row
+from iotui.core.fio.summary import sample_row
 
 IMPORT_PRESET = "import"
 MAX_MESSAGES = 200
@@ -181,6 +182,13 @@ def group_runs(documents: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     return groups
 
 
+def _mtime(path: Path) -> dt.datetime | None:
+    try:
+        return dt.datetime.fromtimestamp(path.stat().st_mtime, dt.timezone.utc)
+    except (OSError, ValueError, OverflowError):
+        return None
+
+
 def _runs_from_json(path: Path, raw: bytes, documents: list[dict], text_lines: list[str]) -> list[ImportedRun]:
     normalized: list[tuple[dict[str, Any], dict]] = []
     for index, doc in enumerate(documents):
@@ -194,7 +202,7 @@ def _runs_from_json(path: Path, raw: bytes, documents: list[dict], text_lines: l
     skipped: list[str] = []
     groups = group_runs([clean for clean, _ in normalized])
     for group in groups:
-        record = _record_from_group(group)
+        record = _record_from_group(group, _mtime(path))
         if record is None:
             errors = sorted({job.get("error", 0) for job in group[-1]["jobs"]} - {0})
             skipped.append(f"fio error {errors[0]}" if errors else "no I/O")
@@ -210,19 +218,23 @@ def _runs_from_json(path: Path, raw: bytes, documents: list[dict], text_lines: l
     return runs
 
 
-UNKNOWN_TIME = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+def _started(
+    final: dict[str, Any], duration_s: float, file_mtime: dt.datetime | None
+) -> tuple[dt.datetime, str | None]:
+    """The report's time minus the run's length; without a clock in the document, the file's mtime.
 
-
-def _started(final: dict[str, Any], duration_s: float) -> dt.datetime:
-    """The report's time minus the run's length; the epoch when fio's clock is absent or absurd."""
-    try:
-        end = dt.datetime.fromtimestamp(final["timestamp_ms"] / 1000, dt.timezone.utc)
-        started = end - dt.timedelta(seconds=duration_s)
-    except (ValueError, OverflowError, OSError):
-        return UNKNOWN_TIME
-    if started.year < 2000:  # no clock in the document, only runtimes
-        return UNKNOWN_TIME
-    return started
+    Returns the time and where it came from (``None``: fio's own timestamp).
+    """
+    if not final.get("clock_from_runtime"):
+        try:
+            end = dt.datetime.fromtimestamp(final["timestamp_ms"] / 1000, dt.timezone.utc)
+            started = end - dt.timedelta(seconds=duration_s)
+        except (ValueError, OverflowError, OSError):
+            started = None
+        if started is not None and started.year >= 2000:
+            return started, None
+    mtime = file_mtime or dt.datetime.now(dt.timezone.utc)
+    return (mtime - dt.timedelta(seconds=duration_s)).replace(microsecond=0), "file-mtime"
 
 
 def _options(final: dict[str, Any]) -> dict[str, str]:
@@ -264,65 +276,91 @@ def _fio_cpu_cores(jobs: list[dict[str, Any]]) -> float | None:
     return cores if seen and cores > 0 else None
 
 
-def _percentiles_from_hosts(final: dict[str, Any], summary: dict[str, dict[str, Any]]) -> None:
-    """fio prints no percentiles for "All clients"; walk the hosts' merged bins instead."""
+def _host_percentiles(final: dict[str, Any], sections: list[dict[str, Any]]) -> None:
+    """fio prints no percentiles for "All clients"; walk the hosts' merged bins of that group instead."""
     hosts = host_jobs(final)
     if not final.get("clients") or len(hosts) < 2:
         return
-    merged = direction_summaries({"jobs": hosts})
-    for direction, table in summary.items():
-        if "lat_p50_ns" in table or direction not in merged:
+    for section in sections:
+        entries = [job for job in hosts if job.get("groupid", 0) == section.get("groupid", 0)]
+        for direction in DIRECTIONS:
+            table = section.get(direction)
+            doing = [job[direction] for job in entries if isinstance(job.get(direction), dict)]
+            if not isinstance(table, dict) or "lat_p50_ns" in table or len(doing) < 2:
+                continue
+            merged = merged_direction(doing)
+            for key, value in merged.items():
+                if key.startswith("lat_p") or key == "lat_source":
+                    table[key] = value
+
+
+def _section_cpu_cores(final: dict[str, Any], sections: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> None:
+    """fio's own CPU use per section, in cores, and the section's IOPS per fio core."""
+    for section in sections:
+        entries = [job for job in jobs if job.get("groupid", 0) == section.get("groupid", 0)]
+        cores = _fio_cpu_cores(entries)
+        if not cores:
             continue
-        for key, value in merged[direction].items():
-            if key.startswith("lat_p"):
-                table[key] = value
+        cpu = section.setdefault("cpu", {})
+        cpu["fio_cpu_cores"] = cores
+        cpu["iops_per_fio_core"] = section_total_iops(section) / cores
 
 
-def _host_rows(final: dict[str, Any]) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = []
+def _host_sections(final: dict[str, Any]) -> list[dict[str, Any]]:
+    """Client/server output: each server's own sections."""
+    by_host: dict[tuple[str, int | None], list[dict[str, Any]]] = {}
     for job in host_jobs(final):
-        row: dict[str, Any] = {"hostname": job.get("hostname", UNKNOWN), "name": job["jobname"]}
-        if "port" in job:
-            row["port"] = int(job["port"])
-        for direction, table in direction_summaries({"jobs": [job]}).items():
-            for key, value in table.items():
-                row[f"{direction}_{key}"] = value
-        rows.append({key: value for key, value in row.items() if value is not None})
-    return rows
+        by_host.setdefault((str(job.get("hostname", UNKNOWN)), job.get("port")), []).append(job)
+    hosts: list[dict[str, Any]] = []
+    for (name, port), entries in by_host.items():
+        host: dict[str, Any] = {"name": name, "sections": fio_sections({"jobs": entries})}
+        if port is not None:
+            host["port"] = int(port)
+        hosts.append(host)
+    return hosts
 
 
-def _record_from_group(group: list[dict[str, Any]]) -> RunRecord | None:
+def _record_from_group(group: list[dict[str, Any]], file_mtime: dt.datetime | None = None) -> RunRecord | None:
     final = group[-1]
     jobs = summary_jobs(final)
-    summary: dict[str, dict[str, Any]] = direction_summaries({"jobs": jobs})
-    if not summary:
+    sections = fio_sections({"jobs": jobs, "global options": final.get("global options", {})})
+    if not sections:
         return None
-    _percentiles_from_hosts(final, summary)
+    _host_percentiles(final, sections)
     samples: list[dict[str, Any]] = []
     if len(group) > 1:
         deriver = IntervalDeriver()
+        tracker = SectionTracker()
+        groupids: list[int | None] = []
         for doc in group:
-            interval = deriver.feed({"timestamp_ms": doc["timestamp_ms"], "jobs": summary_jobs(doc)})
+            step = {"timestamp_ms": doc["timestamp_ms"], "jobs": summary_jobs(doc)}
+            groupid = tracker.feed(step)
+            interval = deriver.feed(step)
             if interval is not None:
                 samples.append(sample_row(interval))
+                groupids.append(groupid)
+        assign_sections(sections, samples, groupids)
+        for index, section in enumerate(sections):
+            mine = [row for row in samples if row.get("section") == index]
+            section_host_figures(section, mine, [None] * len(mine))
+    _section_cpu_cores(final, sections, host_jobs(final) or jobs)
     runtime_s = max((job[d]["runtime"] for job in jobs for d in DIRECTIONS if d in job), default=0) / 1000
     elapsed = _elapsed(final)
     duration_s = float(max(elapsed or 0, runtime_s))
-    cores = _fio_cpu_cores(host_jobs(final) or jobs)
-    if cores:
-        total_iops = sum(table.get("iops", 0.0) for table in summary.values())
-        summary["cpu"] = {"fio_cpu_cores": cores, "iops_per_fio_core": total_iops / cores}
     options = _options(final)
     names = list(dict.fromkeys(job["jobname"] for job in (host_jobs(final) or jobs)))
     hostnames = list(dict.fromkeys(job["hostname"] for job in host_jobs(final) if job.get("hostname")))
+    started, started_source = _started(final, duration_s, file_mtime)
     record = RunRecord(
         run={
             "id": "",
             "preset": IMPORT_PRESET,
             "title": ", ".join(names)[:200] or "fio run",
             "status": "imported",
-            "started": _started(final, duration_s),
+            "started": started,
+            "started_source": started_source,
             "duration_s": round(duration_s, 3),
+            "tool": "fio",
             "tool_version": final["fio version"],
             "argv": [],
             "report": "",
@@ -332,8 +370,6 @@ def _record_from_group(group: list[dict[str, Any]]) -> RunRecord | None:
             "system": UNKNOWN,
             "kernel": UNKNOWN,
             "cpu_model": UNKNOWN,
-            "cpu_count": 0,
-            "mem_total_bytes": 0,
         },
         target={
             "path": options.get("filename") or options.get("directory") or UNKNOWN,
@@ -342,16 +378,11 @@ def _record_from_group(group: list[dict[str, Any]]) -> RunRecord | None:
             "mount_options": UNKNOWN,
         },
         options=options,
-        summary=summary,
         samples=samples,
+        sections=sections,
     )
-    if len(names) > 1:
-        record.set_job_rows([
-            {key: value for key, value in row.items() if value is not None}
-            for row in job_summaries({"jobs": host_jobs(final) or jobs})
-        ])
     if final.get("clients"):
-        record.hosts = [host_from_row(row) for row in _host_rows(final)]
+        record.hosts = _host_sections(final)
     return record
 
 
@@ -360,6 +391,12 @@ def _record_from_group(group: list[dict[str, Any]]) -> RunRecord | None:
 
 def _finish(record: RunRecord, path: Path, raw: bytes, index: int) -> RunRecord:
     """Id, source, cache check, and validation: what every imported record gets."""
+    started = record.started
+    if started is None or started.year < 2000:  # no clock in the file: its modification time, marked
+        mtime = _mtime(path) or dt.datetime.now(dt.timezone.utc)
+        duration_s = float(record.run.get("duration_s") or 0.0)
+        record.run["started"] = (mtime - dt.timedelta(seconds=duration_s)).replace(microsecond=0)
+        record.run["started_source"] = "file-mtime"
     digest = hashlib.sha256(raw + f"\0{index}".encode()).hexdigest()
     record.run["id"] = digest[:16]
     record.run["source"] = clean_text(str(path))

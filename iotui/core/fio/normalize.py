@@ -148,14 +148,23 @@ def normalize_direction(raw: Any, where: str) -> dict[str, Any]:
         bw_bytes = _int(stats["bw_bytes"], f"{where}.bw_bytes")
     else:
         bw_bytes = _int(_optional_number(stats, "bw", where), f"{where}.bw") * 1024
-    total_ios = _int(_optional_number(stats, "total_ios", where), f"{where}.total_ios")
+    iops = float(_optional_number(stats, "iops", where))
+    runtime_ms = _int(_optional_number(stats, "runtime", where), f"{where}.runtime")
+    # fio 2.1.x wrote neither total_ios nor clat N: the count is IOPS x runtime, marked derived.
+    derived = "total_ios" not in stats
+    if derived:
+        total_ios = round(iops * runtime_ms / 1000)
+    else:
+        total_ios = _int(stats["total_ios"], f"{where}.total_ios")
     clean: dict[str, Any] = {
         "io_bytes": io_bytes,
         "bw_bytes": bw_bytes,
-        "iops": float(_optional_number(stats, "iops", where)),
-        "runtime": _int(_optional_number(stats, "runtime", where), f"{where}.runtime"),
+        "iops": iops,
+        "runtime": runtime_ms,
         "total_ios": total_ios,
     }
+    if derived:
+        clean["total_ios_derived"] = True
     if max(io_bytes, bw_bytes) > MAX_INT:
         raise DocumentError(f"key '{where}.io_bytes' is out of range")
     latency_key = "clat" if legacy_latency else "clat_ns"
@@ -166,6 +175,8 @@ def normalize_direction(raw: Any, where: str) -> dict[str, Any]:
     clat_where = f"{where}.{latency_key}"
     clat = _table(raw_clat, clat_where)
     sample_count = _int(clat["N"], f"{clat_where}.N") if "N" in clat else total_ios
+    if "N" not in clat and derived:
+        clean["lat_derived"] = True
     clean_clat: dict[str, Any] = {
         "min": int(_optional_number(clat, "min", clat_where) * scale),
         "max": int(_optional_number(clat, "max", clat_where) * scale),
@@ -196,7 +207,7 @@ def normalize_job(raw: Any, where: str) -> dict[str, Any]:
         "jobname": clean_text(job.get("jobname", "")),
         "job options": _options(job.get("job options"), f"{where}.job options"),
     }
-    for key in ("elapsed", "usr_cpu", "sys_cpu", "ctx", "port"):
+    for key in ("elapsed", "usr_cpu", "sys_cpu", "ctx", "port", "groupid", "job_runtime"):
         if job.get(key) is not None:
             clean[key] = _number(job[key], f"{where}.{key}")
     if isinstance(job.get("error"), int) and not isinstance(job.get("error"), bool):
@@ -240,6 +251,7 @@ def normalize_document(raw: dict) -> dict[str, Any]:
     elif raw.get("timestamp") is not None:
         doc["timestamp_ms"] = _int(raw["timestamp"], "timestamp") * 1000
     else:
+        doc["clock_from_runtime"] = True
         doc["timestamp_ms"] = max(
             (job[d]["runtime"] for job in jobs for d in DIRECTIONS if d in job), default=0
         )

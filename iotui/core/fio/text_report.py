@@ -287,8 +287,6 @@ def _record(block: _Block, context: dict[str, Any]) -> RunRecord | None:
             "system": UNKNOWN,
             "kernel": UNKNOWN,
             "cpu_model": UNKNOWN,
-            "cpu_count": 0,
-            "mem_total_bytes": 0,
         },
         target={
             "path": options.get("filename") or options.get("directory") or UNKNOWN,

@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from iotui.core.runs.record import DIRECTIONS, RESPONSIVENESS_LEVELS, RunRecord
+from iotui.core.runs.compare_setup import SETUP_KEYS, setup_differences
 from iotui.core.runs.stats import welch_test
+
+__all__ = ["SETUP_KEYS", "Comparison", "compare_records", "setup_differences", "steady_samples"]
 
 BETTER = "better"
 WORSE = "worse"
@@ -113,6 +116,10 @@ class Comparison:
     records: list[RunRecord]
     rows: list[MetricRow]
     setup: list[tuple[str, list[str | None]]] = field(default_factory=list)
+    # Runs with several sections: (section label, that section's comparison), in order.
+    sections: list[tuple[str, "Comparison"]] = field(default_factory=list)
+    # Sentences a reader needs beside the verdicts (paused runs, unmatched sections).
+    notes: list[str] = field(default_factory=list)
 
     def row(self, group: str, key: str) -> MetricRow | None:
         return next((r for r in self.rows if r.metric.group == group and r.metric.key == key), None)
@@ -155,6 +162,8 @@ class Comparison:
             ],
             "metrics": metrics,
             "setup_differences": [{"key": key, "values": values} for key, values in self.setup],
+            "sections": [{"name": name, "metrics": part.to_json_dict()["metrics"]} for name, part in self.sections],
+            "notes": list(self.notes),
             "method": {
                 "warmup_s": WARMUP_S,
                 "warmup_fraction": WARMUP_FRACTION,
@@ -202,7 +211,10 @@ def steady_samples(record: RunRecord, direction: str | None = None) -> list[dict
     With a direction, only the stretch in which that direction did I/O, and
     the warm-up counts from the start of that stretch.
     """
-    samples = [s for s in record.samples if isinstance(s.get("t_s"), (int, float)) and isinstance(s.get("dt_s"), (int, float))]
+    samples = [
+        s for s in record.samples
+        if isinstance(s.get("t_s"), (int, float)) and isinstance(s.get("dt_s"), (int, float)) and not s.get("paused")
+    ]
     if direction is not None:
         samples = _active_window(samples, direction)
     if not samples:
@@ -312,9 +324,26 @@ def _responsiveness_row(records: list[RunRecord]) -> MetricRow | None:
 
 
 def compare_records(records: list[RunRecord]) -> Comparison:
-    """Compare every record against the first. Needs at least one record."""
+    """Compare every record against the first, section by section. Needs at least one record.
+
+    When every run has one section, those sections are compared whatever their
+    names; otherwise sections are matched by name and options
+    (:mod:`iotui.core.runs.compare_sections`). Paused runs are named in ``notes``.
+    """
     if not records:
         raise ValueError("compare_records needs at least one record")
+    from iotui.core.runs.compare_sections import compare_by_section, pause_notes
+
+    if all(len(record.sections) <= 1 for record in records):
+        comparison = _compare_flat(records)
+    else:
+        comparison = compare_by_section(records, _compare_flat)
+    comparison.notes = pause_notes(comparison.labels, records) + comparison.notes
+    return comparison
+
+
+def _compare_flat(records: list[RunRecord]) -> Comparison:
+    """Every record's one section against the first's."""
     rows: list[MetricRow] = []
     for direction in DIRECTIONS:
         if not any(direction in record.summary for record in records):
@@ -331,52 +360,6 @@ def compare_records(records: list[RunRecord]) -> Comparison:
     if responsiveness is not None:
         rows.append(responsiveness)
     return Comparison(run_labels(len(records)), list(records), rows, setup_differences(records))
-
-
-# -- set-up --------------------------------------------------------------------------
-
-SETUP_KEYS = (
-    ("run", "tool_version"),
-    ("host", "hostname"),
-    ("host", "system"),
-    ("host", "kernel"),
-    ("host", "cpu_model"),
-    ("host", "cpu_count"),
-    ("host", "mem_total_bytes"),
-    ("target", "filesystem"),
-    ("target", "mount_options"),
-    ("target", "device"),
-    ("target", "model"),
-    ("target", "rotational"),
-)
-
-
-def _text(value: Any) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def setup_differences(records: list[RunRecord]) -> list[tuple[str, list[str | None]]]:
-    """(key, one value per record) for every set-up key whose values differ.
-
-    Keys are the record's own (``host.kernel``, ``options.bs``); a value a
-    record lacks is None. Covers fio version, host, kernel, CPU, memory,
-    filesystem, mount options, device, and every fio option.
-    """
-    differences: list[tuple[str, list[str | None]]] = []
-    for table, key in SETUP_KEYS:
-        values = [_text(getattr(record, table).get(key)) for record in records]
-        if len(set(values)) > 1:
-            differences.append((f"{table}.{key}", values))
-    option_names = sorted({name for record in records for name in record.options})
-    for name in option_names:
-        values = [_text(record.options.get(name)) for record in records]
-        if len(set(values)) > 1:
-            differences.append((f"options.{name}", values))
-    return differences
 
 
 # -- plots -----------------------------------------------------------------------------

@@ -93,6 +93,9 @@ def method_note(comparison: Comparison) -> str:
         )
     if METHOD_LEVEL in methods:
         notes.append("Responsiveness compares the worst level reached (ok < sluggish < unresponsive).")
+    if comparison.sections:
+        notes.append("Runs with several sections are compared section by section (matched by name and options).")
+    notes += comparison.notes
     return " ".join(notes)
 
 

@@ -15,6 +15,7 @@ from iotui.core.fio import policy as safety
 from iotui.core.host.counters import backing_devices
 from iotui.core.runs.presets import Preset
 from iotui.core.runs.session import RunPlan, new_test_file_path
+from iotui.core.host.device_facts import target_device_facts
 
 
 class PlanError(Exception):
@@ -107,6 +108,9 @@ def make_plan(
         "rotational": info.rotational,
         "block_device": is_block_device,
     }
+    for key, value in target_device_facts(target_path.resolve()).items():
+        if target_table.get(key) is None:
+            target_table[key] = value
     return RunPlan(
         preset_name=preset.name,
         title=preset.title,

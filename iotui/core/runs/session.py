@@ -23,12 +23,15 @@ from typing import Any, Callable, Protocol
 
 from iotui import __version__
 from iotui.core.runs.cache_check import suspicious_results
+from iotui.core.host.device_facts import cpu_governor
 from iotui.core.fio.intervals import IntervalDeriver, IntervalSample
 from iotui.core.runs.record import RunRecord
 from iotui.core.runs.recorder import EventCallback, HostUpdate, LogLine, RunFinished, RunRecorder
 from iotui.core.fio.runner import FioExited, FioNotFoundError, FioRunner, StderrLine
 from iotui.core.fio.status import FioDocument, FioText
-from iotui.core.fio.summary import direction_summaries, job_summaries, sample_row
+from iotui.core.fio.sections import SectionTracker, fio_sections
+from iotui.core.fio.summary import sample_row
+from iotui.core.runs.section_figures import assign_sections, section_host_figures
 
 TEST_FILE_PREFIX = ".iotui-"
 TEST_FILE_SUFFIX = ".fio-test"
@@ -93,7 +96,7 @@ def host_identity() -> dict[str, Any]:
                     break
     except OSError:
         pass
-    return {
+    identity: dict[str, Any] = {
         "hostname": socket.gethostname(),
         "system": platform.system(),
         "kernel": platform.release(),
@@ -101,6 +104,10 @@ def host_identity() -> dict[str, Any]:
         "cpu_count": os.cpu_count() or 1,
         "mem_total_bytes": int(psutil.virtual_memory().total),
     }
+    governor = cpu_governor()
+    if governor:
+        identity["cpu_governor"] = governor
+    return identity
 
 
 def new_test_file_path(directory: Path, run_id: str) -> Path:
@@ -137,6 +144,10 @@ class RunSession(RunRecorder):
         self.runner: Runner | None = None
         self.deriver = IntervalDeriver()
         self.rows: list[dict[str, Any]] = []
+        self.section_tracker = SectionTracker()
+        # Per sample row: fio's groupid then, and the host's busy cores (for IOPS per busy core).
+        self.row_groupids: list[int | None] = []
+        self.row_busy_cores: list[float | None] = []
         self.last_document: dict | None = None
         self.stop_requested = False
         self.paused = False
@@ -247,10 +258,13 @@ class RunSession(RunRecorder):
     def _handle(self, event: object) -> None:
         if isinstance(event, FioDocument):
             self.last_document = event.doc
+            groupid = self.section_tracker.feed(event.doc)
             interval = self.deriver.feed(event.doc)
             if interval is None:
                 return
             row = sample_row(interval, self.latest_host)
+            self.row_groupids.append(groupid)
+            self.row_busy_cores.append(getattr(self.latest_host, "busy_cores", None))
             if self.latest_assessment is not None:
                 row["responsiveness"] = self.latest_assessment.level.value
             if self.latest_probe is not None:
@@ -282,9 +296,12 @@ class RunSession(RunRecorder):
         if status == "failed" and self.last_document is None and exit_event is not None and exit_event.returncode == 0:
             failure = "fio exited without writing a report."
         final_doc = self.last_document or {}
-        summary = direction_summaries(final_doc)
-        total_iops = sum(table.get("iops", 0.0) for table in summary.values())
-        self._add_host_summary(summary, total_iops)
+        sections = fio_sections(final_doc)
+        assign_sections(sections, self.rows, self.row_groupids)
+        for index, section in enumerate(sections):
+            picked = [(row, busy) for row, busy in zip(self.rows, self.row_busy_cores) if row.get("section") == index]
+            section_host_figures(section, [row for row, _ in picked], [busy for _, busy in picked])
+        pressure = self.watch.pressure_summary()
         record = RunRecord(
             run={
                 "id": self.run_id,
@@ -303,13 +320,11 @@ class RunSession(RunRecorder):
             host=host_identity(),
             target=dict(self.plan.target),
             options=dict(self.plan.options),
-            summary=summary,
             samples=self.rows,
             messages=self.messages,
+            sections=sections,
+            pressure=pressure or {},
         )
-        jobs = job_summaries(final_doc)
-        if len(jobs) > 1:
-            record.set_job_rows([{k: v for k, v in job.items() if v is not None} for job in jobs])
         for code, message in self.plan.warnings:
             record.add_warning(code, message)
         for code, message in suspicious_results(record):

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -20,6 +21,7 @@ from iotui.ui.screens.compare import CompareScreen
 from iotui.ui.services import ServiceError, Services
 from iotui.ui.widgets.cpu_summary import CpuSummary
 from iotui.ui.widgets.direction_summary import DirectionSummary
+from iotui.ui.widgets.section_table import SectionTable
 from iotui.ui.widgets.warnings_list import WarningsList
 
 if TYPE_CHECKING:
@@ -38,10 +40,13 @@ def headline(record: RunRecord) -> Text:
     text.append(record.preset, style="bold")
     text.append(f" {record.status}", style="bold")
     text.append(f" in {fmt.duration_s(record.run.get('duration_s'))}")
+    if record.paused_s:
+        text.append(f" · {fmt.paused(record.paused_s)}", style="bold")
     text.append(f" · {target.get('path', '?')} ({target.get('filesystem', '?')}, {target.get('device', '?')})")
     text.append(f" · {record.run.get('tool_version', '?')} · {started_text(record)}")
     host = record.host
-    text.append(f"\n{host.get('hostname', '?')}: {host.get('cpu_model', '?')}, {host.get('cpu_count', '?')} CPUs", style="dim")
+    cpus = f", {host['cpu_count']} CPUs" if isinstance(host.get("cpu_count"), int) else ""
+    text.append(f"\n{host.get('hostname', '?')}: {host.get('cpu_model', '?')}{cpus}", style="dim")
     return text
 
 
@@ -75,9 +80,12 @@ class ResultsScreen(Screen):
         with VerticalScroll(id="results"):
             yield Static(headline(self.record), id="headline")
             yield Static(saved_text(self.record, self.saved_path), id="saved")
+            sections = SectionTable(self.record, id="sections")
+            sections.border_title = "sections (fio's reporting groups)"
+            yield sections
             with Horizontal(id="summaries"):
                 directions = DirectionSummary(self.record, id="directions")
-                directions.border_title = "per direction"
+                directions.border_title = self._detail_title(0)
                 yield directions
                 cpu = CpuSummary(self.record, id="cpu")
                 cpu.border_title = "CPU and responsiveness"
@@ -86,6 +94,22 @@ class ResultsScreen(Screen):
             warnings.border_title = "warnings"
             yield warnings
         yield Footer()
+
+    def _detail_title(self, index: int) -> str:
+        if not self.record.is_multi_section:
+            return "per direction"
+        return f"section {index + 1}: {self.record.sections[index].get('name', '?')}"
+
+    @on(SectionTable.SectionSelected)
+    def show_section(self, event: SectionTable.SectionSelected) -> None:
+        """A picked row: its section's figures, CPU and responsiveness below the table."""
+        if not 0 <= event.index < len(self.record.sections):
+            return
+        section = self.record.sections[event.index]
+        directions = self.query_one("#directions", DirectionSummary)
+        directions.show_section(section)
+        directions.border_title = self._detail_title(event.index)
+        self.query_one("#cpu", CpuSummary).show_section(section)
 
     def action_compare(self) -> None:
         try:

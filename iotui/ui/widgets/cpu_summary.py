@@ -1,6 +1,8 @@
-"""A finished run's CPU cost and how responsive the machine stayed."""
+"""One section's CPU cost and how responsive the machine stayed."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from rich.table import Table
 from textual.widgets import Static
@@ -9,10 +11,11 @@ from iotui.core import format as fmt
 from iotui.core.runs.record import RunRecord
 
 
-def cpu_table(record: RunRecord) -> Table:
-    """CPU shares, rates, IOPS per core and the worst responsiveness level."""
-    cpu = record.summary.get("cpu", {})
-    pressure = record.summary.get("pressure", {})
+def cpu_table(section: dict[str, Any] | None, pressure: dict[str, Any] | None = None) -> Table:
+    """CPU shares, rates, IOPS per core and the worst responsiveness level of one section."""
+    section = section or {}
+    cpu = section.get("cpu") or {}
+    pressure = section.get("pressure") or pressure or {}
     table = Table(box=None, padding=(0, 1), show_header=False)
     table.add_column("")
     table.add_column("", justify="right")
@@ -27,6 +30,8 @@ def cpu_table(record: RunRecord) -> Table:
     )
     for label, value in rows:
         table.add_row(label, value)
+    if "fio_user_pct" in cpu or "fio_system_pct" in cpu:
+        table.add_row("fio usr/sys", f"{fmt.percent(cpu.get('fio_user_pct'))}/{fmt.percent(cpu.get('fio_system_pct'))}")
     level = pressure.get("responsiveness")
     table.add_row("responsive", str(level).upper() if level else "-")
     probe_ms = pressure.get("probe_p99_ms_max")
@@ -36,7 +41,11 @@ def cpu_table(record: RunRecord) -> Table:
 
 
 class CpuSummary(Static):
-    """Shows one record's CPU and responsiveness summary."""
+    """Shows one section's CPU and responsiveness (the first section until another is picked)."""
 
     def __init__(self, record: RunRecord, *, id: str | None = None) -> None:
-        super().__init__(cpu_table(record), id=id)
+        self.record = record
+        super().__init__(cpu_table(record.sections[0] if record.sections else None, record.pressure), id=id)
+
+    def show_section(self, section: dict[str, Any] | None) -> None:
+        self.update(cpu_table(section, self.record.pressure))

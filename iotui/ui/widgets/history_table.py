@@ -9,12 +9,13 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from rich.text import Text
 from textual.widgets import DataTable
 
 from iotui.core import format as fmt
-from iotui.core.runs.record import RunRecord
+from iotui.core.runs.record import RunRecord, section_directions, section_metric
 
 COLUMNS = ("date (UTC)", "preset", "target", "read", "write", "p99", "status")
 NUMERIC_COLUMNS = (3, 4, 5)
@@ -47,16 +48,15 @@ class HistoryEntry:
         record = self.record
         started = record.started
         date = started.astimezone(dt.timezone.utc).strftime("%y-%m-%d %H:%M") if started else "?"
-        p99s = [record.metric(direction, "lat_p99_ns") for direction in record.directions()]
-        worst_p99 = max((value for value in p99s if value is not None), default=None)
+        status = record.status + (f", {fmt.paused(record.paused_s)}" if record.paused_s else "")
         return (
             date,
             _shorten(record.preset, PRESET_WIDTH),
             _shorten(str(record.target.get("path", "")), TARGET_WIDTH, keep_end=True),
-            fmt.iops(record.metric("read", "iops")),
-            fmt.iops(record.metric("write", "iops")),
-            fmt.latency_ns(worst_p99),
-            record.status,
+            _per_section(record, lambda s: fmt.iops(section_metric(s, "read", "iops"))),
+            _per_section(record, lambda s: fmt.iops(section_metric(s, "write", "iops"))),
+            _per_section(record, lambda s: fmt.latency_ns(_worst_p99(s))),
+            status,
         )
 
     def search_text(self) -> str:
@@ -67,6 +67,26 @@ class HistoryEntry:
                       str(self.record.target.get("filesystem", "")), str(self.record.target.get("device", ""))]
         parts += list(self.cells())
         return " ".join(parts).lower()
+
+
+MAX_SECTIONS_SHOWN = 3
+
+
+def _worst_p99(section: dict) -> float | None:
+    """The higher p99 of a section's directions (they ran at the same time)."""
+    values = [section_metric(section, d, "lat_p99_ns") for d in section_directions(section)]
+    return max((v for v in values if v is not None), default=None)
+
+
+def _per_section(record: RunRecord, cell: Callable[[dict], str]) -> str:
+    """One value per section, ``19.2k|6.3k|547``; nothing summed across sections."""
+    values = [cell(section) for section in record.sections]
+    if not values:
+        return fmt.NO_VALUE
+    if all(value == fmt.NO_VALUE for value in values):
+        return fmt.NO_VALUE
+    shown = "|".join(values[:MAX_SECTIONS_SHOWN])
+    return shown + (f"|…{len(values)}" if len(values) > MAX_SECTIONS_SHOWN else "")
 
 
 def _shorten(text: str, width: int, *, keep_end: bool = False) -> str:

@@ -1,0 +1,80 @@
+"""Results: one row per section, each section's detail on selection, nothing summed."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from iotui.core.runs.record import RunRecord
+from iotui.ui.app import IotuiApp
+from iotui.ui.screens.results import ResultsScreen
+from iotui.ui.widgets.direction_summary import DirectionSummary
+from iotui.ui.widgets.section_table import SectionTable
+from tests.ui.helpers import screen_text
+from tests.ui.replay import ReplayServices
+
+
+def _section(name: str, groupid: int, bs: str, iops: float, p99_ns: int, ctx: float, **extra) -> dict:
+    return {
+        "name": name, "jobs": [name], "groupid": groupid, "duration_s": 10.0,
+        "options": {"rw": "randread", "bs": bs, "iodepth": "32", "numjobs": "4"},
+        "read": {"iops": iops, "bw_bytes": iops * 4096, "io_bytes": 1, "total_ios": 1, "lat_mean_ns": p99_ns / 2,
+                 "lat_p99_ns": p99_ns},
+        "cpu": {"ctx_switches_per_s": ctx, "iops_per_fio_core": iops / 2},
+        **extra,
+    }
+
+
+def blocksize_record(**run_extra) -> RunRecord:
+    return RunRecord(
+        run={"id": "5ec7105ec7105ec7", "preset": "blocksize-table", "status": "completed",
+             "started": dt.datetime(2026, 11, 21, 9, 30, tzinfo=dt.timezone.utc), "duration_s": 32.0,
+             "tool": "fio", "tool_version": "fio-3.33", "argv": ["fio"], "report": "", **run_extra},
+        host={"hostname": "h", "system": "Linux", "kernel": "6.1", "cpu_model": "c", "cpu_count": 2,
+              "mem_total_bytes": 1},
+        target={"path": "/data", "filesystem": "ext4", "device": "/dev/vda", "mount_options": "rw"},
+        sections=[
+            _section("4k-direct", 0, "4k", 19_200.0, 90_112, 8_100.0),
+            _section("128k-direct", 1, "128k", 6_300.0, 1_220_608, 3_300.0),
+            _section("2m-direct", 2, "2m", 547.0, 33_816_576, 1_100.0, paused_s=12.0),
+        ],
+        pressure={"responsiveness": "ok"},
+    )
+
+
+async def test_one_row_per_section_and_the_detail_follows_the_cursor(tmp_path) -> None:
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        await app.push_screen(ResultsScreen(blocksize_record(paused_s=12.0), None, app.services))
+        await pilot.pause()
+        table = app.screen.query_one(SectionTable)
+        assert table.row_count == 3
+        text = screen_text(app)
+        for shown in ("4k-direct", "128k-direct", "2m-direct (paused 12 s)", "19.2k", "6.3k", "547", "32 × 4"):
+            assert shown in text, shown
+        assert "paused 12 s" in text.splitlines()[1] or "paused 12 s" in text
+        assert "26.0k" not in text and "26k" not in text  # 19.2k + 6.3k + 547 is nowhere
+        detail = app.screen.query_one(DirectionSummary)
+        assert detail.border_title == "section 1: 4k-direct"
+        table.focus()
+        await pilot.press("down")
+        await pilot.pause()
+        assert detail.border_title == "section 2: 128k-direct"
+        text = screen_text(app)
+        assert "1.22ms" in text and "3.3k" in text  # the second section's p99 and its ctx/s
+        await pilot.press("down")
+        await pilot.pause()
+        assert detail.border_title == "section 3: 2m-direct"
+        assert "33.8ms" in screen_text(app)
+
+
+def test_history_row_shows_the_sections_compactly(tmp_path) -> None:
+    from pathlib import Path
+
+    from iotui.ui.widgets.history_table import HistoryEntry
+
+    cells = HistoryEntry(Path("x.toml"), blocksize_record(paused_s=12.0), None).cells()
+    assert cells[3] == "19.2k|6.3k|547"
+    assert cells[4] == "-"
+    assert cells[5] == "90.1µs|1.22ms|33.8ms"
+    assert cells[6] == "completed, paused 12 s"
