@@ -93,6 +93,20 @@ class ProgressPrinter:
                 print(f"  {text}", file=sys.stderr, flush=True)
 
 
+def worded(error: SweepPlanError) -> str:
+    """The core's sentence in the command line's terms: the options by their flags."""
+    if error.code == "target-and-targets":
+        return "Give either --target or --targets, not both."
+    if error.code == "nothing-to-vary":
+        return (
+            "Nothing to vary: give --vary KEY=V1,V2 (for example --vary numjobs=1,2,4,8); "
+            f"the preset {error.entry} has no [sweep] defaults."
+        )
+    if error.source in ("vary", "targets"):
+        return f"--{error.source} {error}"
+    return str(error)
+
+
 def _params(params: dict[str, str]) -> str:
     return ", ".join(f"{key}={value}" for key, value in params.items())
 
@@ -136,7 +150,7 @@ def _plan(args: argparse.Namespace) -> SweepPlan:
             sysbench_available=find_sysbench() is not None,
         )
     except SweepPlanError as error:
-        raise CommandError(str(error)) from None
+        raise CommandError(worded(error)) from None
 
 
 def _start_point_factory(args: argparse.Namespace, plan: SweepPlan, runs_dir: Path):
@@ -195,7 +209,7 @@ async def _run(args: argparse.Namespace) -> int:
         estimate = estimate_sweep(plan, baseline_s=max(0.0, float(args.baseline or 0.0)))
         check_space(estimate)
     except SweepPlanError as error:
-        raise CommandError(str(error)) from None
+        raise CommandError(worded(error)) from None
     runs_dir = resolve_runs_dir(args)
     sweep = _sweep_record(args, plan, runs_dir, out)
     sweep.estimated_duration_s = estimate.duration_s

@@ -269,8 +269,8 @@ class Services:
         try:
             plan = plan_sweep(preset, vary=entries, target=target_path, base=base, sysbench_available=False)
             estimate = estimate_sweep(plan, baseline_s=self.baseline_s)
-        except SweepPlanError as error:  # worded for the command line, where the values follow --vary
-            raise ServiceError(str(error).replace("--vary ", "")) from None
+        except SweepPlanError as error:  # names the entry as typed, no flag
+            raise ServiceError(str(error)) from None
         except Exception as error:  # a preset the core cannot plan: a sentence, not a traceback
             raise ServiceError(f"This sweep cannot be planned: {error}") from None
         notes = [note for note in plan.notes if "sysbench" not in note]

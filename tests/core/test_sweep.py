@@ -277,12 +277,36 @@ def test_targets_become_one_more_key(tmp_path):
     plan = plan_sweep(fake_preset(), vary=["numjobs=1,2"], targets=f"{a},{b}")
     assert plan.keys == ["numjobs", "target"]
     assert len(plan.params) == 4
-    with pytest.raises(SweepPlanError, match="either --target or --targets"):
+    with pytest.raises(SweepPlanError, match="either one target or a list of targets"):
         plan_sweep(fake_preset(), vary=["numjobs=1"], targets=str(a), target=str(b))
     with pytest.raises(SweepPlanError, match="varied twice"):
         plan_sweep(fake_preset(), vary=["numjobs=1", "numjobs=2"])
     with pytest.raises(SweepPlanError, match="Nothing to vary"):
         plan_sweep(fake_preset())
+
+
+def test_the_core_names_the_entry_and_the_command_line_its_flag(tmp_path):
+    from iotui.commands.sweep import worded
+
+    with pytest.raises(SweepPlanError) as raised:
+        plan_sweep(fake_preset(), vary=["numjobs"])
+    error = raised.value
+    assert (error.code, error.source, error.entry) == ("value", "vary", "numjobs")
+    assert str(error) == "'numjobs' should look like KEY=V1,V2 (for example numjobs=1,2,4,8)."
+    assert worded(error) == "--vary 'numjobs' should look like KEY=V1,V2 (for example numjobs=1,2,4,8)."
+    with pytest.raises(SweepPlanError) as raised:
+        plan_sweep(fake_preset(), vary=["numjobs=1"], targets=f"{tmp_path},", target=str(tmp_path))
+    assert "--" not in str(raised.value)
+    assert worded(raised.value) == "Give either --target or --targets, not both."
+    with pytest.raises(SweepPlanError) as raised:
+        plan_sweep(fake_preset(), vary=["numjobs=1"], targets=f"{tmp_path},")
+    assert worded(raised.value).startswith(f"--targets '{tmp_path},': give the values separated by commas")
+    with pytest.raises(SweepPlanError) as raised:
+        plan_sweep(fake_preset("plain"))
+    assert "--" not in str(raised.value)
+    assert worded(raised.value) == (
+        "Nothing to vary: give --vary KEY=V1,V2 (for example --vary numjobs=1,2,4,8); the preset plain has no [sweep] defaults."
+    )
 
 
 def test_sysbench_compare_adds_the_tool_key_only_when_sysbench_exists():

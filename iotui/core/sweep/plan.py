@@ -43,7 +43,20 @@ POINT_OVERHEAD_S = 1.0
 
 
 class SweepPlanError(Exception):
-    """A sweep that must not start; str() says why and what to do."""
+    """A sweep that must not start; str() says why and what to do, naming no flag.
+
+    ``code`` names the fact for a front end that words it its own way
+    (``"target-and-targets"``, ``"nothing-to-vary"`` with the preset's name as ``entry``,
+    ``"value"``); ``source`` and ``entry`` are a rejected entry's, as on :class:`SweepValueError`.
+    """
+
+    def __init__(
+        self, message: str, *, code: str | None = None, source: str | None = None, entry: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.source = source
+        self.entry = entry
 
 
 @dataclass
@@ -118,13 +131,13 @@ def plan_sweep(
             axes = axes_from_table(getattr(preset, "sweep", None), f"preset {preset.name}")
         if targets:
             if target:
-                raise SweepPlanError("Give either --target or --targets, not both.")
+                raise SweepPlanError("Give either one target or a list of targets, not both.", code="target-and-targets")
             axes = [axis for axis in axes if axis.key != TARGET_KEY]
             axes = merge_axes(axes, [parse_targets(targets)])
         else:
             axes = merge_axes(axes)
     except SweepValueError as error:
-        raise SweepPlanError(str(error)) from None
+        raise SweepPlanError(str(error), code="value", source=error.source, entry=error.entry) from None
     sections = [section.name for section in getattr(preset, "jobs", ())]
     if preset.name == SYSBENCH_COMPARE_PRESET and not any(axis.key == TOOL_KEY for axis in axes):
         if sysbench_available:
@@ -145,12 +158,14 @@ def plan_sweep(
     if any(axis.key == TOOL_KEY and "sysbench" in axis.values for axis in axes) and not sysbench_available:
         raise SweepPlanError(
             "tool=sysbench needs sysbench, which is not installed: install it (for example "
-            "'sudo apt-get install sysbench') or drop it from --vary."
+            "'sudo apt-get install sysbench') or drop it from the varied values."
         )
     if not axes:
         raise SweepPlanError(
-            f"Nothing to vary: give --vary KEY=V1,V2 (for example --vary numjobs=1,2,4,8); "
-            f"the preset {preset.name} has no [sweep] defaults."
+            f"Nothing to vary: give KEY=V1,V2 (for example numjobs=1,2,4,8); "
+            f"the preset {preset.name} has no [sweep] defaults.",
+            code="nothing-to-vary",
+            entry=preset.name,
         )
     return SweepPlan(
         preset=preset,
@@ -262,12 +277,12 @@ def check_space(estimate: SweepEstimate) -> None:
     """Refuse a sweep whose largest point does not fit where it runs."""
     for shown, needed, free, params in estimate.needs:
         if not Path(shown).exists():
-            raise SweepPlanError(f"The target {shown} does not exist; create it or choose another with --target/--targets.")
+            raise SweepPlanError(f"The target {shown} does not exist; create it or choose another target.")
         if free is not None and needed + FREE_SPACE_MARGIN_BYTES > free:
             raise SweepPlanError(
                 f"The sweep needs {fmt.size_bytes(needed)} free in {shown} (for the point {_describe(params)}), "
                 f"but only {fmt.size_bytes(free)} is free; free some space, choose another target, "
-                "or give a smaller --size."
+                "or give a smaller size."
             )
 
 

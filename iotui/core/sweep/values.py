@@ -26,7 +26,18 @@ _SUFFIX_POWER = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 
 
 class SweepValueError(Exception):
-    """A ``--vary`` or ``[sweep]`` entry that cannot be used; str() says how to fix it."""
+    """A varied entry (``KEY=V1,V2``) or ``[sweep]`` entry that cannot be used; str() says how to fix it.
+
+    ``source`` says where a typed entry came from (``"vary"`` or ``"targets"``; None for a
+    preset's table) and ``entry`` is the text as typed, so each front end can name it in its
+    own terms (the command line as ``--vary 'numjobs'``). The sentence itself starts with the
+    quoted entry and names no flag.
+    """
+
+    def __init__(self, message: str, *, source: str | None = None, entry: str | None = None) -> None:
+        super().__init__(message)
+        self.source = source
+        self.entry = entry
 
 
 @dataclass(frozen=True)
@@ -59,40 +70,43 @@ def value_order(values: Sequence[str]) -> list[str]:
     return list(values)
 
 
-def _split_values(text: str, where: str) -> tuple[str, ...]:
+def _split_values(text: str, where: str, **facts: str | None) -> tuple[str, ...]:
     values = tuple(value.strip() for value in text.split(","))
     if not text.strip() or any(not value for value in values):
-        raise SweepValueError(f"{where}: give the values separated by commas, with none empty (for example numjobs=1,2,4).")
+        raise SweepValueError(
+            f"{where}: give the values separated by commas, with none empty (for example numjobs=1,2,4).", **facts
+        )
     duplicates = sorted({value for value in values if values.count(value) > 1})
     if duplicates:
-        raise SweepValueError(f"{where}: the value {duplicates[0]!r} is listed twice; list each value once.")
+        raise SweepValueError(f"{where}: the value {duplicates[0]!r} is listed twice; list each value once.", **facts)
     return values
 
 
-def _check_key(key: str, where: str) -> str:
+def _check_key(key: str, where: str, **facts: str | None) -> str:
     key = key.strip().lstrip("-")
     if not _KEY_PATTERN.match(key):
         raise SweepValueError(
-            f"{where}: {key!r} is not an option name; use KEY=V1,V2 with a fio option such as numjobs or bs."
+            f"{where}: {key!r} is not an option name; use KEY=V1,V2 with a fio option such as numjobs or bs.", **facts
         )
     return key
 
 
 def parse_vary(text: str) -> SweepAxis:
     """``KEY=V1,V2,...`` -> SweepAxis, or SweepValueError with the fix."""
-    where = f"--vary {text!r}"
+    where = repr(text)
+    facts: dict[str, str | None] = {"source": "vary", "entry": text}
     key, separator, values_text = text.partition("=")
     if not separator:
-        raise SweepValueError(f"{where} should look like KEY=V1,V2 (for example --vary numjobs=1,2,4,8).")
-    key = _check_key(key, where)
-    axis = SweepAxis(key, _split_values(values_text, where))
-    _check_special(axis, where)
+        raise SweepValueError(f"{where} should look like KEY=V1,V2 (for example numjobs=1,2,4,8).", **facts)
+    key = _check_key(key, where, **facts)
+    axis = SweepAxis(key, _split_values(values_text, where, **facts))
+    _check_special(axis, where, **facts)
     return axis
 
 
 def parse_targets(text: str) -> SweepAxis:
-    """``--targets DIR1,DIR2`` -> the ``target`` axis."""
-    return SweepAxis(TARGET_KEY, _split_values(text, f"--targets {text!r}"))
+    """``DIR1,DIR2`` -> the ``target`` axis."""
+    return SweepAxis(TARGET_KEY, _split_values(text, repr(text), source="targets", entry=text))
 
 
 def axes_from_table(table: Mapping[str, object] | None, where: str) -> list[SweepAxis]:
@@ -116,11 +130,11 @@ def axes_from_table(table: Mapping[str, object] | None, where: str) -> list[Swee
     return axes
 
 
-def _check_special(axis: SweepAxis, where: str) -> None:
+def _check_special(axis: SweepAxis, where: str, **facts: str | None) -> None:
     if axis.key == TOOL_KEY:
         unknown = [value for value in axis.values if value not in TOOLS]
         if unknown:
-            raise SweepValueError(f"{where}: tool {unknown[0]!r} is not known; use {' or '.join(TOOLS)}.")
+            raise SweepValueError(f"{where}: tool {unknown[0]!r} is not known; use {' or '.join(TOOLS)}.", **facts)
 
 
 def merge_axes(*groups: Iterable[SweepAxis]) -> list[SweepAxis]:
@@ -130,7 +144,7 @@ def merge_axes(*groups: Iterable[SweepAxis]) -> list[SweepAxis]:
     for group in groups:
         for axis in group:
             if axis.key in seen:
-                raise SweepValueError(f"The key {axis.key!r} is varied twice; give all its values in one --vary.")
+                raise SweepValueError(f"The key {axis.key!r} is varied twice; give all its values in one KEY=V1,V2 entry.")
             seen.add(axis.key)
             merged.append(axis)
     return merged
