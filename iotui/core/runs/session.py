@@ -31,6 +31,7 @@ from iotui.core.fio.runner import FioExited, FioNotFoundError, FioRunner, Stderr
 from iotui.core.fio.status import FioDocument, FioText
 from iotui.core.fio.sections import SectionTracker, fio_sections
 from iotui.core.fio.summary import sample_row
+from iotui.core.runs.pauses import PauseLog, unpause_sections
 from iotui.core.runs.section_figures import assign_sections, section_host_figures
 
 TEST_FILE_PREFIX = ".iotui-"
@@ -148,6 +149,8 @@ class RunSession(RunRecorder):
         # Per sample row: fio's groupid then, and the host's busy cores (for IOPS per busy core).
         self.row_groupids: list[int | None] = []
         self.row_busy_cores: list[float | None] = []
+        self.pause_log = PauseLog()
+        self._last_row_monotonic = 0.0
         self.last_document: dict | None = None
         self.stop_requested = False
         self.paused = False
@@ -164,11 +167,15 @@ class RunSession(RunRecorder):
     def pause(self) -> bool:
         if self.runner is not None and self.runner.pause():
             self.paused = True
+            now = time.monotonic()
+            fio_t_s = self.rows[-1]["t_s"] + (now - self._last_row_monotonic) if self.rows else 0.0
+            self.pause_log.pause(now, fio_t_s)
         return self.paused
 
     def resume(self) -> bool:
         if self.runner is not None and self.runner.resume():
             self.paused = False
+            self.pause_log.resume(time.monotonic())
         return not self.paused
 
     # -- the run ------------------------------------------------------------
@@ -260,9 +267,13 @@ class RunSession(RunRecorder):
             self.last_document = event.doc
             groupid = self.section_tracker.feed(event.doc)
             interval = self.deriver.feed(event.doc)
+            paused_row = self.pause_log.feed(event.doc, made_row=interval is not None)
             if interval is None:
                 return
             row = sample_row(interval, self.latest_host)
+            if paused_row:
+                row["paused"] = True  # a pause fell in this interval: left out of every figure
+            self._last_row_monotonic = time.monotonic()
             self.row_groupids.append(groupid)
             self.row_busy_cores.append(getattr(self.latest_host, "busy_cores", None))
             if self.latest_assessment is not None:
@@ -298,6 +309,8 @@ class RunSession(RunRecorder):
         final_doc = self.last_document or {}
         sections = fio_sections(final_doc)
         assign_sections(sections, self.rows, self.row_groupids)
+        self.pause_log.finish(time.monotonic())
+        unpause_sections(sections, self.rows, self.pause_log, final_doc)
         for index, section in enumerate(sections):
             picked = [(row, busy) for row, busy in zip(self.rows, self.row_busy_cores) if row.get("section") == index]
             section_host_figures(section, [row for row, _ in picked], [busy for _, busy in picked])
@@ -316,6 +329,7 @@ class RunSession(RunRecorder):
                 "report": "",
                 "exit_code": exit_event.returncode if exit_event else None,
                 "iotui_version": __version__,
+                "paused_s": round(self.pause_log.paused_s, 3) if self.pause_log.pauses else None,
             },
             host=host_identity(),
             target=dict(self.plan.target),
@@ -324,6 +338,7 @@ class RunSession(RunRecorder):
             messages=self.messages,
             sections=sections,
             pressure=pressure or {},
+            pauses=list(self.pause_log.pauses),
         )
         for code, message in self.plan.warnings:
             record.add_warning(code, message)

@@ -1,0 +1,145 @@
+"""Pauses of a run: when and how long, which samples they fell in, and figures that leave them out.
+
+fio's clock keeps running while its processes are stopped, so a paused run's
+own totals are spread over time in which nothing ran, and the I/Os in flight
+across the pause carry the pause into fio's latency bins. ``docs/numbers.md``
+("Pauses") says how each figure of a paused section is made:
+
+* IOPS and bandwidth: fio's totals (every I/O counted) over fio's runtime
+  minus the paused time, so no partly paused interval is lost or guessed;
+* latency: from the json+ bins of the unpaused intervals only (the final bins
+  minus the bins gained in intervals a pause fell in), ``lat_source =
+  "bins-unpaused"``;
+* fio's untouched figures stay under the direction's ``fio`` key.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from iotui.core.fio.intervals import DIRECTIONS, PERCENTILES, Snapshot, fio_percentiles, snapshot_from_document
+from iotui.core.fio.sections import group_entries
+
+
+@dataclass
+class _Lost:
+    """What the paused intervals added to one group's direction: I/Os' latencies to leave out."""
+
+    clat_n: int = 0
+    clat_sum_ns: float = 0.0
+    bins: dict[int, int] = field(default_factory=dict)
+
+
+class PauseLog:
+    """Feed it pauses, resumes and every fio document; ask it which sample rows were paused."""
+
+    def __init__(self) -> None:
+        self.pauses: list[dict[str, float]] = []
+        self._paused_at: tuple[float, float] | None = None  # (monotonic, fio clock)
+        self._unflagged: list[int] = []  # pauses not yet assigned to a sample
+        self._previous: dict[int, Snapshot] = {}
+        self.lost: dict[tuple[int, str], _Lost] = {}
+        self.row_pauses: list[list[int]] = []  # per sample row: the pauses it holds
+
+    @property
+    def paused_s(self) -> float:
+        return sum(p["duration_s"] for p in self.pauses)
+
+    def pause(self, now: float, fio_t_s: float) -> None:
+        if self._paused_at is None:
+            self._paused_at = (now, fio_t_s)
+
+    def resume(self, now: float) -> None:
+        if self._paused_at is None:
+            return
+        started, at_s = self._paused_at
+        self.pauses.append({"at_s": round(at_s, 3), "duration_s": round(max(now - started, 0.0), 3)})
+        self._unflagged.append(len(self.pauses) - 1)
+        self._paused_at = None
+
+    def feed(self, doc: dict, made_row: bool) -> bool:
+        """One status document; returns whether the row it made holds a pause (then it is marked paused)."""
+        paused_row = made_row and bool(self._unflagged or self._paused_at is not None)
+        current = {gid: snapshot_from_document({"jobs": entries}) for gid, entries in group_entries(doc)}
+        if paused_row:
+            for gid, snapshot in current.items():
+                before = self._previous.get(gid)
+                for direction in DIRECTIONS:
+                    self._add_lost(gid, direction, before, snapshot)
+        self._previous = current
+        if made_row:
+            self.row_pauses.append(list(self._unflagged) if paused_row else [])
+            if paused_row:
+                self._unflagged = []
+        return paused_row
+
+    def _add_lost(self, gid: int, direction: str, before: Snapshot | None, after: Snapshot) -> None:
+        new = after.directions.get(direction)
+        if new is None:
+            return
+        old = before.directions.get(direction) if before is not None else None
+        lost = self.lost.setdefault((gid, direction), _Lost())
+        lost.clat_n += new.clat_n - (old.clat_n if old else 0)
+        lost.clat_sum_ns += new.clat_sum_ns - (old.clat_sum_ns if old else 0.0)
+        for value, count in new.bins.items():
+            gained = count - (old.bins.get(value, 0) if old else 0)
+            if gained:
+                lost.bins[value] = lost.bins.get(value, 0) + gained
+
+    def finish(self, now: float) -> None:
+        """A run that ended while paused: the pause lasted until now."""
+        self.resume(now)
+
+
+def unpause_sections(
+    sections: list[dict[str, Any]], rows: list[dict[str, Any]], log: PauseLog, final_doc: dict
+) -> None:
+    """Give each paused section its pause, figures without the paused time, and fio's own beside them."""
+    paused_by_section: dict[int, float] = {}
+    for row, held in zip(rows, log.row_pauses):
+        if held and isinstance(row.get("section"), int):
+            paused_by_section[row["section"]] = paused_by_section.get(row["section"], 0.0) + sum(
+                log.pauses[i]["duration_s"] for i in held
+            )
+    finals = {gid: snapshot_from_document({"jobs": entries}) for gid, entries in group_entries(final_doc)}
+    for index, section in enumerate(sections):
+        paused_s = paused_by_section.get(index, 0.0)
+        if paused_s <= 0:
+            continue
+        section["paused_s"] = round(paused_s, 3)
+        gid = section.get("groupid", 0)
+        for direction in DIRECTIONS:
+            table = section.get(direction)
+            totals = finals.get(gid).directions.get(direction) if gid in finals else None
+            if not isinstance(table, dict) or totals is None:
+                continue
+            table["fio"] = copy.deepcopy({k: v for k, v in table.items() if k != "fio"})
+            running_s = totals.runtime_ms / 1000.0 - paused_s
+            if running_s > 0:
+                table["iops"] = totals.total_ios / running_s
+                table["bw_bytes"] = int(totals.io_bytes / running_s)
+            _unpaused_latency(table, totals, log.lost.get((gid, direction)))
+
+
+def _unpaused_latency(table: dict[str, Any], totals: Any, lost: _Lost | None) -> None:
+    """Latency of the unpaused intervals: final bins minus the paused intervals' bins."""
+    for key in [k for k in table if k.startswith("lat_") and k != "lat_source"]:
+        del table[key]
+    lost = lost or _Lost()
+    count = totals.clat_n - lost.clat_n
+    bins = {value: n - lost.bins.get(value, 0) for value, n in totals.bins.items()}
+    bins = {value: n for value, n in bins.items() if n > 0}
+    if count <= 0 or not bins:
+        table.pop("lat_source", None)
+        return
+    table["lat_mean_ns"] = (totals.clat_sum_ns - lost.clat_sum_ns) / count
+    ordered = sorted(bins.items())
+    table["lat_min_ns"] = ordered[0][0]
+    table["lat_max_ns"] = ordered[-1][0]
+    values = fio_percentiles(ordered, sum(bins.values()), tuple(p for _, p in PERCENTILES))
+    for (name, _), value in zip(PERCENTILES, values):
+        if value is not None:
+            table[f"lat_{name}_ns"] = value
+    table["lat_source"] = "bins-unpaused"
