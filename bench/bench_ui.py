@@ -105,8 +105,8 @@ def child_paint() -> None:
 
     class TimedHome(HomeScreen):
         def on_mount(self) -> None:
+            # Textual calls HomeScreen.on_mount too, after this one (every class's handler runs).
             marks["mounted"] = time.time()
-            super().on_mount()
             self.call_after_refresh(self._first_frame)
 
         def _first_frame(self) -> None:
@@ -131,8 +131,8 @@ def child_paint() -> None:
             self.app.exit()
 
     class Timed(IotuiApp):
-        def on_mount(self) -> None:
-            self.push_screen(TimedHome(self.services))
+        def get_default_screen(self) -> TimedHome:
+            return TimedHome(self.services)
 
     Timed(Services(runs_dir=Path(tempfile.mkdtemp(prefix="iotui-bench-runs-")))).run()
 

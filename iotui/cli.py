@@ -7,11 +7,11 @@ import importlib
 import sys
 
 from iotui import __version__
-from iotui.cli_common import add_common_options
+from iotui.cli_options import add_common_options
 from iotui.commands import COMMAND_MODULES
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _top_level_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="iotui",
         description="A terminal console for storage benchmarking with real fio. "
@@ -21,6 +21,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--target", help="directory (or read-only raw device) to test; default: the current directory")
     parser.add_argument("--preset", help="preset to select in the app")
     add_common_options(parser)
+    return parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _top_level_parser()
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMAND_MODULES:
         module = importlib.import_module(f"iotui.commands.{module_name}")
@@ -28,9 +33,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def app_arguments(argv: list[str]) -> argparse.Namespace | None:
+    """The app's options when ``argv`` plainly opens the app, without importing any subcommand.
+
+    The subcommands' modules (and the run machinery they import) would cost the app's
+    first paint a third of its time; anything that is not plainly the app's own
+    options (a word that names a subcommand, help, an unknown option) returns None,
+    and the full parser decides, with its usual messages.
+    """
+    if any(word in COMMAND_MODULES or word in ("-h", "--help", "--version") for word in argv):
+        return None
+    args, unknown = _top_level_parser().parse_known_args(argv)
+    if unknown:
+        return None
+    args.command = None
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    args = app_arguments(words)
+    if args is None:
+        args = build_parser().parse_args(words)
     handler = getattr(args, "handler", None)
     if handler is None:
         from iotui.commands.app import run_app

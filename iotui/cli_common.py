@@ -6,6 +6,8 @@ import argparse
 import os
 from pathlib import Path
 
+# Kept in a light module of its own: the app's start reads these options without this module's imports.
+from iotui.cli_options import add_common_options  # noqa: F401  (used below, and by the commands)
 from iotui.core.runs import presets
 from iotui.core.runs.presets import Preset, PresetError
 from iotui.core.runs.record import default_runs_dir
@@ -28,22 +30,6 @@ def parse_set_options(pairs: list[str] | None) -> dict[str, str]:
             raise CommandError(f"--set {pair!r} should look like KEY=VALUE (for example --set bs=64k).")
         options[key] = value.strip() if separator else ""
     return options
-
-
-def add_common_options(parser: argparse.ArgumentParser, *, subcommand: bool = False) -> None:
-    """Options the app and the headless commands share.
-
-    On a subcommand the defaults are suppressed, so ``iotui --runs-dir X run``
-    and ``iotui run --runs-dir X`` both work: a subparser's default would
-    otherwise overwrite the value given before the subcommand.
-    """
-    default = argparse.SUPPRESS if subcommand else None
-    parser.add_argument(
-        "--runs-dir",
-        default=default,
-        help="where run records are saved (default: $IOTUI_RUNS_DIR or ~/.local/share/iotui/runs)",
-    )
-    parser.add_argument("--fio", default=default, help="the fio binary (default: $IOTUI_FIO or fio on PATH)")
 
 
 def add_run_options(parser: argparse.ArgumentParser, *, target: bool = True) -> None:

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import argparse
 import sys
-
-from iotui.cli_common import resolve_runs_dir
+from pathlib import Path
 
 
 def run_app(args: argparse.Namespace) -> int:
     """Open the app with ``--target`` / ``--preset`` chosen when given; return the exit code."""
+    # Not cli_common: it imports the whole run machinery, which the app loads only when a run starts.
+    from iotui.core.runs.record import default_runs_dir
     from iotui.ui.app import IotuiApp
     from iotui.ui.services import Services
 
-    services = Services(runs_dir=resolve_runs_dir(args), fio=getattr(args, "fio", None))
+    runs_dir = Path(args.runs_dir).expanduser() if getattr(args, "runs_dir", None) else default_runs_dir()
+    services = Services(runs_dir=runs_dir, fio=getattr(args, "fio", None))
     app = IotuiApp(services, target=getattr(args, "target", None), preset=getattr(args, "preset", None))
     result = app.run()
     if app.return_code not in (None, 0):

@@ -55,10 +55,10 @@ class IotuiApp(App[int]):
         self.initial_preset = preset
         self.quit_when_run_ends = False
 
-    def on_mount(self) -> None:
-        self.push_screen(
-            HomeScreen(self.services, initial_target=self.initial_target, initial_preset=self.initial_preset)
-        )
+    def get_default_screen(self) -> HomeScreen:
+        # Home is the app's first screen itself, not pushed over an empty one: one screen
+        # fewer to mount and style before the first frame.
+        return HomeScreen(self.services, initial_target=self.initial_target, initial_preset=self.initial_preset)
 
     # -- the run worker ---------------------------------------------------------
     @on(HomeScreen.RunRequested)
@@ -157,21 +157,20 @@ class IotuiApp(App[int]):
 
     def action_home(self) -> None:
         """Back to the home screen, for a new run."""
-        while len(self.screen_stack) > 2 and not isinstance(self.screen, HomeScreen):
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, HomeScreen):
             self.pop_screen()
 
     async def action_back(self) -> None:
         """One screen back, never past home."""
-        if len(self.screen_stack) > 2:
+        if len(self.screen_stack) > 1:
             self.pop_screen()
 
     async def action_quit(self) -> None:
-        from iotui.ui.screens.confirm_quit import ConfirmQuitScreen
-        from iotui.ui.screens.run import RunScreen
-
         if not self.run_in_progress():
             self.exit(0)
             return
+        from iotui.ui.screens.confirm_quit import ConfirmQuitScreen
+        from iotui.ui.screens.run import RunScreen
 
         def answered(stop_and_quit: bool | None) -> None:
             if not stop_and_quit:

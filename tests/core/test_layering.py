@@ -38,3 +38,26 @@ def test_headless_cli_does_not_import_textual() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
+
+
+def test_opening_the_app_imports_no_subcommand() -> None:
+    code = (
+        "import sys\n"
+        "from iotui.cli import app_arguments\n"
+        "args = app_arguments(['--target', '/srv', '--preset', 'quick', '--runs-dir', 'runs'])\n"
+        "print(args.target, args.preset, args.runs_dir, args.command)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('iotui.commands.') or m == 'iotui.cli_common'))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["/srv quick runs None", "[]"]
+
+
+def test_anything_but_the_apps_own_options_goes_to_the_full_parser() -> None:
+    from iotui.cli import app_arguments, build_parser
+
+    for argv in (["run", "quick"], ["--help"], ["--version"], ["--runtime", "3"], ["--target", "presets"]):
+        assert app_arguments(argv) is None, argv
+    # A directory named like a subcommand is still a target: the full parser says so.
+    args = build_parser().parse_args(["--target", "presets"])
+    assert args.target == "presets" and args.command is None

@@ -50,10 +50,12 @@ def preview_text(preset: Any, preview: PlanPreview | None, problem: str | None) 
 class CommandPreview(Widget):
     """Follows the chosen preset, the target and the edited options."""
 
-    preset: reactive[Any] = reactive(None, always_update=True)
-    preview: reactive[PlanPreview | None] = reactive(None, always_update=True)
-    problem: reactive[str | None] = reactive(None)
-    ready: reactive[bool] = reactive(True)
+    # Each change may change the number of lines (the height is auto): lay out again.
+    # They change when the user changes the choice, never on a timer.
+    preset: reactive[Any] = reactive(None, always_update=True, layout=True)
+    preview: reactive[PlanPreview | None] = reactive(None, always_update=True, layout=True)
+    problem: reactive[str | None] = reactive(None, layout=True)
+    ready: reactive[bool] = reactive(True, layout=True)
 
     def render(self) -> Text:
         if not self.ready:
