@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from iotui.core import format as fmt
+from iotui.core.sweep.categories import comparison_sentence, is_category_sweep
 from iotui.core.sweep.values import TARGET_KEY, SweepAxis
 
 SWEET_SPOT_SHARE = 0.95
@@ -44,9 +45,14 @@ class PointResult:
     responsiveness: str | None = None
     iops_per_fio_core: float | None = None
     iops_per_busy_core: float | None = None
+    cpu_user_pct: float | None = None
+    cpu_system_pct: float | None = None
+    ctx_switches_per_s: float | None = None
+    interrupts_per_s: float | None = None
     status: str = "completed"
     record: str | None = None
     mount_options: str | None = None
+    sections: int = 1
 
     @property
     def total_iops(self) -> float:
@@ -61,29 +67,37 @@ class PointResult:
         return self.total_bw_bytes if metric == "bw_bytes" else self.total_iops
 
     def latency_ns(self, kind: str) -> float | None:
-        """IOPS-weighted mean of the directions' ``kind`` latency ("p99" or "mean").
-
-        That is the figure a typical request of this point saw; a single
-        direction's value when only one direction did I/O.
-        """
-        pairs = [
-            (self.read_iops or 0.0, getattr(self, f"read_lat_{kind}_ns")),
-            (self.write_iops or 0.0, getattr(self, f"write_lat_{kind}_ns")),
+        """The higher of the directions' ``kind`` latency ("p99" or "mean"): one direction's figure, never a blend."""
+        values = [
+            getattr(self, f"{direction}_lat_{kind}_ns")
+            for direction in ("read", "write")
+            if (getattr(self, f"{direction}_iops") or 0.0) > 0 or getattr(self, f"{direction}_lat_{kind}_ns") is not None
         ]
-        weighted = [(weight, value) for weight, value in pairs if weight > 0 and value is not None]
-        if not weighted:
-            return None
-        total_weight = sum(weight for weight, _ in weighted)
-        return sum(weight * value for weight, value in weighted) / total_weight
+        present = [value for value in values if value is not None]
+        return max(present) if present else None
+
+    def latency_text(self, kind: str) -> str:
+        """``read 118µs, write 3.23ms``: each direction's latency, named."""
+        parts = [
+            f"{direction} {fmt.latency_ns(value)}"
+            for direction in ("read", "write")
+            if (value := getattr(self, f"{direction}_lat_{kind}_ns")) is not None
+        ]
+        return ", ".join(parts) or fmt.NO_VALUE
 
     @classmethod
     def from_record(cls, record: Any, params: Mapping[str, str], record_path: str | None = None) -> PointResult:
-        """Take the figures from a RunRecord's summary."""
+        """Take the figures from a RunRecord's one section (a record of several has none to give)."""
         summary = record.summary
         read = summary.get("read", {})
         write = summary.get("write", {})
         cpu = summary.get("cpu", {})
         return cls(
+            sections=max(len(getattr(record, "sections", [])), 1),
+            cpu_user_pct=_number(cpu.get("user_pct")),
+            cpu_system_pct=_number(cpu.get("system_pct")),
+            ctx_switches_per_s=_number(cpu.get("ctx_switches_per_s")),
+            interrupts_per_s=_number(cpu.get("interrupts_per_s")),
             params=dict(params),
             read_iops=_number(read.get("iops")),
             write_iops=_number(write.get("iops")),
@@ -170,6 +184,8 @@ class SweepAnalysis:
     balanced: Choice | None
     ranking: Ranking | None
     notes: list[str] = field(default_factory=list)
+    # A sweep over kinds (tool, ioengine, targets): each point side by side instead of a sweet spot.
+    comparison: str | None = None
 
 
 # -- helpers ------------------------------------------------------------------
@@ -203,11 +219,21 @@ FINISHED_STATUSES = ("completed", "imported", "reference")
 
 
 def usable_points(points: Iterable[PointResult]) -> list[PointResult]:
-    """Points that finished and did I/O: the only ones the analysis can judge."""
+    """Points that finished and did I/O in one section: the only ones the analysis can judge."""
     return [
         point for point in points
-        if point.status in FINISHED_STATUSES and (point.total_iops > 0 or point.total_bw_bytes > 0)
+        if point.status in FINISHED_STATUSES and point.sections <= 1
+        and (point.total_iops > 0 or point.total_bw_bytes > 0)
     ]
+
+
+def left_out_reason(point: PointResult) -> str:
+    """Why a point is not in the analysis, in a few words."""
+    if point.status not in FINISHED_STATUSES:
+        return point.status
+    if point.sections > 1:
+        return f"it ran {point.sections} sections, and a point needs one figure"
+    return "no I/O"
 
 
 def responsive_candidates(points: Sequence[PointResult]) -> tuple[list[PointResult], str]:
@@ -247,14 +273,15 @@ def sweet_spot(points: Sequence[PointResult], axes: Sequence[SweepAxis], metric:
     chosen = min(reaching, key=_value_rank_key(axes))
     share_pct = 100.0 * chosen.throughput(metric) / best_value if best_value else 100.0
     measure = "total IOPS (read + write)" if metric == "iops" else "total bandwidth (read + write; the block size varies)"
+    among = " among the points considered" if excluded_note else ""
     if chosen is best:
         why = (
-            f"{_describe(chosen.params)} gives the best {measure}, "
+            f"{_describe(chosen.params)} gives the best {measure}{among}, "
             f"{_throughput_text(best_value, metric)}, and no smaller setting reaches 95% of it{excluded_note}."
         )
     else:
         why = (
-            f"{_describe(chosen.params)} is the smallest setting that reaches 95% of the best {measure}: "
+            f"{_describe(chosen.params)} is the smallest setting that reaches 95% of the best {measure}{among}: "
             f"{_throughput_text(chosen.throughput(metric), metric)} is {share_pct:.1f}% of "
             f"{_throughput_text(best_value, metric)} at {_describe(best.params)}{excluded_note}."
         )
@@ -307,7 +334,7 @@ def balanced(points: Sequence[PointResult], axes: Sequence[SweepAxis], metric: s
     why = (
         f"{_describe(chosen.params)} scores best on throughput share minus latency share: "
         f"{throughput_share:.0f}% of the sweep's best {measure} ({_throughput_text(chosen.throughput(metric), metric)}) "
-        f"for {latency_share:.0f}% of its worst {kind} latency ({fmt.latency_ns(chosen.latency_ns(kind))})"
+        f"for {latency_share:.0f}% of its worst {kind} latency ({kind} {chosen.latency_text(kind)})"
         f"{excluded_note}."
     )
     return Choice(dict(chosen.params), why)
@@ -411,8 +438,17 @@ def analyze(points: Sequence[PointResult], axes: Sequence[SweepAxis]) -> SweepAn
     metric = throughput_metric(axes)
     varied = [axis for axis in axes if len(axis.values) > 1]
     notes: list[str] = []
-    if not usable_points(points):
+    usable = usable_points(points)
+    if not usable:
         notes.append("No point completed with I/O, so there is nothing to analyse yet.")
+    left_out = [f"{_describe(p.params)} ({left_out_reason(p)})" for p in points if p not in usable]
+    if left_out and usable:
+        notes.append("Left out of the analysis: " + "; ".join(left_out) + ".")
+    if is_category_sweep(axes):
+        return SweepAnalysis(
+            metric=metric, sweet_spot=None, balanced=None, ranking=None, notes=notes,
+            comparison=comparison_sentence(usable, metric),
+        )
     ranked_points: Sequence[PointResult] = points
     if any(axis.key == TARGET_KEY for axis in varied):
         mount_axes, ranked_points = mount_option_axes(usable_points(points))

@@ -25,6 +25,22 @@ _COLUMNS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
 )
 
 
+# Columns a study is about, shown when its key is swept: sysbench against fio is explained by
+# context switches and interrupts; an engine comparison by user and system CPU per engine.
+_STUDY_COLUMNS: dict[str, tuple[tuple[str, str, Callable[[Any], str]], ...]] = {
+    "tool": (("ctx/s", "ctx_switches_per_s", fmt.rate), ("irq/s", "interrupts_per_s", fmt.rate)),
+    "ioengine": (("usr", "cpu_user_pct", fmt.percent), ("sys", "cpu_system_pct", fmt.percent)),
+}
+
+
+def columns_for(keys: list[str]) -> list[tuple[str, str, Callable[[Any], str]]]:
+    """The figure columns of a sweep over ``keys``: per direction, then the study's own."""
+    columns = list(_COLUMNS)
+    for key in keys:
+        columns += [column for column in _STUDY_COLUMNS.get(key, ()) if column not in columns]
+    return columns
+
+
 def point_json(point: PointResult, error: str = "") -> dict[str, Any]:
     """One entry of the JSON ``points`` array."""
     return {
@@ -40,6 +56,10 @@ def point_json(point: PointResult, error: str = "") -> dict[str, Any]:
         "responsiveness": point.responsiveness,
         "iops_per_fio_core": point.iops_per_fio_core,
         "iops_per_busy_core": point.iops_per_busy_core,
+        "cpu_user_pct": point.cpu_user_pct,
+        "cpu_system_pct": point.cpu_system_pct,
+        "ctx_switches_per_s": point.ctx_switches_per_s,
+        "interrupts_per_s": point.interrupts_per_s,
         "error": error or None,
     }
 
@@ -58,6 +78,8 @@ def sweep_json(sweep: SweepRecord, analysis: SweepAnalysis) -> dict[str, Any]:
         "points": [point_json(result, state.error) for result, state in zip(results, sweep.points)],
         "sweet_spot": analysis.sweet_spot.to_json() if analysis.sweet_spot else None,
         "balanced": analysis.balanced.to_json() if analysis.balanced else None,
+        "comparison": analysis.comparison,
+        "notes": list(analysis.notes),
     }
     if analysis.ranking is not None:
         doc["ranking"] = analysis.ranking.to_json()
@@ -66,7 +88,7 @@ def sweep_json(sweep: SweepRecord, analysis: SweepAnalysis) -> dict[str, Any]:
 
 def _rows(sweep: SweepRecord) -> tuple[list[str], list[list[str]]]:
     results = sweep.results()
-    shown = [column for column in _COLUMNS if any(getattr(r, column[1]) is not None for r in results)]
+    shown = [column for column in columns_for(sweep.keys) if any(getattr(r, column[1]) is not None for r in results)]
     headers = [*sweep.keys, *(header for header, _, _ in shown), "responsive", "status"]
     rows = []
     for result in results:
@@ -83,6 +105,8 @@ def _analysis_lines(analysis: SweepAnalysis, bullet: str, sub_bullet: str) -> li
         if choice is not None:
             params = ", ".join(f"{key}={value}" for key, value in choice.params.items())
             lines.append(f"{bullet}{label}: {params}. {choice.why}")
+    if analysis.comparison:
+        lines.append(f"{bullet}{analysis.comparison}")
     ranking = analysis.ranking
     if ranking is not None:
         lines.append(f"{bullet}Ranking by average placing (1 = fastest by {ranking.metric.replace('_', ' ')}):")

@@ -43,6 +43,10 @@ RESULT_KEYS = (
     "write_lat_mean_ns",
     "iops_per_fio_core",
     "iops_per_busy_core",
+    "cpu_user_pct",
+    "cpu_system_pct",
+    "ctx_switches_per_s",
+    "interrupts_per_s",
 )
 
 

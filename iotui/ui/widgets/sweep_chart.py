@@ -74,10 +74,19 @@ class SweepChart(PlotextPlot):
         ticks, labels = _ticks(top, formatter)
         plt.ylim(0, top * 1.1)
         plt.yticks(ticks, labels)
-        latency = [(x, p.latency_ns("p99")) for x, p in zip(xs, done) if p.latency_ns("p99") is not None]
-        if latency:
-            lat_top = max(value for _, value in latency) or 1.0
-            plt.plot([x for x, _ in latency], [v for _, v in latency], color="magenta", marker="dot", yside="right")
+        # One p99 line per direction: a read p99 and a write p99 are never blended into one.
+        lines = {
+            direction: [(x, getattr(p, f"{direction}_lat_p99_ns")) for x, p in zip(xs, done)
+                        if getattr(p, f"{direction}_lat_p99_ns") is not None]
+            for direction in ("read", "write")
+        }
+        values = [v for points in lines.values() for _, v in points]
+        if values:
+            lat_top = max(values) or 1.0
+            for direction, color, marker in (("read", "magenta", "dot"), ("write", "yellow", "x")):
+                if lines[direction]:
+                    plt.plot([x for x, _ in lines[direction]], [v for _, v in lines[direction]], color=color,
+                             marker=marker, yside="right")
             ticks, labels = _ticks(lat_top, fmt.latency_ns)
             plt.ylim(0, lat_top * 1.1, yside="right")
             plt.yticks(ticks, labels, yside="right")
@@ -89,6 +98,6 @@ class SweepChart(PlotextPlot):
                 if value in position:
                     plt.vline(position[value], color=color)
                     plt.text(word, position[value], top * height, color=color, alignment="left")
-        title = f"{name} ▞ (left) and p99 latency • (right) by {axis.key}"
+        title = f"{name} ▞ (left), read p99 • and write p99 x (right) by {axis.key}"
         plt.title(title)
         self.refresh()

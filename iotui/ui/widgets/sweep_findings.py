@@ -22,6 +22,8 @@ def analysis_lines(analysis: SweepAnalysis) -> list[Text]:
                                (BALANCED_MARK, "Balanced", analysis.balanced)):
         if choice is not None:
             lines.append(Text.assemble((f"{mark} {word}: {describe_params(choice.params)}. ", "bold"), choice.why))
+    if analysis.comparison:
+        lines.append(Text(analysis.comparison))
     ranking = analysis.ranking
     if ranking is not None:
         for key, placings in ranking.keys.items():

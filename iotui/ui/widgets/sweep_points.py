@@ -1,4 +1,4 @@
-"""The sweep's points in a table: values, status, throughput, p99, responsiveness; the picks marked."""
+"""The sweep's points in a table: values, status, throughput, p99 per direction, responsiveness; the picks marked."""
 
 from __future__ import annotations
 
@@ -46,7 +46,8 @@ def points_table(points: Sequence[PointResult], axes: Sequence[SweepAxis], analy
         table.add_column(axis.key, no_wrap=True, max_width=24, overflow="ellipsis")
     table.add_column("status")
     table.add_column("bandwidth" if metric == "bw_bytes" else "IOPS", justify="right")
-    table.add_column("p99", justify="right")
+    table.add_column("read p99", justify="right")
+    table.add_column("write p99", justify="right")
     table.add_column("responsive")
     table.add_column("")
     for number, point in enumerate(points, start=1):
@@ -56,7 +57,8 @@ def points_table(points: Sequence[PointResult], axes: Sequence[SweepAxis], analy
             *(point.params.get(axis.key, "") for axis in axes),
             Text(point.status, style=_STATUS_STYLES.get(point.status, "")),
             throughput_text(point, metric),
-            fmt.latency_ns(point.latency_ns("p99")),
+            fmt.latency_ns(point.read_lat_p99_ns),
+            fmt.latency_ns(point.write_lat_p99_ns),
             point.responsiveness or fmt.NO_VALUE,
             Text(mark, style="bold"),
         )
