@@ -30,6 +30,46 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 
+# The multi-host tests start their own sshd on loopback; they need the ssh
+# programs, never a running system sshd. The package's post-install script
+# would start and enable one: a policy-rc.d that says no (only for this
+# install; an existing one is kept) prevents the start, and the service is
+# disabled after.
+install_without_starting() {
+  local policy=/usr/sbin/policy-rc.d created=0
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null
+    as_root chmod 755 "$policy"
+    created=1
+    trap 'as_root rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "$@" >/dev/null
+  if [ "$created" -eq 1 ]; then
+    as_root rm -f "$policy"
+    trap - EXIT
+  fi
+  if command -v systemctl >/dev/null 2>&1; then
+    as_root systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
+  fi
+  if command -v service >/dev/null 2>&1; then
+    as_root service ssh stop >/dev/null 2>&1 || true
+  fi
+}
+
+if [ "$with_tests" -eq 1 ]; then
+  ssh_missing=()
+  command -v ssh >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1 || ssh_missing+=(openssh-client)
+  [ -x /usr/sbin/sshd ] || ssh_missing+=(openssh-server)
+  if [ "${#ssh_missing[@]}" -gt 0 ]; then
+    if command -v apt-get >/dev/null 2>&1; then
+      install_without_starting "${ssh_missing[@]}"
+    else
+      echo "The multi-host tests need: ${ssh_missing[*]} (they are skipped without them)" >&2
+    fi
+  fi
+fi
+
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 if [ "$with_tests" -eq 1 ]; then

@@ -21,6 +21,7 @@ from iotui.cli_common import (
 from iotui.core.runs.record import RunRecord, section_directions
 from iotui.core.runs.session import HostUpdate, IntervalUpdate, LogLine, RunFinished
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from iotui.commands.run_remote import run_remote, wants_hosts
 
 
 
@@ -130,6 +131,8 @@ def print_summary(record: RunRecord, saved_path: Path | None, out: Any = None) -
 
 async def _run(args: argparse.Namespace) -> int:
     preset = load_preset_from_args(args)
+    if wants_hosts(args):
+        return await run_remote(args, preset, None if args.no_save else resolve_runs_dir(args))
     printer = LinePrinter(quiet=args.json)
     finished: list[RunFinished] = []
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from iotui.commands.run import print_summary
+from iotui.commands.run_remote import print_remote_summary
 from iotui.core.runs.record import RecordError, load_record
 
 
@@ -30,5 +31,9 @@ def handle(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(record.to_json_dict(), indent=2))
         else:
-            print_summary(record, record.path)
+            # A multi-host run: the aggregate, then each host.
+            if record.hosts and record.status != "imported":
+                print_remote_summary(record, record.path)
+            else:
+                print_summary(record, record.path)
     return 1 if failed else 0

@@ -46,6 +46,7 @@ from iotui.core.sweep.analysis import analyze
 from iotui.core.sweep.record import SweepPointState, SweepRecord, SweepRecordError, find_resumable
 from iotui.core.sweep.runner import PointFinished, PointStarted, SweepPointError, SweepRunner
 from iotui.core.runs.session import LogLine
+from iotui.commands.run_remote import remote_session, wants_hosts
 from iotui.core.sysbench.session import find_sysbench
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 
@@ -161,7 +162,12 @@ def _start_point_factory(args: argparse.Namespace, plan: SweepPlan, runs_dir: Pa
         target = target_for_point(plan, point.params)
         try:
             if tool_for_point(point.params) == "sysbench":
+                if wants_hosts(args):
+                    raise CommandError("sysbench points run on this machine only; drop --hosts for them.")
                 return _sysbench_session(args, point_preset, target, runs_dir, emit)
+            if wants_hosts(args):
+                # Every point on every host; its record holds the aggregate and each host.
+                return await remote_session(args, point_preset, runs_dir=runs_dir, on_event=emit, target=target)
             return await make_session(args, point_preset, runs_dir=runs_dir, on_event=emit, target=target)
         except CommandError as error:
             raise SweepPointError(str(error)) from None

@@ -1,0 +1,169 @@
+"""``iotui run PRESET --hosts ...``: one run on many hosts over ssh, headless."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from iotui.cli_common import CommandError
+from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from iotui.core import format as fmt
+from iotui.core.remote.plan import make_remote_plan
+from iotui.core.remote.session import AggregateUpdate, HostFailed, MultiHostSession
+from iotui.core.remote.transport import RemoteError, parse_hosts, read_hosts_file, ssh_command
+from iotui.core.runs.presets import Preset
+from iotui.core.runs.record import RunRecord
+from iotui.core.runs.recorder import LogLine, RunFinished
+
+
+def wants_hosts(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "hosts", None) or getattr(args, "hosts_file", None))
+
+
+def hosts_from_args(args: argparse.Namespace) -> list[str]:
+    hosts: list[str] = []
+    try:
+        if getattr(args, "hosts", None):
+            hosts += parse_hosts(args.hosts)
+        if getattr(args, "hosts_file", None):
+            hosts += [h for h in read_hosts_file(Path(args.hosts_file)) if h not in hosts]
+    except RemoteError as error:
+        raise CommandError(str(error)) from None
+    if not hosts:
+        raise CommandError("No hosts were given; name them with --hosts h1,h2 or --hosts-file FILE.")
+    return hosts
+
+
+async def remote_session(args: argparse.Namespace, preset: Preset, *, runs_dir: Path | None, on_event: Any, target: str | None = None) -> MultiHostSession:
+    """Check every host and build the session; a refusal is a CommandError naming the host."""
+    hosts = hosts_from_args(args)
+    try:
+        ssh = ssh_command(getattr(args, "ssh", None))
+        plan = await make_remote_plan(
+            preset, hosts, ssh, target if target is not None else getattr(args, "target", None),
+            allow_cache=getattr(args, "allow_cache", False),
+        )
+    except RemoteError as error:
+        raise CommandError(f"{error} The run did not start on any host.") from None
+    for code, message in plan.warnings:
+        on_event(LogLine("iotui", f"warning [{code}]: {message}"))
+    return MultiHostSession(plan, runs_dir=runs_dir, on_event=on_event)
+
+
+class AggregatePrinter:
+    """A line a second: the aggregate and how many hosts it holds."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.out = sys.stderr if quiet else sys.stdout
+        self.printed_header = False
+
+    def __call__(self, event: object) -> None:
+        if isinstance(event, LogLine):
+            print(event.text, file=sys.stderr)
+        elif isinstance(event, HostFailed):
+            print(f"iotui: {event.reason} (at {event.at_s:.1f} s); the other hosts go on.", file=sys.stderr)
+        elif isinstance(event, AggregateUpdate):
+            if not self.printed_header:
+                print(f"{'time':>7} {'dir':5} {'IOPS':>8} {'bandwidth':>11} {'p99':>9}  hosts", file=self.out)
+                self.printed_header = True
+            aggregate = event.aggregate
+            for direction, figures in aggregate.sample.directions.items():
+                print(
+                    f"{aggregate.t_s:>6.1f}s {direction:5} {fmt.iops(figures.iops):>8} "
+                    f"{fmt.bytes_per_s(figures.bw_bytes):>11} "
+                    f"{fmt.latency_ns(figures.lat_percentiles_ns.get('p99')):>9}  {aggregate.hosts_label}",
+                    file=self.out,
+                    flush=True,
+                )
+
+
+def print_remote_summary(record: RunRecord, saved: Path | None, out: Any = None) -> None:
+    out = out or sys.stdout
+    hosts = record.hosts
+    sections = record.sections
+    print(
+        f"\n{record.preset}: {record.status} in {fmt.duration_s(record.run.get('duration_s'))} on "
+        f"{len(hosts)} hosts ({record.target.get('path')}), {record.run.get('tool_version')}",
+        file=out,
+    )
+    for section in sections:
+        print(f"  aggregate [{section.get('name')}] of {section.get('hosts', len(hosts))} hosts", file=out)
+        _print_directions(section, out, indent="    ")
+    for host in hosts:
+        state = "failed at %.1f s" % host["failed_at_s"] if "failed_at_s" in host else f"exit {host.get('exit_status', '?')}"
+        print(f"  {host['name']} ({host.get('tool_version', '?')}, {host.get('filesystem', '?')}, {state})", file=out)
+        for section in host.get("sections", []):
+            _print_directions(section, out, indent="    ")
+    if "start_spread_ms" in record.run:
+        print(f"  start spread {record.run['start_spread_ms']:.0f} ms", file=out)
+    for warning in record.warnings:
+        print(f"  warning [{warning['code']}]: {warning['message']}", file=out)
+    if saved is not None:
+        print(f"  saved: {saved}", file=out)
+
+
+def _print_directions(section: dict, out: Any, indent: str) -> None:
+    for direction in ("read", "write", "trim"):
+        table = section.get(direction)
+        if not table:
+            continue
+        print(
+            f"{indent}{direction:5} IOPS {fmt.iops(table.get('iops')):>8}  BW {fmt.bytes_per_s(table.get('bw_bytes')):>11}  "
+            f"lat mean {fmt.latency_ns(table.get('lat_mean_ns'))}  p99 {fmt.latency_ns(table.get('lat_p99_ns'))}  "
+            f"max {fmt.latency_ns(table.get('lat_max_ns'))}",
+            file=out,
+        )
+    cpu = section.get("cpu") or {}
+    if cpu.get("fio_cpu_cores") is not None:
+        print(f"{indent}cpu   fio cores {cpu['fio_cpu_cores']:.2f}  IOPS/fio core {fmt.iops(cpu.get('iops_per_fio_core'))}", file=out)
+
+
+async def run_remote(args: argparse.Namespace, preset: Preset, runs_dir: Path | None) -> int:
+    printer = AggregatePrinter(quiet=args.json)
+    finished: list[RunFinished] = []
+
+    def on_event(event: object) -> None:
+        if isinstance(event, RunFinished):
+            finished.append(event)
+        printer(event)
+
+    loop = asyncio.get_running_loop()
+    interrupted = False
+    session: MultiHostSession | None = None
+
+    def on_signal() -> None:
+        nonlocal interrupted
+        if not interrupted:
+            print("\nStopping fio on every host (the partial record is kept)...", file=sys.stderr)
+        interrupted = True
+        if session is not None:
+            session.request_stop()
+
+    # Handlers before the pre-flight: a signal then means no host starts.
+    signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    for signum in signals:
+        loop.add_signal_handler(signum, on_signal)
+    try:
+        session = await remote_session(args, preset, runs_dir=runs_dir, on_event=on_event)
+        if interrupted:
+            print("iotui: stopped before any host started; nothing was saved.", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        record = await session.run()
+    finally:
+        for signum in signals:
+            loop.remove_signal_handler(signum)
+    saved = finished[-1].saved_path if finished else None
+    error = finished[-1].error if finished else None
+    print_remote_summary(record, saved, sys.stderr if args.json else sys.stdout)
+    if args.json:
+        print(json.dumps(record.to_json_dict(), indent=2))
+    if error:
+        print(f"iotui: {error}", file=sys.stderr)
+    if record.status == "stopped" or interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_OK if record.status == "completed" and not error else EXIT_FAILED

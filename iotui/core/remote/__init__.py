@@ -1,0 +1,1 @@
+"""Many hosts over ssh: transport, lifeline, alignment and the aggregate."""

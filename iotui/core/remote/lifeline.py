@@ -1,0 +1,248 @@
+"""The lifeline: a small POSIX sh script that runs fio on a host, tied to ssh's stdin.
+
+On the host it makes a private directory (``mktemp -d``, mode 0700) inside the
+target, lays the test files out there (``fio --create_only=1``), says
+``IOTUI-READY`` and waits for ``go`` on stdin (the start barrier). Then it
+runs fio with ``--thread`` in that directory. The end of stdin, or any other
+line on it, stops fio with SIGINT (fio writes its final report); if fio is
+still there 1.5 s later it is killed. SIGINT, SIGTERM or SIGHUP to the
+lifeline do the same. Writes to a closed ssh channel fail instead of killing
+the shell, so the clean-up always runs. In every ending the directory
+and the test files in it are removed before ``IOTUI-EXIT status`` is said.
+Markers go to stderr so they never land inside a JSON document.
+
+So when iotui dies, even by SIGKILL, ssh's stdin closes, the remote shell
+reads end-of-file and fio stops: no remote fio outlives iotui.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import signal
+import sys
+from dataclasses import dataclass
+from typing import AsyncIterator, Union
+
+from iotui.core.fio.status import FioDocument, FioText, StatusSplitter
+from iotui.core.remote.transport import ssh_argv
+
+READY_MARK = "IOTUI-READY"
+FIO_MARK = "IOTUI-FIO"
+EXIT_MARK = "IOTUI-EXIT"
+ERROR_MARK = "IOTUI-ERROR"
+STOP_GRACE_S = 1.5
+READ_CHUNK_BYTES = 64 * 1024
+
+LIFELINE_SCRIPT = r"""
+t="$1"; shift
+[ -n "$t" ] || t="$HOME"
+pid= go= stop= k=
+umask 077
+d=$(mktemp -d "$t/.iotui-remote.XXXXXXXX" 2>/dev/null) || { echo "IOTUI-ERROR cannot create a private directory in $t" >&2; exit 97; }
+chmod 700 "$d"
+cleanup() { cd / && rm -rf "$d"; }
+halt() {
+  stop=1
+  if [ -n "$pid" ]; then
+    kill -INT "$pid" 2>/dev/null
+    [ -n "$k" ] || { ( sleep 1.5; kill -KILL "$pid" ) >/dev/null 2>&1 & k=$!; }
+  fi
+}
+trap 'go=1' USR1
+trap halt INT TERM HUP
+trap '' PIPE
+cd "$d" || { cleanup; echo "IOTUI-ERROR cannot enter $d" >&2; exit 97; }
+exec 3<&0 </dev/null
+me=$$
+( while IFS= read -r l <&3; do [ "$l" = go ] || break; kill -USR1 "$me"; done; kill -TERM "$me" ) >/dev/null 2>&1 &
+w=$!
+exec 3<&-
+finish() {
+  [ -n "$k" ] && kill "$k" 2>/dev/null
+  kill "$w" 2>/dev/null
+  cleanup
+  echo "IOTUI-EXIT $1" >&2
+  exit "$1"
+}
+run() {
+  ( trap - PIPE; exec fio "$@" ) &
+  pid=$!
+  [ -n "$stop" ] && halt
+  wait "$pid"; status=$?
+  # A trap interrupts wait (status > 128); waiting again gives fio's own status.
+  while [ "$status" -gt 128 ]; do
+    wait "$pid"; again=$?
+    if [ "$again" -eq 127 ] || [ "$again" -eq "$status" ]; then break; fi
+    status=$again
+  done
+  pid=
+  [ -n "$k" ] && kill "$k" 2>/dev/null
+  k=
+}
+# Lay the test files out first, so the barrier releases the jobs, not the layout.
+run --create_only=1 "$@" >/dev/null 2>.iotui-layout
+if [ -n "$stop" ]; then finish 98; fi
+if [ "$status" -ne 0 ]; then sed 's/^/IOTUI-ERROR /' .iotui-layout >&2; finish 97; fi
+rm -f .iotui-layout
+echo "IOTUI-READY $d" >&2
+while [ -z "$go$stop" ]; do sleep 0.05 & wait $! 2>/dev/null; done
+if [ -n "$stop" ]; then finish 98; fi
+run "$@"
+finish "$status"
+"""
+
+
+def lifeline_command(target: str | None, fio_args: list[str]) -> str:
+    """The one remote command string: ``sh -c SCRIPT iotui-lifeline TARGET FIO-ARGS...``."""
+    words = ["sh", "-c", LIFELINE_SCRIPT, "iotui-lifeline", target or "", *fio_args]
+    return " ".join(shlex.quote(word) for word in words)
+
+
+# -- events ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HostReady:
+    directory: str
+
+
+@dataclass(frozen=True)
+class HostLine:
+    """A line of the host's stderr (fio's or ssh's), or fio's plain stdout."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class HostEnded:
+    """The ssh process ended; ``exit_status`` is fio's, when the lifeline said it."""
+
+    returncode: int | None
+    exit_status: int | None
+
+
+HostEvent = Union[HostReady, FioDocument, FioText, HostLine, HostEnded]
+
+
+def _parent_death_signal() -> None:  # pragma: no cover - runs in the child
+    # ssh ends when iotui dies, so the host's stdin closes at once.
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
+        except OSError:
+            pass
+
+
+class HostRunner:
+    """One host's ssh process running the lifeline; yields its events in order."""
+
+    def __init__(self, ssh: list[str], host: str, target: str | None, fio_args: list[str]) -> None:
+        self.host = host
+        self.argv = ssh_argv(ssh, host, lifeline_command(target, fio_args))
+        self.process: asyncio.subprocess.Process | None = None
+        self.exit_status: int | None = None
+        self.fio_pid: int | None = None
+        self.stderr_lines: list[str] = []
+        self.released = False
+        self._queue: asyncio.Queue[HostEvent | None] = asyncio.Queue()
+        self._stopping = False
+
+    async def start(self) -> None:
+        self.process = await asyncio.create_subprocess_exec(
+            *self.argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=_parent_death_signal,
+        )
+        asyncio.create_task(self._pump())
+
+    async def _read_stdout(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        splitter = StatusSplitter()
+        while True:
+            chunk = await self.process.stdout.read(READ_CHUNK_BYTES)
+            if not chunk:
+                break
+            for item in splitter.feed(chunk):
+                self._queue.put_nowait(item)
+        for item in splitter.close():
+            self._queue.put_nowait(item)
+
+    async def _read_stderr(self) -> None:
+        assert self.process is not None and self.process.stderr is not None
+        async for raw in self.process.stderr:
+            line = raw.decode("utf-8", "replace").rstrip()
+            if line.startswith(READY_MARK):
+                self._queue.put_nowait(HostReady(line[len(READY_MARK):].strip()))
+            elif line.startswith(FIO_MARK):
+                value = line[len(FIO_MARK):].strip()
+                self.fio_pid = int(value) if value.isdigit() else None
+            elif line.startswith(EXIT_MARK):
+                value = line[len(EXIT_MARK):].strip()
+                self.exit_status = int(value) if value.isdigit() else None
+            elif line:
+                if line.startswith(ERROR_MARK):
+                    line = line[len(ERROR_MARK):].strip()
+                if len(self.stderr_lines) < 200:
+                    self.stderr_lines.append(line)
+                self._queue.put_nowait(HostLine(line))
+
+    async def _pump(self) -> None:
+        assert self.process is not None
+        try:
+            await asyncio.gather(self._read_stdout(), self._read_stderr())
+        finally:
+            returncode = await self.process.wait()
+            self._queue.put_nowait(HostEnded(returncode, self.exit_status))
+            self._queue.put_nowait(None)
+
+    async def events(self) -> AsyncIterator[HostEvent]:
+        while True:
+            item = await self._queue.get()
+            if item is None:
+                return
+            yield item
+
+    def release(self) -> None:
+        """The start barrier: one line, written the same moment for every host."""
+        if self.process is None or self.process.stdin is None or self._stopping:
+            return
+        try:
+            self.process.stdin.write(b"go\n")
+            self.released = True
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    async def stop(self, grace_s: float = STOP_GRACE_S + 1.0) -> None:
+        """A line (after release) or end-of-file on stdin; ssh killed if it lingers."""
+        process = self.process
+        if process is None or self._stopping:
+            return
+        self._stopping = True
+        if process.stdin is not None:
+            try:
+                if self.released:
+                    process.stdin.write(b"stop\n")
+                process.stdin.close()
+            except (BrokenPipeError, ConnectionResetError, RuntimeError):
+                pass
+        try:
+            await asyncio.wait_for(process.wait(), grace_s)
+        except asyncio.TimeoutError:
+            # The host does not answer: end our side; its lifeline sees end-of-file.
+            try:
+                process.terminate()
+            except ProcessLookupError:
+                pass
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.returncode is None:
+            try:
+                self.process.kill()
+            except ProcessLookupError:
+                pass

@@ -1,0 +1,170 @@
+"""Each host's state during a run, and the one record of a multi-host run.
+
+The record's top-level ``sections`` hold the aggregate of the hosts that completed; ``hosts`` holds
+one entry per host with its own sections and samples (see
+docs/record-schema-2.md and docs/multi-host.md).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from iotui import __version__
+from iotui.core.remote.aggregate import aggregate_sections, host_sections, version_warning
+from iotui.core.remote.alignment import RUNTIME_SLACK_S, HostDeriver, job_runtimes_ms
+from iotui.core.remote.plan import RemotePlan
+from iotui.core.remote.transport import HostFacts
+from iotui.core.runs.record import RunRecord
+from iotui.core.runs.session import host_identity
+
+@dataclass
+class HostState:
+    name: str
+    facts: HostFacts | None
+    runner: Any = None
+    deriver: HostDeriver = field(init=False)
+    last_document: dict | None = None
+    last_arrival_s: float | None = None
+    first_start_s: float | None = None
+    first_start_remote_ms: float | None = None
+    clock_offset_ms: float | None = None
+    samples: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    ended: bool = False
+    returncode: int | None = None
+    exit_status: int | None = None
+    failed_at_s: float | None = None
+
+    def __post_init__(self) -> None:
+        self.deriver = HostDeriver(self.name)
+
+    def take_document(self, doc: dict, arrived_monotonic: float, at_s: float) -> None:
+        self.last_document = doc
+        self.last_arrival_s = at_s
+        timestamp_ms = doc.get("timestamp_ms")
+        if self.first_start_s is None:
+            # When its jobs started: on its own clock (report time minus the jobs'
+            # runtime) when it says its time, else arrival minus runtime on ours.
+            runtime_s = max(job_runtimes_ms(doc, (at_s + RUNTIME_SLACK_S) * 1000.0), default=0) / 1000.0
+            self.first_start_s = at_s - runtime_s
+            if isinstance(timestamp_ms, (int, float)):
+                self.first_start_remote_ms = float(timestamp_ms) - runtime_s * 1000.0
+        if isinstance(timestamp_ms, (int, float)):
+            # Its clock against ours at arrival; the largest value had the least delay.
+            offset = float(timestamp_ms) - (time.time() - (time.monotonic() - arrived_monotonic)) * 1000.0
+            if self.clock_offset_ms is None or offset > self.clock_offset_ms:
+                self.clock_offset_ms = offset
+
+    def start_ms(self) -> float | None:
+        """Its jobs' start on iotui's wall clock (its own clock less its offset)."""
+        if self.first_start_remote_ms is not None and self.clock_offset_ms is not None:
+            return self.first_start_remote_ms - self.clock_offset_ms
+        return self.first_start_s * 1000.0 if self.first_start_s is not None else None
+
+    @property
+    def completed(self) -> bool:
+        return self.failed_at_s is None and self.last_document is not None
+
+
+def _host_entry(state: HostState) -> dict[str, Any]:
+    facts = state.facts
+    entry: dict[str, Any] = {"name": state.name}
+    if facts is not None:
+        entry.update(tool_version=facts.tool_version, kernel=facts.kernel, filesystem=facts.filesystem,
+                     target=facts.path, device=facts.device)
+    if state.exit_status is not None:
+        entry["exit_status"] = state.exit_status
+    if state.failed_at_s is not None:
+        entry["failed_at_s"] = state.failed_at_s
+    if state.clock_offset_ms is not None:
+        entry["clock_offset_ms"] = round(state.clock_offset_ms, 1)
+    entry["sections"] = host_sections(state.last_document) if state.last_document else []
+    entry["samples"] = list(state.samples)
+    return entry
+
+
+def build_record(
+    plan: RemotePlan,
+    states: dict[str, HostState],
+    *,
+    run_id: str,
+    started: dt.datetime,
+    duration_s: float,
+    stop_requested: bool,
+    failure: str | None,
+    rows: list[dict[str, Any]],
+    messages: list[dict[str, str]],
+    release_spread_ms: float | None,
+) -> RunRecord:
+    failed = [s.name for s in states.values() if s.failed_at_s is not None]
+    completed = {s.name: s.last_document for s in states.values() if s.completed}
+    if failure is not None:
+        status = "failed"
+    elif stop_requested:
+        status = "stopped"
+    elif not completed:
+        status = "failed"
+    elif failed:
+        status = "failed"
+    else:
+        status = "completed"
+    versions = {s.name: s.facts.tool_version for s in states.values() if s.facts is not None}
+    first_version = next(iter(versions.values()), "unknown")
+    sections = aggregate_sections(completed) if completed else []
+    starts = [start for start in (s.start_ms() for s in states.values()) if start is not None]
+    exit_statuses = [s.exit_status for s in states.values() if s.exit_status is not None]
+    run: dict[str, Any] = {
+        "id": run_id,
+        "preset": plan.preset_name,
+        "title": plan.title or None,
+        "status": status,
+        "started": started,
+        "duration_s": duration_s,
+        "tool": "fio",
+        "tool_version": first_version,
+        "argv": ["fio", *plan.fio_args],
+        "report": "",
+        "exit_code": max(exit_statuses) if exit_statuses else None,
+        "iotui_version": __version__,
+    }
+    if stop_requested:
+        run["ended_by"] = "user"
+    if len(starts) > 1:
+        run["start_spread_ms"] = round(max(starts) - min(starts), 1)
+    if release_spread_ms is not None:
+        run["release_spread_ms"] = round(release_spread_ms, 3)
+    filesystems = sorted({s.facts.filesystem for s in states.values() if s.facts is not None})
+    target = {
+        "path": plan.target or next((s.facts.path for s in states.values() if s.facts), "~"),
+        "filesystem": ",".join(filesystems) or "unknown",
+        "device": "remote",
+        "mount_options": "",
+    }
+    record = RunRecord(
+        run=run,
+        host=host_identity(),
+        target=target,
+        options=dict(plan.options),
+        samples=rows,
+        messages=messages,
+        sections=sections,
+        hosts=[_host_entry(state) for state in states.values()],
+    )
+    for code, message in plan.warnings:
+        record.add_warning(code, message)
+    warning = version_warning(versions)
+    if warning:
+        record.add_warning("fio-versions", warning)
+    for name in failed:
+        state = states[name]
+        record.add_warning(
+            "host-failed",
+            f"{name} failed at {state.failed_at_s:.1f} s; the aggregate holds the {len(completed)} of "
+            f"{len(states)} hosts that ran to the end.",
+        )
+    if failure:
+        record.add_warning("failed", failure)
+    return record

@@ -1,0 +1,289 @@
+"""One run on many hosts: start every lifeline, release them together, watch, record.
+
+Like :class:`iotui.core.runs.session.RunSession` it emits events to a
+callback and never draws. A host that dies is marked failed with the time and
+the others go on; a stop (Ctrl-C, a signal, the app's stop key) ends every
+remote fio through its lifeline and the partial record is kept as stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from iotui.core.fio.status import FioDocument, FioText
+from iotui.core.fio.summary import sample_row
+from iotui.core.remote.alignment import AggregateSample, Aligner, HostDeriver, HostInterval
+from iotui.core.remote.lifeline import HostEnded, HostLine, HostReady, HostRunner
+from iotui.core.remote.plan import RemotePlan
+from iotui.core.remote.record import HostState, build_record
+from iotui.core.runs.record import RecordError, RunRecord, save_record
+from iotui.core.runs.recorder import LogLine, RunFinished
+
+READY_TIMEOUT_S = 30.0
+STALL_S = 10.0  # a released host with no document this long is failed
+TICK_S = 0.2
+
+
+@dataclass(frozen=True)
+class HostIntervalUpdate:
+    """One host's new interval (its own figures)."""
+
+    host: str
+    interval: HostInterval
+    row: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class AggregateUpdate:
+    """The aggregate of the hosts' latest intervals, with how many hosts it holds."""
+
+    aggregate: AggregateSample
+    row: dict[str, Any]
+    elapsed_s: float
+
+
+@dataclass(frozen=True)
+class HostFailed:
+    host: str
+    at_s: float
+    reason: str
+
+
+class MultiHostSession:
+    """Runs one remote plan on every host. ``await run()`` returns the record."""
+
+    def __init__(
+        self,
+        plan: RemotePlan,
+        *,
+        runs_dir: Path | None,
+        on_event: Callable[[object], None] | None = None,
+        run_id: str | None = None,
+        runner_factory: Callable[[str], HostRunner] | None = None,
+    ) -> None:
+        self.plan = plan
+        self.runs_dir = runs_dir
+        self.on_event = on_event or (lambda event: None)
+        self.run_id = run_id or uuid.uuid4().hex
+        self.runner_factory = runner_factory or (
+            lambda host: HostRunner(plan.ssh, host, plan.target, plan.fio_args)
+        )
+        self.states = {host: HostState(host, plan.facts.get(host)) for host in plan.hosts}
+        self.aligner = Aligner(plan.hosts)
+        self.rows: list[dict[str, Any]] = []
+        self.messages: list[dict[str, str]] = []
+        self.stop_requested = False
+        self.released_at: float | None = None
+        self.release_spread_ms: float | None = None
+        self._started_monotonic = time.monotonic()
+        self._failure: str | None = None
+
+    # -- control ------------------------------------------------------------
+    def request_stop(self) -> None:
+        """Stop fio on every host (through each lifeline); the record is kept."""
+        if self.stop_requested:
+            return
+        self.stop_requested = True
+        for state in self.states.values():
+            if state.runner is not None:
+                asyncio.ensure_future(state.runner.stop())
+
+    def now_s(self) -> float:
+        """Seconds on iotui's monotonic clock since the hosts were released."""
+        base = self.released_at if self.released_at is not None else self._started_monotonic
+        return time.monotonic() - base
+
+    def _emit(self, event: object) -> None:
+        try:
+            self.on_event(event)
+        except Exception as error:  # a drawing bug must not lose the run
+            self.messages.append({"source": "iotui", "text": f"event handler failed: {error!r}"})
+
+    def _log(self, source: str, text: str) -> None:
+        if len(self.messages) < 1000:
+            self.messages.append({"source": source, "text": text})
+        self._emit(LogLine(source, text))
+
+    # -- the run ------------------------------------------------------------
+    async def run(self) -> RunRecord:
+        started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+        self._started_monotonic = time.monotonic()
+        events: asyncio.Queue = asyncio.Queue()
+        pumps: list[asyncio.Task] = []
+        try:
+            for host, state in self.states.items():
+                state.runner = self.runner_factory(host)
+                await state.runner.start()
+                pumps.append(asyncio.create_task(self._pump(host, state.runner, events)))
+            if await self._wait_ready(events) and not self.stop_requested:
+                self._release()
+                await self._watch(events)
+        except asyncio.CancelledError:
+            self.stop_requested = True
+            raise
+        finally:
+            await self._stop_all()
+            for task in pumps:
+                task.cancel()
+        return self._finish(started)
+
+    async def _pump(self, host: str, runner: HostRunner, events: asyncio.Queue) -> None:
+        async for event in runner.events():
+            events.put_nowait((host, event, time.monotonic()))
+        events.put_nowait((host, None, time.monotonic()))
+
+    async def _wait_ready(self, events: asyncio.Queue) -> bool:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        waiting = set(self.states)
+        while waiting and not self.stop_requested:
+            try:
+                host, event, arrived = await asyncio.wait_for(events.get(), max(0.01, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                self._failure = f"{', '.join(sorted(waiting))} did not get ready within {READY_TIMEOUT_S:.0f} s."
+                return False
+            if isinstance(event, HostReady):
+                waiting.discard(host)
+            elif isinstance(event, HostLine):
+                self.states[host].lines.append(event.text)
+                self._log("stderr", f"{host}: {event.text}")
+            elif isinstance(event, HostEnded) or event is None:
+                if self.stop_requested:
+                    return False
+                state = self.states[host]
+                detail = "; ".join(state.lines[-2:]) or f"ssh exited with code {getattr(event, 'returncode', '?')}"
+                self._failure = f"{host} could not start: {detail}"
+                return False
+        return not waiting
+
+    def _release(self) -> None:
+        # The barrier: every host gets its line in one pass, microseconds apart.
+        first = time.monotonic()
+        for state in self.states.values():
+            assert state.runner is not None
+            state.runner.release()
+        last = time.monotonic()
+        self.released_at = first
+        self.release_spread_ms = (last - first) * 1000.0
+
+    async def _watch(self, events: asyncio.Queue) -> None:
+        running = set(self.states)
+        while running:
+            try:
+                host, event, arrived = await asyncio.wait_for(events.get(), TICK_S)
+            except asyncio.TimeoutError:
+                self._tick()
+                continue
+            if event is None:
+                running.discard(host)
+                continue
+            self._handle(host, event, arrived)
+            self._tick()
+
+    def _tick(self) -> None:
+        now = self.now_s()
+        aggregate = self.aligner.tick(now)
+        if aggregate is not None:
+            self._emit_aggregate(aggregate)
+        if self.stop_requested:
+            return
+        for host, state in self.states.items():
+            if state.ended or state.failed_at_s is not None:
+                continue
+            last = state.last_arrival_s if state.last_arrival_s is not None else 0.0
+            if now - last > STALL_S:
+                self._fail(host, now, f"no report from {host} for {STALL_S:.0f} s")
+                if state.runner is not None:
+                    asyncio.ensure_future(state.runner.stop())
+
+    def _handle(self, host: str, event: object, arrived: float) -> None:
+        state = self.states[host]
+        at_s = arrived - (self.released_at or arrived)
+        if isinstance(event, FioDocument):
+            state.take_document(event.doc, arrived, at_s)
+            interval = state.deriver.feed(event.doc, at_s)
+            if interval is None:
+                return
+            row = _clean(sample_row(interval.sample))
+            row["t_s"] = round(at_s, 3)
+            state.samples.append(row)
+            self._emit(HostIntervalUpdate(host, interval, row))
+            if state.failed_at_s is None:
+                aggregate = self.aligner.add(interval)
+                if aggregate is not None:
+                    self._emit_aggregate(aggregate)
+        elif isinstance(event, (FioText, HostLine)):
+            text = event.line if isinstance(event, FioText) else event.text
+            state.lines.append(text)
+            self._log("stderr", f"{host}: {text}")
+        elif isinstance(event, HostEnded):
+            state.ended = True
+            state.returncode = event.returncode
+            state.exit_status = event.exit_status
+            if state.failed_at_s is not None:
+                return
+            if self.stop_requested or event.exit_status == 0:
+                aggregate = self.aligner.mark_finished(host, at_s)
+                if aggregate is not None:
+                    self._emit_aggregate(aggregate)
+            else:
+                detail = "; ".join(state.lines[-2:])
+                code = event.exit_status if event.exit_status is not None else f"ssh {event.returncode}"
+                self._fail(host, at_s, f"{host} failed (exit {code})" + (f": {detail}" if detail else ""))
+
+    def _fail(self, host: str, at_s: float, reason: str) -> None:
+        state = self.states[host]
+        state.failed_at_s = round(max(at_s, 0.0), 3)
+        self.aligner.mark_failed(host)
+        self._log("iotui", reason)
+        self._emit(HostFailed(host, state.failed_at_s, reason))
+
+    def _emit_aggregate(self, aggregate: AggregateSample) -> None:
+        row = _clean(sample_row(aggregate.sample))
+        row["t_s"] = round(aggregate.t_s, 3)
+        row["hosts_live"] = aggregate.live_hosts
+        self.rows.append(row)
+        self._emit(AggregateUpdate(aggregate, row, time.monotonic() - self._started_monotonic))
+
+    async def _stop_all(self) -> None:
+        runners = [s.runner for s in self.states.values() if s.runner is not None]
+        await asyncio.gather(*(runner.stop() for runner in runners), return_exceptions=True)
+        for runner in runners:
+            if runner.process is not None and runner.process.returncode is None:
+                try:
+                    await asyncio.wait_for(runner.process.wait(), 2.0)
+                except asyncio.TimeoutError:
+                    runner.kill()
+
+    def _finish(self, started: dt.datetime) -> RunRecord:
+        record = build_record(
+            self.plan,
+            self.states,
+            run_id=self.run_id,
+            started=started,
+            duration_s=round(time.monotonic() - self._started_monotonic, 3),
+            stop_requested=self.stop_requested,
+            failure=self._failure,
+            rows=self.rows,
+            messages=self.messages,
+            release_spread_ms=self.release_spread_ms,
+        )
+        saved_path: Path | None = None
+        save_error: str | None = None
+        if self.runs_dir is not None:
+            reports = {host: s.last_document for host, s in self.states.items() if s.last_document}
+            try:
+                saved_path = save_record(record, self.runs_dir, fio_report={"hosts": reports})
+            except RecordError as error:
+                save_error = str(error)
+        self._emit(RunFinished(record, saved_path, save_error or self._failure))
+        return record
+
+
+def _clean(row: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in row.items() if value is not None}

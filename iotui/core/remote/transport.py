@@ -1,0 +1,178 @@
+"""The ssh command, the host list and the pre-flight check of each host.
+
+iotui reaches a host only through the user's own ssh: the command is ``ssh``,
+``$IOTUI_SSH`` or ``--ssh``, split into words as a shell would (like git's
+``GIT_SSH_COMMAND``), always with ``BatchMode=yes`` so ssh never asks for a
+password. Nothing listens on a port and no fio server runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+BATCH_MODE = ("-o", "BatchMode=yes")
+PREFLIGHT_TIMEOUT_S = 20.0
+
+
+class RemoteError(Exception):
+    """A host that cannot take part; ``host`` names it, str() is the sentence."""
+
+    def __init__(self, code: str, host: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.host = host
+
+
+def ssh_command(explicit: str | None = None, env: Mapping[str, str] | None = None) -> list[str]:
+    """``--ssh``, else ``$IOTUI_SSH``, else ``ssh``; split like a shell; BatchMode forced."""
+    env = os.environ if env is None else env
+    text = explicit if explicit else env.get("IOTUI_SSH") or "ssh"
+    try:
+        words = shlex.split(text)
+    except ValueError as error:
+        raise RemoteError("ssh-command", "", f"The ssh command {text!r} cannot be split into words ({error}).") from None
+    if not words:
+        raise RemoteError("ssh-command", "", "The ssh command is empty; give one with --ssh or IOTUI_SSH.")
+    return [words[0], *BATCH_MODE, *words[1:]]
+
+
+def parse_hosts(text: str) -> list[str]:
+    """``h1,h2`` (or one per line): ssh destinations, in order, each once."""
+    hosts: list[str] = []
+    for line in text.replace(",", "\n").splitlines():
+        host = line.split("#", 1)[0].strip()
+        if not host:
+            continue
+        if host.startswith("-") or any(ch.isspace() for ch in host):
+            raise RemoteError("host-name", host, f"{host!r} is not an ssh destination ([user@]host).")
+        if host not in hosts:
+            hosts.append(host)
+    return hosts
+
+
+def read_hosts_file(path: Path) -> list[str]:
+    """One destination a line; ``#`` starts a comment."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise RemoteError("hosts-file", "", f"Cannot read the hosts file {path} ({error.strerror or error}).") from None
+    except UnicodeDecodeError:
+        raise RemoteError("hosts-file", "", f"The hosts file {path} is not UTF-8 text.") from None
+    return parse_hosts(text)
+
+
+def ssh_config_hosts(path: Path | None = None) -> list[str]:
+    """The ``Host`` entries of the user's ssh config, without patterns (for picking)."""
+    path = path or Path.home() / ".ssh" / "config"
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    names: list[str] = []
+    for line in text.splitlines():
+        words = line.strip().split()
+        if len(words) >= 2 and words[0].lower() == "host":
+            for name in words[1:]:
+                if not any(ch in name for ch in "*?!") and name not in names:
+                    names.append(name)
+    return names
+
+
+def ssh_argv(ssh: list[str], host: str, remote_command: str) -> list[str]:
+    """ssh's words, the destination, then one remote command string."""
+    return [*ssh, "--", host, remote_command]
+
+
+# -- pre-flight -----------------------------------------------------------------
+
+# Prints key=value lines about fio, the kernel and the target. Never writes.
+_PREFLIGHT = r"""
+t="$1"
+[ -n "$t" ] || t="$HOME"
+echo "kernel=$(uname -r 2>/dev/null)"
+if v=$(fio --version 2>&1); then echo "fio_version=$v"; else echo "fio_error=$v"; fi
+if cd "$t" 2>/dev/null; then
+  echo "path=$(pwd -P)"
+  [ -w . ] && echo "writable=1"
+  df -PTk . 2>/dev/null | awk 'NR==2 {print "device=" $1; print "filesystem=" $2; print "free_kb=" $5; print "mount_point=" $7}'
+else
+  echo "target_error=$t does not exist or is not a directory"
+fi
+"""
+
+
+@dataclass
+class HostFacts:
+    """What the pre-flight found on one host."""
+
+    name: str
+    tool_version: str
+    kernel: str
+    path: str
+    filesystem: str
+    device: str
+    mount_point: str
+    free_bytes: int | None
+    writable: bool
+
+
+def _parse_facts(host: str, text: str) -> dict[str, str]:
+    facts: dict[str, str] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key.isidentifier():
+            facts.setdefault(key, value.strip())
+    return facts
+
+
+def _ssh_message(stderr: bytes) -> str:
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    return lines[-1] if lines else "no message"
+
+
+async def preflight(ssh: list[str], host: str, target: str | None, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> HostFacts:
+    """Reach the host, find fio and look at the target; RemoteError names what failed."""
+    command = f"sh -c {shlex.quote(_PREFLIGHT)} iotui-preflight {shlex.quote(target or '')}"
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *ssh_argv(ssh, host, command),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+    except OSError as error:
+        raise RemoteError("ssh-missing", host, f"Cannot start {ssh[0]} ({error.strerror or error}).") from None
+    try:
+        stdout, stderr = await asyncio.wait_for(process.communicate(), timeout_s)
+    except asyncio.TimeoutError:
+        process.kill()
+        await process.wait()
+        raise RemoteError("ssh-timeout", host, f"{host}: ssh did not answer within {timeout_s:.0f} s.") from None
+    if process.returncode == 255:
+        raise RemoteError("ssh-failed", host, f"{host}: ssh cannot reach it: {_ssh_message(stderr)}.")
+    facts = _parse_facts(host, stdout.decode("utf-8", "replace"))
+    if "fio_version" not in facts:
+        detail = facts.get("fio_error") or _ssh_message(stderr)
+        raise RemoteError("fio-missing", host, f"{host}: fio is not there or does not run: {detail}.")
+    if "target_error" in facts:
+        raise RemoteError("target-missing", host, f"{host}: the target {facts['target_error']}.")
+    if not facts.get("filesystem"):
+        raise RemoteError("target-unknown", host, f"{host}: cannot tell the target's filesystem (df gave nothing).")
+    free_kb = facts.get("free_kb", "")
+    return HostFacts(
+        name=host,
+        tool_version=facts["fio_version"],
+        kernel=facts.get("kernel", ""),
+        path=facts.get("path", target or ""),
+        filesystem=facts["filesystem"],
+        device=facts.get("device", "unknown"),
+        mount_point=facts.get("mount_point", ""),
+        free_bytes=int(free_kb) * 1024 if free_kb.isdigit() else None,
+        writable=facts.get("writable") == "1",
+    )

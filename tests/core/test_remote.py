@@ -1,0 +1,171 @@
+"""Multi-host pieces without a network: ssh words, host lists, alignment, aggregate."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+
+import pytest
+
+from iotui.core.remote.aggregate import aggregate_sections, host_sections, version_warning
+from iotui.core.remote.alignment import Aligner, HostDeriver
+from iotui.core.remote.lifeline import LIFELINE_SCRIPT, lifeline_command
+from iotui.core.remote.transport import (
+    RemoteError,
+    parse_hosts,
+    read_hosts_file,
+    ssh_command,
+    ssh_config_hosts,
+)
+
+
+def test_ssh_command_is_split_like_a_shell_and_always_in_batch_mode():
+    assert ssh_command(None, env={}) == ["ssh", "-o", "BatchMode=yes"]
+    env = {"IOTUI_SSH": "ssh -p 2222 -i '/keys/my key'"}
+    assert ssh_command(None, env=env) == ["ssh", "-o", "BatchMode=yes", "-p", "2222", "-i", "/keys/my key"]
+    assert ssh_command("/opt/ssh -F cfg", env=env) == ["/opt/ssh", "-o", "BatchMode=yes", "-F", "cfg"]
+    with pytest.raises(RemoteError, match="cannot be split"):
+        ssh_command("ssh -i 'unbalanced", env={})
+
+
+def test_hosts_from_a_list_and_a_file(tmp_path):
+    assert parse_hosts("h1, user@h2,h1\nh3") == ["h1", "user@h2", "h3"]
+    with pytest.raises(RemoteError, match="not an ssh destination"):
+        parse_hosts("h1,-oProxyCommand=touch x")
+    hosts_file = tmp_path / "hosts"
+    hosts_file.write_text("# the NFS clients\nclient-a\n\nroot@client-b  # second\n")
+    assert read_hosts_file(hosts_file) == ["client-a", "root@client-b"]
+    with pytest.raises(RemoteError, match="Cannot read the hosts file"):
+        read_hosts_file(tmp_path / "missing")
+
+
+def test_ssh_config_host_entries_without_patterns(tmp_path):
+    config = tmp_path / "config"
+    config.write_text("Host nfs1 nfs2\n  User bench\nHost *.lab !x\nhost ceph-client\nMatch all\n")
+    assert ssh_config_hosts(config) == ["nfs1", "nfs2", "ceph-client"]
+    assert ssh_config_hosts(tmp_path / "none") == []
+
+
+def test_the_lifeline_is_posix_sh_and_its_arguments_survive_the_remote_shell():
+    assert subprocess.run(["sh", "-n", "-c", LIFELINE_SCRIPT]).returncode == 0
+    args = ["--name=a b", "--filename=iotui.fio-test", "--rw=randread"]
+    words = shlex.split(lifeline_command("/mnt/it's here", args))
+    assert words == ["sh", "-c", LIFELINE_SCRIPT, "iotui-lifeline", "/mnt/it's here", *args]
+
+
+def _doc(timestamp_ms: int, jobs: list[tuple[int, int, int]]) -> dict:
+    """A status document: per job (job_runtime_ms, write runtime_ms, write total_ios)."""
+    return {
+        "timestamp_ms": timestamp_ms,
+        "jobs": [
+            {
+                "jobname": f"j{index}",
+                "groupid": index,
+                "job_runtime": job_runtime,
+                "write": {"total_ios": ios, "io_bytes": ios * 4096, "runtime": runtime,
+                          "clat_ns": {"N": ios, "mean": 1000.0, "bins": {"1000": ios} if ios else {}}},
+            }
+            for index, (job_runtime, runtime, ios) in enumerate(jobs)
+        ],
+    }
+
+
+def test_host_rates_come_from_its_own_job_runtime_not_its_wall_clock():
+    deriver = HostDeriver("h1")
+    # The second job has not started: fio can report the time since boot as its job_runtime.
+    first = deriver.feed(_doc(10_000, [(1000, 1000, 500), (1_209_132, 0, 0)]), arrived_s=1.1)
+    assert first is not None and first.sample.dt_s == pytest.approx(1.0)
+    assert first.sample.directions["write"].iops == pytest.approx(500)
+    # The wall clock jumped 60 s; the jobs ran 1 s more and did 400 I/Os.
+    second = deriver.feed(_doc(70_000, [(2000, 2000, 900), (1_210_132, 0, 0)]), arrived_s=2.1)
+    assert second is not None and second.sample.dt_s == pytest.approx(1.0)
+    assert second.sample.directions["write"].iops == pytest.approx(400)
+
+
+def test_a_section_ending_inside_an_interval_is_rated_over_its_own_runtime():
+    deriver = HostDeriver("h1")
+    deriver.feed(_doc(1000, [(1000, 1000, 500), (0, 0, 0)]), arrived_s=1.0)
+    # j0 ran 0.2 s more (100 I/Os) and ended; j1 ran 0.5 s (250 I/Os).
+    interval = deriver.feed(_doc(2000, [(1200, 1200, 600), (500, 500, 250)]), arrived_s=2.0)
+    assert interval is not None
+    # Both sections wrote; each ran at 500 IOPS over its own runtime (0.5 s here).
+    assert interval.sample.directions["write"].iops == pytest.approx(350 / 0.5)
+
+
+def _interval(host: str, iops: int, arrived_s: float):
+    deriver = HostDeriver(host)
+    return deriver.feed(_doc(1000, [(1000, 1000, iops)]), arrived_s=arrived_s)
+
+
+def test_the_aggregate_sums_the_hosts_latest_and_counts_live_hosts():
+    aligner = Aligner(["a", "b", "c"])
+    assert aligner.add(_interval("a", 500, 1.0)) is None
+    assert aligner.add(_interval("b", 500, 1.05)) is None
+    aggregate = aligner.add(_interval("c", 500, 1.1))
+    assert aggregate is not None and aggregate.hosts_label == "3/3 hosts"
+    assert aggregate.sample.directions["write"].iops == pytest.approx(1500)
+    assert aggregate.sample.directions["write"].lat_percentiles_ns["p99"] == 1000
+    aligner.mark_failed("b")
+    assert aligner.add(_interval("a", 500, 2.0)) is None
+    aggregate = aligner.add(_interval("c", 500, 2.1))
+    assert aggregate is not None and aggregate.hosts_label == "2/3 hosts"
+    assert aggregate.sample.directions["write"].iops == pytest.approx(1000)
+    # A host that stays silent does not hold the aggregate back for long.
+    assert aligner.add(_interval("a", 500, 3.0)) is None
+    assert aligner.tick(3.5) is None
+    late = aligner.tick(4.7)
+    assert late is not None and late.hosts_label == "1/3 hosts"
+
+
+@pytest.fixture(scope="module")
+def fio_reports(tmp_path_factory):
+    """Two real fio reports of a rate-limited write job (two 'hosts')."""
+    import json
+
+    reports = {}
+    for name in ("h1", "h2"):
+        directory = tmp_path_factory.mktemp(name)
+        done = subprocess.run(
+            ["fio", "--output-format=json+", "--thread", "--name=w", f"--filename={directory}/f",
+             "--size=2M", "--rw=randwrite", "--bs=4k", "--rate_iops=400", "--runtime=1", "--time_based",
+             "--ioengine=psync"],
+            capture_output=True, text=True, check=True,
+        )
+        reports[name] = json.loads(done.stdout[done.stdout.index("{"):])
+    return reports
+
+
+@pytest.mark.fio
+def test_one_host_keeps_fios_own_numbers(fio_reports):
+    doc = fio_reports["h1"]
+    fio_write = doc["jobs"][0]["write"]
+    (section,) = host_sections(doc)
+    assert section["write"]["iops"] == fio_write["iops"]
+    assert section["write"]["lat_p99_ns"] == fio_write["clat_ns"]["percentile"]["99.000000"]
+    assert section["cpu"]["fio_cpu_cores"] == pytest.approx((doc["jobs"][0]["usr_cpu"] + doc["jobs"][0]["sys_cpu"]) / 100)
+
+
+@pytest.mark.fio
+def test_the_aggregate_sums_rates_and_merges_latency_bins(fio_reports):
+    writes = [doc["jobs"][0]["write"] for doc in fio_reports.values()]
+    (aggregate,) = aggregate_sections(fio_reports)
+    assert aggregate["hosts"] == 2
+    assert aggregate["write"]["iops"] == pytest.approx(sum(w["iops"] for w in writes))
+    assert aggregate["write"]["bw_bytes"] == sum(w["bw_bytes"] for w in writes)
+    assert aggregate["write"]["total_ios"] == sum(w["total_ios"] for w in writes)
+    counts = [w["clat_ns"]["N"] for w in writes]
+    weighted = sum(w["clat_ns"]["mean"] * n for w, n in zip(writes, counts)) / sum(counts)
+    assert aggregate["write"]["lat_mean_ns"] == pytest.approx(weighted)
+    assert aggregate["write"]["lat_max_ns"] == max(w["clat_ns"]["max"] for w in writes)
+    p50s = [w["clat_ns"]["percentile"]["50.000000"] for w in writes]
+    assert min(p50s) <= aggregate["write"]["lat_p50_ns"] <= max(p50s)
+    cores = [(doc["jobs"][0]["usr_cpu"] + doc["jobs"][0]["sys_cpu"]) / 100 for doc in fio_reports.values()]
+    assert aggregate["cpu"]["fio_cpu_cores"] == pytest.approx(sum(cores))
+    assert aggregate["cpu"]["iops_per_fio_core"] == pytest.approx(aggregate["write"]["iops"] / sum(cores))
+
+
+def test_different_fio_versions_are_named_in_a_warning():
+    assert version_warning({"a": "fio-3.33", "b": "fio-3.33"}) is None
+    warning = version_warning({"a": "fio-3.33", "b": "fio-3.36"})
+    assert warning is not None and "a fio-3.33" in warning and "b fio-3.36" in warning
+
