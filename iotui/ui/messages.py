@@ -19,6 +19,7 @@ from iotui.core.host.counters import HostSample
 from iotui.core.fio.intervals import IntervalSample
 from iotui.core.runs.record import RunRecord
 from iotui.core.host.responsiveness import Assessment
+from iotui.core.remote.session import AggregateUpdate, HostFailed, HostIntervalUpdate
 from iotui.core.runs.session import HostUpdate, IntervalUpdate, LogLine, RunFinished, RunPlan
 from iotui.core.sweep.analysis import PointResult, SweepAnalysis
 from iotui.core.sweep.runner import PointFinished, PointStarted, SweepFinished
@@ -84,10 +85,32 @@ class RunFailed(Message, bubble=False):
     sentence: str
 
 
+@dataclass
+class HostIntervalArrived(Message, bubble=False):
+    """Multi-host: one host's own interval (the aggregate comes as IntervalArrived)."""
+
+    host: str
+    interval: IntervalSample
+
+
+@dataclass
+class HostLost(Message, bubble=False):
+    """Multi-host: a host failed mid-run; the others go on."""
+
+    host: str
+    at_s: float
+
+
 def messages_for_event(event: object) -> list[Message]:
     """The messages that carry one session event (the worker posts them as they are)."""
     if isinstance(event, IntervalUpdate):
         return [IntervalArrived(event.interval, event.host, event.elapsed_s)]
+    if isinstance(event, AggregateUpdate):
+        return [IntervalArrived(event.aggregate.sample, None, event.elapsed_s)]
+    if isinstance(event, HostIntervalUpdate):
+        return [HostIntervalArrived(event.host, event.interval.sample)]
+    if isinstance(event, HostFailed):
+        return [HostLost(event.host, event.at_s)]
     if isinstance(event, HostUpdate):
         messages: list[Message] = [HostSampled(event.host)]
         if event.assessment is not None:

@@ -67,6 +67,8 @@ class RunRequest:
     preset: Preset
     target_path: str
     estimated_s: float | None = None
+    hosts: tuple[str, ...] = ()
+    """ssh destinations to run on at once (empty: this machine); the target is then each host's path."""
 
 
 @dataclass(frozen=True)
@@ -196,6 +198,8 @@ class Services:
         """A ready-to-run session with the real sampler and probe (the core's one entry)."""
         from iotui.core.runs.start import StartError, StartRequest, start_run
 
+        if request.hosts:
+            return await self._remote_session(request, on_event)
         start = StartRequest(
             preset=request.preset,
             target=request.target_path,
@@ -207,6 +211,24 @@ class Services:
             return await start_run(start, on_event)
         except StartError as error:
             raise ServiceError(str(error)) from None
+
+    async def _remote_session(self, request: RunRequest, on_event: Callable[[object], None]) -> Any:
+        """A multi-host session: every host checked first (a refusal names the host)."""
+        from iotui.core.remote.plan import make_remote_plan
+        from iotui.core.remote.session import MultiHostSession
+        from iotui.core.remote.transport import RemoteError, ssh_command
+
+        try:
+            plan = await make_remote_plan(request.preset, list(request.hosts), ssh_command(), request.target_path)
+        except RemoteError as error:
+            raise ServiceError(f"{error} Nothing started on any host.") from None
+        return MultiHostSession(plan, runs_dir=self.runs_dir, on_event=on_event)
+
+    def ssh_hosts(self) -> list[str]:
+        """The Host entries of the user's ssh config, to pick from."""
+        from iotui.core.remote.transport import ssh_config_hosts
+
+        return ssh_config_hosts()
 
     def list_records(self) -> list[RecordEntry]:
         """Every saved record (or its loading error), as the core lists them."""

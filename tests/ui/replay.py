@@ -260,6 +260,8 @@ class ReplayServices(Services):
         self.make_session_error = make_session_error
         self.runners: list[ReplayRunner] = []
         self.sessions: list[RunSession] = []
+        # No ssh config of the machine running the tests leaks into the screens.
+        self.ssh_hosts = lambda: []
         self.requests: list[RunRequest] = []
 
     def list_targets(self) -> list[Any]:

@@ -35,6 +35,7 @@ class RemotePlan:
     facts: dict[str, HostFacts] = field(default_factory=dict)
     warnings: list[tuple[str, str]] = field(default_factory=list)
     estimated_duration_s: float | None = None
+    numjobs: int | None = None
 
 
 def fio_args_for(preset: Preset) -> list[str]:

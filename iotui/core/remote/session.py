@@ -94,6 +94,13 @@ class MultiHostSession:
             if state.runner is not None:
                 asyncio.ensure_future(state.runner.stop())
 
+    def pause(self) -> bool:
+        """Hosts are not paused (a pause on one host would skew the aggregate)."""
+        return False
+
+    def resume(self) -> bool:
+        return False
+
     def now_s(self) -> float:
         """Seconds on iotui's monotonic clock since the hosts were released."""
         base = self.released_at if self.released_at is not None else self._started_monotonic

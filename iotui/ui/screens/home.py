@@ -17,7 +17,9 @@ from textual.widgets import Footer, Header
 
 from iotui.ui.screens.path_prompt import PathPromptScreen
 from iotui.ui.services import Overrides, PlanPreview, RunRequest, ServiceError, Services
+from iotui.core.remote.transport import RemoteError, parse_hosts
 from iotui.ui.widgets.command_preview import CommandPreview
+from iotui.ui.widgets.hosts_field import HostsField
 from iotui.ui.widgets.option_editor import OptionEditor
 from iotui.ui.widgets.preset_list import PresetList
 from iotui.ui.widgets.target_list import TargetList
@@ -45,6 +47,7 @@ class HomeScreen(Screen):
         Binding("r", "run", "Run"),
         Binding("t", "focus_targets", "Targets"),
         Binding("p", "focus_presets", "Presets"),
+        Binding("o", "focus_hosts", "Hosts"),
         Binding("e", "edit_options", "Options"),
         Binding("h", "app.open_history", "History"),
         Binding("q", "app.quit", "Quit"),
@@ -88,6 +91,9 @@ class HomeScreen(Screen):
             preset_list = PresetList([], id="presets")
             preset_list.border_title = "preset (p)"
             yield preset_list
+        hosts_field = HostsField(self._config_hosts(), id="hosts")
+        hosts_field.border_title = "hosts (o)"
+        yield hosts_field
         yield OptionEditor(id="options").data_bind(preset=HomeScreen.base_preset)
         with VerticalScroll(id="preview-box") as box:
             box.border_title = "fio command"
@@ -226,14 +232,34 @@ class HomeScreen(Screen):
         if self.option_problem:
             self.notify(self.option_problem, title="Options", severity="error")
             return
-        if self.preview is not None and self.preview.error:
+        hosts_typed = bool(self.query_one("#hosts", HostsField).value.strip())
+        # With hosts, the target is checked on each host before anything starts.
+        if self.preview is not None and self.preview.error and not hosts_typed:
             self.notify(self.preview.error, title="This run cannot start", severity="error", timeout=10)
             return
+        try:
+            hosts = tuple(parse_hosts(self.query_one("#hosts", HostsField).value))
+        except RemoteError as error:
+            self.notify(str(error), title="Hosts", severity="error", markup=False)
+            return
         estimated_s = self.preview.duration_s if self.preview is not None else None
-        self.post_message(self.RunRequested(RunRequest(self.preset, str(self.target.path), estimated_s)))
+        self.post_message(self.RunRequested(RunRequest(self.preset, str(self.target.path), estimated_s, hosts)))
 
     def action_focus_targets(self) -> None:
         self.query_one("#targets").focus()
+
+    def action_focus_hosts(self) -> None:
+        self.query_one("#hosts").focus()
+
+    @on(HostsField.Submitted, "#hosts")
+    def _hosts_submitted(self) -> None:
+        self.query_one("#presets").focus()
+
+    def _config_hosts(self) -> list[str]:
+        try:
+            return self.services.ssh_hosts()
+        except Exception:  # noqa: BLE001 - an unreadable ssh config only loses the suggestions
+            return []
 
     def action_focus_presets(self) -> None:
         self.query_one("#presets").focus()
@@ -245,7 +271,7 @@ class HomeScreen(Screen):
         if action == "leave_options":
             # Only offered (and shown in the footer) while an option field has focus.
             focused = self.focused
-            return focused is not None and focused.parent is self.query_one("#options")
+            return focused is not None and (focused.parent is self.query_one("#options") or focused.id == "hosts")
         return True
 
     def action_leave_options(self) -> None:

@@ -21,6 +21,8 @@ from iotui.core.fio.intervals import IntervalSample
 from iotui.ui.live import HOST_SPECS, LiveSeries
 from iotui.ui.messages import (
     FioLogged,
+    HostIntervalArrived,
+    HostLost,
     HostSampled,
     IntervalArrived,
     ResponsivenessAssessed,
@@ -30,6 +32,7 @@ from iotui.ui.messages import (
 )
 from iotui.ui.phases import RunPhase
 from iotui.ui.services import RunRequest
+from iotui.ui.widgets.host_rows import HostRows
 from iotui.ui.widgets.live_run import LiveRun
 from iotui.ui.widgets.log_panel import LogPanel
 from iotui.ui.widgets.series_panel import SeriesPanel
@@ -68,12 +71,18 @@ class RunScreen(Screen):
         self.plan: Any = None
         self.numjobs: int | None = None
         self.sub_title = f"{request.preset.name} on {request.target_path}"
+        if request.hosts:
+            self.sub_title += f" on {len(request.hosts)} hosts"
 
     def compose(self) -> ComposeResult:
         yield Header(icon="")
         yield LiveRun(
             figures_id="figures", chip_id="chip", estimated_s=self.request.estimated_s, id="run-top"
         ).data_bind(phase=RunScreen.phase)
+        if self.request.hosts:
+            host_rows = HostRows(list(self.request.hosts), id="host-rows")
+            host_rows.border_title = "hosts (figures above: their aggregate)"
+            yield host_rows
         yield ThroughputPlot(self.live, id="plot").data_bind(revision=RunScreen.fio_revision)
         with Horizontal(id="run-series"):
             yield SeriesPanel(self.live, self.live.fio_specs, title="fio", id="fio-series").data_bind(
@@ -122,6 +131,15 @@ class RunScreen(Screen):
         if self.phase is RunPhase.STARTING:
             self.phase = RunPhase.RUNNING
         self.fio_revision += 1
+
+    @on(HostIntervalArrived)
+    def _host_interval(self, message: HostIntervalArrived) -> None:
+        self.query_one("#host-rows", HostRows).add_interval(message.host, message.interval)
+
+    @on(HostLost)
+    def _host_lost(self, message: HostLost) -> None:
+        self.query_one("#host-rows", HostRows).mark_failed(message.host, message.at_s)
+        self.notify(f"{message.host} failed at {message.at_s:.1f} s; the other hosts go on.", severity="warning", markup=False)
 
     @on(HostSampled)
     def _host(self, message: HostSampled) -> None:

@@ -1,0 +1,88 @@
+"""A row per host of a multi-host run: its latest figures and how fresh they are.
+
+A host's mark is ``●`` while its figures are fresh, ``○`` once nothing came
+for ``STALE_AFTER_S`` (1.6 s), ``✗`` after it failed. The widget keeps the
+rows; the run screen hands it each host's interval and failure.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widgets import Static
+
+from iotui.core import format as fmt
+from iotui.core.fio.intervals import IntervalSample
+from iotui.core.remote.alignment import STALE_AFTER_S
+
+
+@dataclass
+class HostRow:
+    name: str
+    interval: IntervalSample | None = None
+    arrived_monotonic: float | None = None
+    failed_at_s: float | None = None
+
+    def mark(self, now: float) -> str:
+        if self.failed_at_s is not None:
+            return "✗"
+        if self.arrived_monotonic is None or now - self.arrived_monotonic > STALE_AFTER_S:
+            return "○"
+        return "●"
+
+
+class HostRows(Static):
+    """One line per host; redrawn on each host interval and every half second (staleness)."""
+
+    DEFAULT_CSS = """
+    HostRows { height: auto; padding: 0 1; }
+    """
+
+    def __init__(self, hosts: list[str], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.rows = {name: HostRow(name) for name in hosts}
+
+    def on_mount(self) -> None:
+        self.set_interval(0.5, self.redraw)
+        self.redraw()
+
+    def add_interval(self, host: str, interval: IntervalSample) -> None:
+        row = self.rows.setdefault(host, HostRow(host))
+        row.interval = interval
+        row.arrived_monotonic = time.monotonic()
+        self.redraw()
+
+    def mark_failed(self, host: str, at_s: float) -> None:
+        self.rows.setdefault(host, HostRow(host)).failed_at_s = at_s
+        self.redraw()
+
+    def render_rows(self, now: float | None = None) -> Text:
+        now = time.monotonic() if now is None else now
+        text = Text()
+        width = max((len(name) for name in self.rows), default=4)
+        for index, row in enumerate(self.rows.values()):
+            if index:
+                text.append("\n")
+            mark = row.mark(now)
+            style = {"●": "green", "○": "yellow", "✗": "red"}[mark]
+            text.append(f"{mark} ", style=style)
+            text.append(f"{row.name:<{width}}  ")
+            if row.failed_at_s is not None:
+                text.append(f"failed at {row.failed_at_s:.1f} s", style="red")
+                continue
+            if row.interval is None:
+                text.append("waiting", style="dim")
+                continue
+            parts = []
+            for direction, figures in row.interval.directions.items():
+                parts.append(
+                    f"{direction} {fmt.iops(figures.iops)} IOPS {fmt.bytes_per_s(figures.bw_bytes)} "
+                    f"p99 {fmt.latency_ns(figures.lat_percentiles_ns.get('p99'))}"
+                )
+            text.append("  ".join(parts) or "idle")
+        return text
+
+    def redraw(self) -> None:
+        self.update(self.render_rows())

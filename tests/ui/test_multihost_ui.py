@@ -1,0 +1,56 @@
+"""Multi-host in the app: the hosts field on Home and the per-host rows of the Run screen."""
+
+from __future__ import annotations
+
+from iotui.core.fio.intervals import DirectionInterval, IntervalSample
+from iotui.ui.app import IotuiApp
+from iotui.ui.screens.home import HomeScreen
+from iotui.ui.widgets.host_rows import HostRows
+from tests.ui.helpers import MessageLog, screen_text
+from tests.ui.replay import ReplayServices
+
+
+async def test_hosts_typed_or_completed_from_the_ssh_config_reach_the_run_request(tmp_path) -> None:
+    services = ReplayServices(tmp_path)
+    services.ssh_hosts = lambda: ["nfs1", "nfs2", "ceph-client"]
+    log = MessageLog()
+    app = IotuiApp(services)
+    async with app.run_test(size=(100, 40), message_hook=log) as pilot:
+        await pilot.pause()
+        assert "ssh config: nfs1, nfs2, ceph-client" in screen_text(app)
+        await pilot.press("o", "n", "f", "s", "1", ",", "n")
+        await pilot.pause()
+        await pilot.press("right")  # takes the ssh config's next host: nfs2
+        assert app.screen.query_one("#hosts").value == "nfs1,nfs2"
+        await pilot.press("enter", "r")
+        await pilot.pause()
+        requested = log.of(HomeScreen.RunRequested)
+        assert requested and requested[0].request.hosts == ("nfs1", "nfs2")
+
+
+async def test_a_bad_host_is_refused_with_a_sentence(tmp_path) -> None:
+    log = MessageLog()
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(100, 40), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("o", *"h1,-oProxyCommand=x", "enter", "r")
+        await pilot.pause()
+        assert not log.of(HomeScreen.RunRequested)
+        assert any("not an ssh destination" in text for text in log.notifications())
+
+
+def _interval(iops: float) -> IntervalSample:
+    figures = DirectionInterval(int(iops), iops, iops * 4096, 1000.0, 800, 3000, {"p99": 2000})
+    return IntervalSample(t_s=1.0, dt_s=1.0, directions={"write": figures})
+
+
+def test_each_host_row_says_how_fresh_its_figures_are() -> None:
+    rows = HostRows(["h1", "h2", "h3"])
+    rows.rows["h1"].interval, rows.rows["h1"].arrived_monotonic = _interval(500), 100.0
+    rows.rows["h2"].interval, rows.rows["h2"].arrived_monotonic = _interval(480), 98.3
+    rows.rows["h3"].failed_at_s = 2.5
+    lines = rows.render_rows(now=100.2).plain.splitlines()
+    assert lines[0].startswith("● h1") and "write 500 IOPS" in lines[0]
+    assert lines[1].startswith("○ h2")  # nothing for 1.9 s: stale after 1.6 s
+    assert lines[2] == "✗ h3  failed at 2.5 s"
+    assert rows.render_rows(now=101.7).plain.splitlines()[0].startswith("○ h1")
