@@ -10,6 +10,7 @@ from iotui.commands.record_args import add_runs_dir_option, load_record_args, re
 from iotui.core.runs.compare import compare_records
 from iotui.core.runs.compare_render import comparison_markdown, comparison_text
 from iotui.core.runs.record import RecordError
+from iotui.core.remote.split import per_host
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 
@@ -26,6 +27,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("records", nargs="*", metavar="RECORD", help="runs to compare; the first is the baseline")
     parser.add_argument("--format", choices=("text", "markdown", "json"), default="text", dest="output_format")
     parser.add_argument("--plot", action="store_true", help="draw IOPS and p99 over time, and bars of the summaries")
+    parser.add_argument(
+        "--per-host", action="store_true",
+        help="a multi-host run as its aggregate and then each host, as separate runs",
+    )
     parser.add_argument("--list-references", action="store_true", help="list the published references and exit")
     add_runs_dir_option(parser)
     parser.set_defaults(handler=handle)
@@ -44,6 +49,8 @@ def handle(args: argparse.Namespace) -> int:
     records, errors = load_record_args(args.records, runs_dir_from(args), expand_reference_rows=True)
     for error in errors:
         print(error, file=sys.stderr)
+    if args.per_host:
+        records = per_host(records)
     if len(records) < 2:
         if not errors:
             print("Comparing needs at least two runs; name another one (or a reference, ref:NAME).", file=sys.stderr)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from iotui.commands.record_args import add_runs_dir_option, load_record_args, references_listing, runs_dir_from
 from iotui.core.runs.export import FORMATS, export_records
+from iotui.core.remote.split import per_host
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 
@@ -23,6 +24,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("records", nargs="*", metavar="RECORD")
     parser.add_argument("--format", choices=FORMATS, default="markdown", dest="output_format")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the table to FILE instead of stdout")
+    parser.add_argument(
+        "--per-host", action="store_true",
+        help="a multi-host run as its aggregate and then each host, as separate runs",
+    )
     parser.add_argument("--list-references", action="store_true", help="list the published references and exit")
     add_runs_dir_option(parser)
     parser.set_defaults(handler=handle)
@@ -40,6 +45,8 @@ def handle(args: argparse.Namespace) -> int:
         print(error, file=sys.stderr)
     if not records:
         return EXIT_FAILED
+    if args.per_host:
+        records = per_host(records)
     text = export_records(records, args.output_format)
     if args.output:
         try:

@@ -169,3 +169,39 @@ def test_different_fio_versions_are_named_in_a_warning():
     warning = version_warning({"a": "fio-3.33", "b": "fio-3.36"})
     assert warning is not None and "a fio-3.33" in warning and "b fio-3.36" in warning
 
+
+
+def _multi_host_record():
+    import datetime as dt
+
+    from iotui.core.runs.record import RunRecord
+
+    def section(iops: float) -> dict:
+        return {"name": "w", "jobs": ["w"], "groupid": 0, "write": {"iops": iops, "bw_bytes": int(iops) * 4096}}
+
+    return RunRecord(
+        run={"id": "x" * 32, "preset": "quick", "title": "Quick", "status": "completed",
+             "started": dt.datetime(2026, 11, 23, tzinfo=dt.timezone.utc), "duration_s": 3.0,
+             "tool": "fio", "tool_version": "fio-3.33", "argv": ["fio"], "report": ""},
+        host={"hostname": "ctl", "system": "Linux", "kernel": "6.1", "cpu_model": "x", "cpu_count": 2,
+              "mem_total_bytes": 1 << 30},
+        target={"path": "/mnt/nfs", "filesystem": "nfs4", "device": "remote", "mount_options": ""},
+        sections=[section(1000.0)],
+        hosts=[{"name": "h1", "kernel": "6.2", "sections": [section(600.0)], "samples": []},
+               {"name": "h2", "failed_at_s": 1.5, "sections": [section(400.0)], "samples": []}],
+    )
+
+
+def test_a_multi_host_record_compares_and_exports_per_host_and_in_aggregate():
+    from iotui.core.remote.split import per_host
+    from iotui.core.runs.export import export_table
+
+    views = per_host([_multi_host_record()])
+    assert [v.host["hostname"] for v in views] == ["all 2 hosts", "h1", "h2"]
+    assert [v.metric("write", "iops") for v in views] == [1000.0, 600.0, 400.0]
+    assert views[1].host["kernel"] == "6.2" and views[2].warnings[0]["code"] == "host-failed"
+    table = export_table(views)
+    assert ("setting:hostname", "hostname") in table.columns
+    assert [(row["setting:hostname"], row["iops"]) for row in table.rows] == [
+        ("all 2 hosts", 1000.0), ("h1", 600.0), ("h2", 400.0)
+    ]

@@ -58,7 +58,7 @@ def _metrics(table: dict[str, Any]) -> dict[str, float | None]:
 
 def _record_settings(record: RunRecord) -> dict[str, str]:
     settings = {k: v for k, v in record.options.items() if k not in _NOT_SETTINGS and "." not in k}
-    for key in ("system", "kernel"):
+    for key in ("hostname", "system", "kernel"):
         value = record.host.get(key)
         if value and value != "unknown":
             settings[key] = str(value)
