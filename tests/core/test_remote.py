@@ -117,6 +117,27 @@ def test_the_aggregate_sums_the_hosts_latest_and_counts_live_hosts():
     assert late is not None and late.hosts_label == "1/3 hosts"
 
 
+def test_a_host_reporting_twice_in_a_round_does_not_split_the_aggregate():
+    aligner = Aligner(["a", "b", "c"])
+    for host, at in (("a", 1.0), ("b", 1.05), ("c", 1.1)):
+        aggregate = aligner.add(_interval(host, 500, at))
+    assert aggregate is not None
+    # a's next two documents come before b's and c's (jitter on the way).
+    assert aligner.add(_interval("a", 500, 2.0)) is None
+    assert aligner.add(_interval("a", 500, 2.95)) is None
+    assert aligner.add(_interval("b", 500, 3.0)) is None
+    aggregate = aligner.add(_interval("c", 500, 3.05))
+    assert aggregate is not None and aggregate.hosts_label == "3/3 hosts"
+    assert aggregate.sample.directions["write"].iops == pytest.approx(1500)
+    # At the end each host finishes; the last round holds all three.
+    aligner.add(_interval("a", 500, 4.0))
+    assert aligner.mark_finished("a", 4.0) is None
+    aligner.add(_interval("b", 500, 4.1))
+    assert aligner.mark_finished("b", 4.1) is None
+    aggregate = aligner.add(_interval("c", 500, 4.2))
+    assert aggregate is not None and aggregate.hosts_label == "3/3 hosts"
+
+
 @pytest.fixture(scope="module")
 def fio_reports(tmp_path_factory):
     """Two real fio reports of a rate-limited write job (two 'hosts')."""

@@ -4,9 +4,10 @@ Each host's cumulative documents become intervals over the host's own
 ``job_runtime`` differences (its jobs' clock, not its wall clock, which may be
 off or jump). Intervals are placed on iotui's monotonic clock at the moment
 they arrive. The aggregate is built in rounds: once every live host has sent a
-new interval (or ``ROUND_TIMEOUT_S`` after a round's first arrival) the hosts'
-latest rates are summed and their latency bins merged. A host with nothing new
-for ``STALE_AFTER_S`` is stale; a failed host never counts again.
+new interval (or ``ROUND_TIMEOUT_S`` after a round's first arrival) the
+newest interval of every fresh host is taken: rates summed, latency bins
+merged. A host with nothing new for ``STALE_AFTER_S`` is stale and left out
+until it reports again; a failed host never counts again.
 """
 
 from __future__ import annotations
@@ -225,13 +226,9 @@ class Aligner:
         return latest is not None and now_s - latest.arrived_s <= self.stale_after_s and host not in self.failed
 
     def add(self, interval: HostInterval) -> AggregateSample | None:
+        # A host's second interval in one round (its documents came close
+        # together) replaces its first: the round still waits for the others.
         self.latest[interval.host] = interval
-        if interval.host in self._round:
-            # A second interval before the round closed: close it with what it has.
-            closed = self._close(interval.arrived_s)
-            self._round[interval.host] = interval
-            self._round_started_s = interval.arrived_s
-            return closed
         self._round[interval.host] = interval
         if self._round_started_s is None:
             self._round_started_s = interval.arrived_s
@@ -258,10 +255,18 @@ class Aligner:
         return self._close(now_s) if self._round else None
 
     def _close(self, now_s: float) -> AggregateSample | None:
-        parts = [self._round[h] for h in self.hosts if h in self._round and h not in self.failed]
+        # Every host that is not failed counts with its newest interval: the one
+        # of this round, or its latest while that is still fresh (a host whose
+        # document came a moment before the round began is not left out).
+        parts = [
+            self.latest[h]
+            for h in self.hosts
+            if h not in self.failed and h in self.latest and (h in self._round or self.fresh(h, now_s))
+        ]
+        had_round = bool(self._round)
         self._round = {}
         self._round_started_s = None
-        if not parts:
+        if not parts or not had_round:
             return None
         t_s = max(now_s, self._last_t_s)
         self._last_t_s = t_s
