@@ -1,101 +1,86 @@
 """Hosts' final fio reports -> each host's sections and the aggregate sections.
 
-A section is fio's reporting group (``groupid``). A host's own figures are
-fio's: with one job entry they are copied from its report. The aggregate of a
-section holds the jobs of every host in that group, which ran at the same
-time (the start barrier): IOPS and bandwidth are the sums of fio's figures,
-latency is walked over the merged json+ bins as fio walks them, means are
-weighted by the completion counts. CPU is the sum of the hosts' fio cores
-(fio's usr_cpu + sys_cpu of each job, in % of one core), with IOPS per fio
-core for each host and for all of them.
+A section is fio's reporting group (``groupid``). A host's own sections are
+exactly what a local run records (:func:`iotui.core.fio.sections.fio_sections`).
+The aggregate of a section holds the jobs of every host in that group, which
+ran at the same time (the start barrier): IOPS and bandwidth are the sums of
+the hosts' own figures, counts and bytes are summed, latency is walked over
+the merged json+ bins as fio walks them and the mean is weighted by the
+completion counts. CPU is the sum of the hosts' fio cores (fio's usr_cpu +
+sys_cpu of each job entry, in % of one core), with IOPS per fio core for each
+host (in its own sections) and for the whole.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from iotui.core.fio.summary import direction_summaries
-
-_SECTION_OPTION_KEYS = ("rw", "bs", "iodepth", "numjobs", "ioengine", "direct", "rate_iops")
-
-
-def _jobs(doc: dict) -> list[dict]:
-    return [job for job in doc.get("jobs") or [] if isinstance(job, dict)]
-
-
-def _groups(doc: dict) -> list[tuple[int, list[dict]]]:
-    groups: dict[int, list[dict]] = {}
-    for job in _jobs(doc):
-        try:
-            groupid = int(job.get("groupid", 0) or 0)
-        except (TypeError, ValueError):
-            groupid = 0
-        groups.setdefault(groupid, []).append(job)
-    return sorted(groups.items())
+from iotui.core.fio.intervals import DIRECTIONS
+from iotui.core.fio.sections import fio_sections, group_entries, merged_direction, section_of_group
 
 
 def _ran_ms(job: dict) -> int:
     # The directions' runtimes: a job that never started may report the time
     # since boot as its job_runtime.
     return max(
-        (int(job[d].get("runtime", 0) or 0) for d in ("read", "write", "trim") if isinstance(job.get(d), dict)),
+        (int(job[d].get("runtime", 0) or 0) for d in DIRECTIONS if isinstance(job.get(d), dict)),
         default=0,
     )
 
 
-def _cpu(jobs: list[dict], iops: float) -> dict[str, Any]:
-    user = sum(float(job.get("usr_cpu", 0.0) or 0.0) for job in jobs)
-    system = sum(float(job.get("sys_cpu", 0.0) or 0.0) for job in jobs)
-    cores = (user + system) / 100.0
-    table: dict[str, Any] = {
-        "fio_user_pct": user,
-        "fio_system_pct": system,
-        "fio_cpu_cores": cores,
-    }
+def _fio_cores(entries: list[dict]) -> float:
+    return sum(float(e.get("usr_cpu", 0.0) or 0.0) + float(e.get("sys_cpu", 0.0) or 0.0) for e in entries) / 100.0
+
+
+def _iops(section: dict[str, Any]) -> float:
+    return sum(float(section[d].get("iops", 0.0)) for d in DIRECTIONS if isinstance(section.get(d), dict))
+
+
+def _add_cores(section: dict[str, Any], cores: float) -> None:
+    cpu = section.setdefault("cpu", {})
+    cpu["fio_cpu_cores"] = cores
     if cores > 0:
-        table["iops_per_fio_core"] = iops / cores
-    return table
-
-
-def _section(groupid: int, jobs: list[dict], cpu_jobs: list[dict] | None = None) -> dict[str, Any]:
-    names = list(dict.fromkeys(str(job.get("jobname", "")) for job in jobs))
-    section: dict[str, Any] = {
-        "name": names[0] if names else f"group {groupid}",
-        "jobs": names,
-        "groupid": groupid,
-        "duration_s": max((_ran_ms(job) for job in jobs), default=0) / 1000.0,
-    }
-    options = jobs[0].get("job options") or {} if jobs else {}
-    kept = {key: str(options[key]) for key in _SECTION_OPTION_KEYS if key in options}
-    if kept:
-        section["options"] = kept
-    figures = direction_summaries({"jobs": jobs})
-    section.update(figures)
-    iops = sum(table.get("iops", 0.0) for table in figures.values())
-    section["cpu"] = _cpu(cpu_jobs if cpu_jobs is not None else jobs, iops)
-    return section
+        cpu["iops_per_fio_core"] = _iops(section) / cores
 
 
 def host_sections(doc: dict) -> list[dict[str, Any]]:
-    """One host's sections, fio's own figures."""
-    return [_section(groupid, jobs) for groupid, jobs in _groups(doc) if any(_ran_ms(job) for job in jobs)]
+    """One host's sections, as a local run records them, with its fio cores."""
+    sections = fio_sections(doc)
+    entries_by_group = dict(group_entries(doc))
+    for section in sections:
+        _add_cores(section, _fio_cores(entries_by_group.get(int(section.get("groupid", 0)), [])))
+    return sections
 
 
 def aggregate_sections(docs: dict[str, dict]) -> list[dict[str, Any]]:
-    """The sections of every host merged by groupid (each host's own IOPS per fio
-    core is in its own sections)."""
-    by_group: dict[int, list[dict]] = {}
-    hosts_in: dict[int, int] = {}
+    """The sections of every host merged by groupid, each with ``hosts``: how many it holds."""
+    entries: dict[int, list[dict]] = {}
+    own: dict[int, list[dict[str, Any]]] = {}
     for doc in docs.values():
-        for groupid, jobs in _groups(doc):
-            if not any(_ran_ms(job) for job in jobs):
+        by_group = dict(group_entries(doc))
+        for section in host_sections(doc):
+            groupid = int(section.get("groupid", 0))
+            jobs = [job for job in by_group.get(groupid, []) if _ran_ms(job)]
+            if not jobs:
                 continue  # a section a stop came before
-            by_group.setdefault(groupid, []).extend(jobs)
-            hosts_in[groupid] = hosts_in.get(groupid, 0) + 1
+            entries.setdefault(groupid, []).extend(jobs)
+            own.setdefault(groupid, []).append(section)
     sections = []
-    for groupid, jobs in sorted(by_group.items()):
-        section = _section(groupid, jobs)
-        section["hosts"] = hosts_in.get(groupid, 0)
+    for groupid, jobs in sorted(entries.items()):
+        per_host = own[groupid]
+        section = section_of_group(groupid, jobs)
+        for direction in DIRECTIONS:
+            doing = [s[direction] for s in per_host if isinstance(s.get(direction), dict)]
+            if not doing:
+                continue
+            merged = merged_direction([job[direction] for job in jobs if isinstance(job.get(direction), dict)])
+            merged["iops"] = sum(float(t.get("iops", 0.0)) for t in doing)
+            merged["bw_bytes"] = sum(int(t.get("bw_bytes", 0)) for t in doing)
+            section[direction] = merged
+        section["duration_s"] = max(float(s.get("duration_s", 0.0)) for s in per_host)
+        section["hosts"] = len(per_host)
+        section["cpu"] = {}
+        _add_cores(section, sum(float(s.get("cpu", {}).get("fio_cpu_cores", 0.0)) for s in per_host))
         sections.append(section)
     return sections
 
