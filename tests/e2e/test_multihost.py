@@ -152,7 +152,7 @@ def test_a_host_killed_mid_run_is_marked_failed_and_the_others_go_on(sshd, tmp_p
     assert list((tmp_path / "target").iterdir()) == []
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGKILL])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL])
 def test_no_remote_fio_outlives_iotui(sshd, tmp_path, signum):
     process = _start(sshd, tmp_path, 60)
     _read_until(process, "3/3 hosts")
