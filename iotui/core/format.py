@@ -136,3 +136,15 @@ def paused(seconds: float | None) -> str:
     if _missing(seconds) or not seconds:
         return ""
     return f"paused {float(seconds):.0f} s" if seconds >= 1 else f"paused {float(seconds):.1f} s"
+
+
+def size_spaced(value: float | None) -> str:
+    """A size in binary units with a space and no trailing .0, for sentences: 12.3 GiB, 4 GiB."""
+    if _missing(value):
+        return NO_VALUE
+    value = float(value)
+    for limit, suffix in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if abs(value) >= limit:
+            text = f"{value / limit:.1f}"
+            return f"{text[:-2] if text.endswith('.0') else text} {suffix}"
+    return f"{value:.0f} B"

@@ -1,0 +1,174 @@
+"""Steady state: the SNIA window on per-second samples, and fio's own ss result."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from iotui.core.runs.steady import (
+    FioSteadyState,
+    SteadyTracker,
+    fio_steady_state,
+    fio_steady_states,
+    judge_window,
+    section_steady_state,
+    steady_state,
+)
+from tests.conftest import FIO_FIXTURES
+
+
+def _times(count: int, first: float = 1.0) -> list[float]:
+    return [first + index for index in range(count)]
+
+
+def test_constant_stream_is_steady_after_the_first_window() -> None:
+    state = steady_state(_times(10), [1000.0] * 10)
+    assert state.reached and state.method == "window"
+    assert state.after_s == 5.0
+    assert state.sentence() == "steady after 5 s"
+    assert state.to_record() == {"reached": True, "after_s": 5.0, "method": "window"}
+
+
+def test_ramp_then_flat_settles_where_the_window_first_passes() -> None:
+    # Worked by hand: the window t=4..8 holds 900, 1000, 1000, 1000, 1000: mean 980,
+    # range 100 (10.2%), least-squares slope 20/s, so the line changes 80 (8.2%) across it.
+    # The window t=3..7 (600, 900, 1000, 1000, 1000) has a range of 400 (44%).
+    values = [100.0, 300.0, 600.0, 900.0, 1000.0, 1000.0, 1000.0, 1000.0, 1000.0, 1000.0]
+    state = steady_state(_times(10), values)
+    assert state.reached
+    assert state.after_s == 8.0
+    assert state.window is not None
+    assert state.window.mean == pytest.approx(980.0)
+    assert state.window.fitted_change == pytest.approx(80.0)
+    assert state.sentence() == "steady after 8 s"
+
+
+def test_after_s_counts_from_the_section_start() -> None:
+    # A second section whose samples end at t=31..40 on the run's clock, starting at 30.
+    state = steady_state(_times(10, first=31.0), [500.0] * 10, start_s=30.0)
+    assert state.after_s == 5.0
+
+
+def test_drifting_stream_is_not_steady_and_says_it_is_falling() -> None:
+    # Falls 35 IOPS a second from 1245; the first window's mean is 1175, so its fitted
+    # line falls 140 (11.9%, beyond 10%), and later windows fall by more of their mean.
+    # The last window is 1070, 1035, 1000, 965, 930: mean 1000, range 140 (14%, within
+    # 20%) but the fitted line falls 140 (14%, beyond 10%).
+    values = [1070.0 + 35.0 * (5 - index) for index in range(10)]
+    assert values[-5:] == [1070.0, 1035.0, 1000.0, 965.0, 930.0]
+    state = steady_state(_times(10), values)
+    assert not state.reached
+    assert state.after_s is None
+    assert state.sentence() == "not steady: IOPS falling 14%"
+    assert state.to_record() == {"reached": False, "method": "window"}
+
+
+def test_rising_stream_says_rising() -> None:
+    values = [1000.0 + 40.0 * index for index in range(12)]
+    # last window 1280..1440: mean 1360, change 160 -> 11.8%, range 11.8%
+    state = steady_state(_times(12), values)
+    assert state.sentence() == "not steady: IOPS rising 12%"
+
+
+def test_oscillating_stream_is_not_steady_and_says_it_varies() -> None:
+    # 1000/1500 alternating: the last window 1000,1500,1000,1500,1000 has mean 1200,
+    # range 500 (42%), and a flat fitted line.
+    values = [1000.0 if index % 2 == 0 else 1500.0 for index in range(15)]
+    state = steady_state(_times(15), values)
+    assert not state.reached
+    assert state.window is not None and state.window.fitted_change == pytest.approx(0.0)
+    assert state.sentence() == "not steady: IOPS varying 42%"
+
+
+def test_noise_within_the_limits_is_steady_but_wider_noise_is_not() -> None:
+    rng = random.Random(7)
+    calm = [1000.0 * (1 + rng.uniform(-0.05, 0.05)) for _ in range(30)]
+    assert steady_state(_times(30), calm).reached  # range at most 10% of the mean
+    wild = [1000.0 * (1 + (0.3 if index % 2 else -0.3)) for index in range(30)]
+    assert not steady_state(_times(30), wild).reached
+
+
+def test_the_limits_are_inclusive_at_twenty_and_ten_percent() -> None:
+    # Range exactly 20% of the mean, flat fit: 900, 1100, 1000, 1100, 900 -> mean 1000, range 200.
+    window = judge_window(_times(5), [900.0, 1100.0, 1000.0, 1100.0, 900.0])
+    assert window.range_share == pytest.approx(0.2)
+    assert window.fitted_change == pytest.approx(0.0)
+    assert window.steady
+    just_over = judge_window(_times(5), [899.0, 1101.0, 1000.0, 1101.0, 899.0])
+    assert not just_over.steady
+
+
+def test_no_io_is_never_steady() -> None:
+    state = steady_state(_times(8), [0.0] * 8)
+    assert not state.reached
+    assert state.sentence() == "not steady: no IOPS"
+
+
+def test_fewer_than_five_samples_is_no_judgement_yet() -> None:
+    state = steady_state(_times(3), [100.0, 100.0, 100.0])
+    assert not state.reached and state.window is None
+    assert state.sentence() == "steady state: 3 of 5 s so far"
+
+
+def test_section_samples_sum_directions_and_skip_paused_seconds() -> None:
+    samples = [{"t_s": 10.0 + index, "dt_s": 1.0, "read_iops": 700.0, "write_iops": 300.0} for index in range(1, 4)]
+    samples.append({"t_s": 14.0, "dt_s": 1.0, "paused": True, "read_iops": 0.0, "write_iops": 0.0})
+    samples += [{"t_s": 15.0 + index, "dt_s": 1.0, "read_iops": 700.0, "write_iops": 300.0} for index in range(3)]
+    state = section_steady_state(samples)
+    assert state.reached
+    assert state.window is not None and state.window.mean == pytest.approx(1000.0)
+    # section starts at 10.0 (first sample ends at 11.0 after 1 s); fifth kept sample ends at 16.0
+    assert state.after_s == pytest.approx(6.0)
+
+
+def test_live_tracker_agrees_with_the_record_judgement() -> None:
+    values = [100.0, 300.0, 600.0, 900.0, 1000.0, 1000.0, 1000.0, 1000.0, 1000.0, 1000.0]
+    tracker = SteadyTracker(start_s=0.0)
+    sentences = [tracker.add(t, v).sentence() for t, v in zip(_times(10), values)]
+    assert sentences[:4] == [f"steady state: {n} of 5 s so far" for n in range(1, 5)]
+    assert sentences[7] == "steady after 8 s"
+    assert sentences[-1] == "steady after 8 s"
+    assert tracker.state.after_s == steady_state(_times(10), values).after_s
+
+
+def test_fio_ss_from_a_published_report() -> None:
+    report = json.loads((FIO_FIXTURES / "published" / "fio-tests-steadystate.json").read_text())
+    found = fio_steady_states(report)
+    assert set(found) == {"steady-state-iops-mean-limit", "steady-state-iops-slope"}
+    mean_limit = found["steady-state-iops-mean-limit"]
+    assert not mean_limit.reached
+    assert mean_limit.criterion == "iops:20%"
+    assert mean_limit.achieved == "39.368103%"
+    assert mean_limit.duration_s == 60.0
+    assert mean_limit.after_s is None
+    slope = found["steady-state-iops-slope"]
+    assert slope.reached and slope.criterion == "iops_slope:10%"
+    assert slope.slope == pytest.approx(1.905891)
+    assert slope.after_s is None  # the published excerpt has no job_runtime
+
+
+def test_fio_ss_after_is_the_job_runtime_and_both_results_are_kept() -> None:
+    job = {
+        "jobname": "ss",
+        "job_runtime": 4511,
+        "steadystate": {"ss": "iops:5.000000%", "duration": 3, "attained": 1, "criterion": "0.000000%",
+                        "max_deviation": 0.0, "slope": 0.0},
+    }
+    fio_ss = fio_steady_state(job)
+    assert fio_ss == FioSteadyState(True, "iops:5%", 3.0, 4.511, 0.0, 0.0, "0.000000%")
+    both = steady_state(_times(6), [500.0] * 6, fio_ss=fio_ss)
+    record = both.to_record()
+    assert record["method"] == "window" and record["after_s"] == 5.0
+    assert record["fio_ss"] == {"reached": True, "criterion": "iops:5%", "after_s": 4.511, "duration_s": 3.0,
+                                "max_deviation": 0.0, "slope": 0.0, "achieved": "0.000000%"}
+    alone = steady_state([], [], fio_ss=fio_ss)
+    assert alone.method == "fio-ss" and alone.reached and alone.after_s == 4.511
+    assert alone.to_record() == {"reached": True, "after_s": 4.511, "method": "fio-ss"}
+    assert alone.sentence() == "fio: steady after 4.511 s (iops:5%)"
+
+
+def test_a_job_without_ss_has_no_fio_result() -> None:
+    assert fio_steady_state({"jobname": "x", "read": {"runtime": 1000}}) is None
+    assert fio_steady_states({"jobs": [{"jobname": "x"}]}) == {}
