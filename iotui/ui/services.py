@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # the preset and safety modules are only needed at run time
 
 # The preview shows the test file with a placeholder id (mktemp style): each run draws its own.
 PREVIEW_RUN_ID = "X" * 12
+# Presets listed first on Home, in this order; the rest follow by name.
+HOME_FIRST = ("desktop", "desktop-nvme")
 
 RecordEntry = tuple[Path, "RunRecord | None", "str | None"]
 
@@ -147,7 +149,9 @@ class Services:
         """The presets that load, and one sentence per preset file that does not."""
         from iotui.core.runs import presets
         loaded, errors = presets.list_presets()
-        return list(loaded), [str(error) for error in errors]
+        # The desktop table leads the list: the one run most people come for.
+        ordered = sorted(loaded, key=lambda p: HOME_FIRST.index(p.name) if p.name in HOME_FIRST else len(HOME_FIRST))
+        return ordered, [str(error) for error in errors]
 
     def apply_overrides(self, preset: Preset, overrides: Overrides) -> Preset:
         """The preset with the home screen's changes, or a ServiceError sentence."""

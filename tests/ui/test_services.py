@@ -17,6 +17,13 @@ def test_presets_are_the_shipped_ones(tmp_path) -> None:
     assert errors == []
 
 
+def test_the_desktop_table_is_the_first_preset_on_home(tmp_path) -> None:
+    names = [preset.name for preset in Services(runs_dir=tmp_path).list_presets()[0]]
+    assert names[:2] == ["desktop", "desktop-nvme"]
+    rest = names[2:]
+    assert rest == sorted(rest) and "quick" in rest
+
+
 def test_targets_start_with_the_current_directory(tmp_path) -> None:
     targets = Services(runs_dir=tmp_path, cwd=str(tmp_path)).list_targets()
     assert str(targets[0].path) == str(tmp_path.resolve())
