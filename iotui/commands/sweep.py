@@ -43,6 +43,7 @@ from iotui.core.sweep.plan import (
     tool_for_point,
 )
 from iotui.core.sweep.analysis import analyze
+from iotui.core.sweep.slo import Slo, SloError, parse_slo
 from iotui.core.sweep.record import SweepPointState, SweepRecord, SweepRecordError, find_resumable
 from iotui.core.sweep.runner import PointFinished, PointStarted, SweepPointError, SweepRunner
 from iotui.core.runs.session import LogLine
@@ -71,6 +72,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--resume", action="store_true", help="go on with the unfinished sweep made by the same command")
     parser.add_argument("--format", choices=("text", "markdown", "json"), default="text", help="how to print the results")
     parser.add_argument("--dry-run", action="store_true", help="print the points and the estimate, run nothing")
+    parser.add_argument(
+        "--slo", metavar="TARGET",
+        help='a latency target such as "read p99<=1ms" (read/write/trim; p50, p90, p99, p99.9 or mean): '
+        "names the point with the most IOPS that meets it",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -195,8 +201,17 @@ def _sweep_record(args: argparse.Namespace, plan: SweepPlan, runs_dir: Path, out
     return found
 
 
+def _slo(args: argparse.Namespace) -> Slo | None:
+    if not args.slo:
+        return None
+    try:
+        return parse_slo(args.slo)
+    except SloError as error:
+        raise CommandError(f"--slo: {error}") from None
+
+
 def _print_results(args: argparse.Namespace, sweep: SweepRecord) -> None:
-    analysis = analyze(sweep.results(), sweep.axes)
+    analysis = analyze(sweep.results(), sweep.axes, _slo(args))
     if args.format == "json":
         print(json.dumps(sweep_json(sweep, analysis), indent=2))
     elif args.format == "markdown":
@@ -208,6 +223,7 @@ def _print_results(args: argparse.Namespace, sweep: SweepRecord) -> None:
 
 async def _run(args: argparse.Namespace) -> int:
     out = sys.stderr if args.format == "json" else sys.stdout
+    _slo(args)  # a target that does not read is refused before anything runs
     plan = _plan(args)
     for note in plan.notes:
         print(note, file=out)

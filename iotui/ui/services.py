@@ -309,8 +309,21 @@ class Services:
             refusal = str(error)
         return SweepSetup(plan, estimate, target_path, describe_estimate(plan, estimate), tuple(notes), refusal)
 
-    def make_sweep_runner(self, setup: SweepSetup, on_event: Callable[[object], None]) -> SweepRunner:
-        """A runner for a fresh sweep record; each point's session comes from :meth:`make_session`."""
+    def parse_slo(self, text: str) -> Any:
+        """A latency target typed on the sweep screen (None when empty), or a ServiceError sentence."""
+        from iotui.core.sweep.slo import SloError, parse_slo
+        if not text.strip():
+            return None
+        try:
+            return parse_slo(text)
+        except SloError as error:
+            raise ServiceError(str(error)) from None
+
+    def make_sweep_runner(self, setup: SweepSetup, on_event: Callable[[object], None], slo: Any = None) -> SweepRunner:
+        """A runner for a fresh sweep record; each point's session comes from :meth:`make_session`.
+
+        ``slo``: a parsed latency target (:func:`parse_slo`), or None.
+        """
         from iotui.core.sweep.plan import SweepPlanError, preset_for_point, target_for_point
         from iotui.core.sweep.record import SweepRecord
         from iotui.core.sweep.runner import SweepPointError, SweepRunner
@@ -338,4 +351,5 @@ class Services:
             runs_dir=self.runs_dir,
             on_event=on_event,
             estimates_s=setup.estimate.point_duration_s,
+            slo=slo,
         )

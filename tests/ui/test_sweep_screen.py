@@ -220,3 +220,35 @@ async def test_unresponsive_during_a_point_names_the_cause_as_on_the_run_screen(
         await pilot.press("s")
         await settle(pilot)
         assert screen.phase == "stopped"
+
+
+async def test_a_latency_target_names_its_point_in_the_findings_and_on_the_chart(tmp_path) -> None:
+    services = SweepReplayServices(tmp_path / "runs", [(1, 1), (2, 1.5)])
+    log = MessageLog()
+    app = _app(tmp_path, services)
+    async with app.run_test(size=(100, 40), message_hook=log) as pilot:
+        screen = await _open_sweep(pilot, *TWO_POINTS)
+        screen.query_one("#sweep-slo").value = "read p99<=10s"
+        screen.query_one("#sweep-body").focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.phase == "done"
+        ended = log.of(SweepEnded)
+        assert ended[0].analysis.slo is not None and ended[0].analysis.slo.params == {"numjobs": "2"}
+        text = " ".join(screen_text(app).split())
+        assert "✓ Best under read p99<=10s: numjobs=2 gives the most read IOPS that meet read p99 <= 10.0s" in text
+        chart = screen.query_one("#sweep-chart")
+        assert "✓ read p99<=10s" in chart.plt.build()
+
+
+async def test_a_latency_target_that_does_not_read_is_refused_before_starting(tmp_path) -> None:
+    app = _app(tmp_path, SweepReplayServices(tmp_path / "runs", [(1, 1)]))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open_sweep(pilot, *TWO_POINTS)
+        screen.query_one("#sweep-slo").value = "read p95<=1ms"
+        screen.query_one("#sweep-body").focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.phase == "planning"
+        assert any("'p95'" in str(n.message) for n in app._notifications)
+        assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").glob("*.sweep.toml"))

@@ -20,6 +20,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from iotui.core import format as fmt
 from iotui.core.sweep.categories import comparison_sentence, is_category_sweep
+from iotui.core.sweep.slo import Slo, SloChoice, choose_point
 from iotui.core.sweep.values import TARGET_KEY, SweepAxis
 
 SWEET_SPOT_SHARE = 0.95
@@ -42,6 +43,12 @@ class PointResult:
     write_lat_p99_ns: float | None = None
     read_lat_mean_ns: float | None = None
     write_lat_mean_ns: float | None = None
+    read_lat_p50_ns: float | None = None
+    write_lat_p50_ns: float | None = None
+    read_lat_p90_ns: float | None = None
+    write_lat_p90_ns: float | None = None
+    read_lat_p99_9_ns: float | None = None
+    write_lat_p99_9_ns: float | None = None
     responsiveness: str | None = None
     iops_per_fio_core: float | None = None
     iops_per_busy_core: float | None = None
@@ -107,6 +114,11 @@ class PointResult:
             write_lat_p99_ns=_number(write.get("lat_p99_ns")),
             read_lat_mean_ns=_number(read.get("lat_mean_ns")),
             write_lat_mean_ns=_number(write.get("lat_mean_ns")),
+            **{
+                f"{direction}_{key}": _number(table.get(key))
+                for direction, table in (("read", read), ("write", write))
+                for key in ("lat_p50_ns", "lat_p90_ns", "lat_p99_9_ns")
+            },
             responsiveness=summary.get("pressure", {}).get("responsiveness"),
             iops_per_fio_core=_number(cpu.get("iops_per_fio_core")),
             iops_per_busy_core=_number(cpu.get("iops_per_busy_core")),
@@ -186,6 +198,7 @@ class SweepAnalysis:
     notes: list[str] = field(default_factory=list)
     # A sweep over kinds (tool, ioengine, targets): each point side by side instead of a sweet spot.
     comparison: str | None = None
+    slo: SloChoice | None = None
 
 
 # -- helpers ------------------------------------------------------------------
@@ -429,8 +442,8 @@ def mount_option_axes(points: Sequence[PointResult]) -> tuple[list[SweepAxis], l
     return axes, extended
 
 
-def analyze(points: Sequence[PointResult], axes: Sequence[SweepAxis]) -> SweepAnalysis:
-    """Sweet spot, balanced point and (for several keys) the ranking.
+def analyze(points: Sequence[PointResult], axes: Sequence[SweepAxis], slo: Slo | None = None) -> SweepAnalysis:
+    """Sweet spot, balanced point, (for several keys) the ranking, and the best point under ``slo``.
 
     A sweep across targets also ranks the mount options that differ between
     the targets (``mount:rsize`` ...), as the NFS study did by hand.
@@ -444,10 +457,11 @@ def analyze(points: Sequence[PointResult], axes: Sequence[SweepAxis]) -> SweepAn
     left_out = [f"{_describe(p.params)} ({left_out_reason(p)})" for p in points if p not in usable]
     if left_out and usable:
         notes.append("Left out of the analysis: " + "; ".join(left_out) + ".")
+    chosen = choose_point(slo, [p for p in points if p.status in FINISHED_STATUSES]) if slo is not None else None
     if is_category_sweep(axes):
         return SweepAnalysis(
             metric=metric, sweet_spot=None, balanced=None, ranking=None, notes=notes,
-            comparison=comparison_sentence(usable, metric),
+            comparison=comparison_sentence(usable, metric), slo=chosen,
         )
     ranked_points: Sequence[PointResult] = points
     if any(axis.key == TARGET_KEY for axis in varied):
@@ -460,4 +474,5 @@ def analyze(points: Sequence[PointResult], axes: Sequence[SweepAxis]) -> SweepAn
         balanced=balanced(points, axes, metric),
         ranking=ranking,
         notes=notes,
+        slo=chosen,
     )

@@ -83,6 +83,8 @@ def sweep_json(sweep: SweepRecord, analysis: SweepAnalysis) -> dict[str, Any]:
     }
     if analysis.ranking is not None:
         doc["ranking"] = analysis.ranking.to_json()
+    if analysis.slo is not None:
+        doc["slo"] = analysis.slo.to_json()
     return doc
 
 
@@ -101,6 +103,8 @@ def _rows(sweep: SweepRecord) -> tuple[list[str], list[list[str]]]:
 
 def _analysis_lines(analysis: SweepAnalysis, bullet: str, sub_bullet: str) -> list[str]:
     lines = []
+    if analysis.slo is not None:
+        lines.append(f"{bullet}Best under {analysis.slo.slo.text}: {analysis.slo.why}")
     for label, choice in (("Sweet spot", analysis.sweet_spot), ("Balanced", analysis.balanced)):
         if choice is not None:
             params = ", ".join(f"{key}={value}" for key, value in choice.params.items())

@@ -18,6 +18,7 @@ from typing import Any, Awaitable, Callable, Protocol
 
 from iotui.core.sweep.analysis import PointResult, SweepAnalysis, analyze
 from iotui.core.sweep.record import SweepPointState, SweepRecord, relative_record_path, save_sweep
+from iotui.core.sweep.slo import Slo
 
 EventCallback = Callable[[object], None]
 
@@ -81,6 +82,7 @@ class SweepRunner:
 
     ``estimates_s`` maps a point index to its estimated seconds (for time left);
     ``runs_dir`` None means nothing is saved (a dry screen preview, a test).
+    ``slo``: a latency target; the final analysis names the best point under it.
     """
 
     def __init__(
@@ -91,8 +93,10 @@ class SweepRunner:
         runs_dir: Path | None,
         on_event: EventCallback | None = None,
         estimates_s: dict[int, float] | None = None,
+        slo: Slo | None = None,
     ) -> None:
         self.sweep = sweep
+        self.slo = slo
         self.start_point = start_point
         self.runs_dir = Path(runs_dir) if runs_dir is not None else None
         self.on_event = on_event or (lambda event: None)
@@ -170,7 +174,7 @@ class SweepRunner:
             raise
         self.sweep.status = self._final_status()
         self._save()
-        analysis = analyze(self.sweep.results(), self.sweep.axes)
+        analysis = analyze(self.sweep.results(), self.sweep.axes, self.slo)
         self._emit(SweepFinished(self.sweep, analysis, self.sweep.status == "stopped"))
         return self.sweep
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from iotui.core import format as fmt
 
@@ -151,23 +151,20 @@ def candidate_from_direction(params: Mapping[str, str], direction_table: Mapping
     return SloCandidate(dict(params), _number(table.get("iops")), _number(table.get(slo.key)))
 
 
-def candidates_from_records(
-    points: Iterable[tuple[Mapping[str, str], str, Any]],
-    slo: Slo,
-    direction_table: Callable[[Any, str], Mapping[str, Any] | None],
-) -> list[SloCandidate]:
-    """Candidates from (params, status, record or None); unfinished points count as having no figures.
+def choose_point(slo: Slo, points: Sequence[Any]) -> SloChoice:
+    """The choice over sweep points (the analysis's PointResult: ``read_iops``, ``read_lat_p99_ns`` ...).
 
-    ``direction_table(record, direction)`` returns the record's figures for
-    the direction (a one-section point's own, since a sweep point is one run).
+    ``index`` in the answer is the point's place in ``points``.
     """
-    candidates = []
-    for params, status, record in points:
-        if record is None or status not in ("completed", "imported", "reference"):
-            candidates.append(SloCandidate(dict(params), None, None))
-            continue
-        candidates.append(candidate_from_direction(params, direction_table(record, slo.direction), slo))
-    return candidates
+    candidates = [
+        SloCandidate(
+            dict(point.params),
+            _number(getattr(point, f"{slo.direction}_iops", None)),
+            _number(getattr(point, f"{slo.direction}_{slo.key}", None)),
+        )
+        for point in points
+    ]
+    return choose(slo, candidates)
 
 
 def _number(value: Any) -> float | None:

@@ -118,6 +118,7 @@ class SweepScreen(Screen):
         # as the sweep's time left is estimated.
         self.point_wall_s: float | None = None
         self.numjobs: int | None = None
+        self.slo: Any = None  # the latency target typed before starting (core Slo), if any
         self.sub_title = f"sweep: {preset.name} on {target_path}"
 
     def compose(self) -> ComposeResult:
@@ -127,6 +128,11 @@ class SweepScreen(Screen):
                 self.initial_vary,
                 placeholder="what to vary: KEY=V1,V2 (e.g. numjobs=1,2,4,8); several keys separated by ;",
                 id="sweep-vary",
+                compact=True,
+            )
+            yield Input(
+                placeholder="latency target (optional): e.g. read p99<=1ms names the most IOPS that meet it",
+                id="sweep-slo",
                 compact=True,
             )
             yield Static(id="sweep-status")
@@ -178,6 +184,7 @@ class SweepScreen(Screen):
             self._plan(event.value)
 
     @on(Input.Submitted, "#sweep-vary")
+    @on(Input.Submitted, "#sweep-slo")
     def _vary_submitted(self) -> None:
         self.query_one("#sweep-body").focus()  # enter again starts: a typo never starts a long sweep
 
@@ -284,9 +291,15 @@ class SweepScreen(Screen):
         if self.iotui_app.run_in_progress():
             self.notify("A run is already in progress.", severity="warning")
             return
+        try:
+            self.slo = self.services.parse_slo(self.query_one("#sweep-slo", Input).value)
+        except ServiceError as error:
+            self.notify(str(error), title="Latency target", severity="error", timeout=10, markup=False)
+            return
         self.phase = SweepPhase.RUNNING
         self.total = len(self.setup.points)
         self.query_one("#sweep-vary", Input).disabled = True
+        self.query_one("#sweep-slo", Input).disabled = True
         progress = self.query_one("#sweep-progress", ProgressBar)
         progress.update(total=self.total, progress=0)
         self._show_layout()
@@ -302,7 +315,7 @@ class SweepScreen(Screen):
                 self.post_message(message)
 
         try:
-            runner = self.services.make_sweep_runner(setup, on_event)
+            runner = self.services.make_sweep_runner(setup, on_event, slo=self.slo)
             self.post_message(SweepBegan(runner))
             await runner.run()
         except (ServiceError, SweepRecordError) as error:
@@ -459,7 +472,7 @@ class SweepScreen(Screen):
         self.query_one("#sweep-vary", Input).focus()
 
     def action_back(self) -> None:
-        if self.focused is self.query_one("#sweep-vary", Input):
+        if self.focused in (self.query_one("#sweep-vary", Input), self.query_one("#sweep-slo", Input)):
             self.query_one("#sweep-body").focus()
             return
         if self.phase in ACTIVE_PHASES:

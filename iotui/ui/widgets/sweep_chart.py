@@ -2,7 +2,8 @@
 
 The plot owns its plotext figure (``self.plt``) and redraws everything in
 ``replot()``; it never touches plotext's module-level state. The sweet spot and
-the balanced point are marked with vertical lines once the sweep is done.
+the balanced point (and the best point under a latency target, when the sweep
+has one) are marked with vertical lines once the sweep is done.
 """
 
 from __future__ import annotations
@@ -92,9 +93,12 @@ class SweepChart(PlotextPlot):
             plt.yticks(ticks, labels, yside="right")
         analysis = self.analysis
         if analysis is not None:
-            picks = ((analysis.sweet_spot, "★ sweet spot", "green", 0.18), (analysis.balanced, "◆ balanced", "yellow", 0.06))
+            picks = [(analysis.sweet_spot, "★ sweet spot", "green", 0.18), (analysis.balanced, "◆ balanced", "yellow", 0.06)]
+            if analysis.slo is not None and analysis.slo.params is not None:
+                picks.append((analysis.slo, f"✓ {analysis.slo.slo.text}", "blue", 0.30))
             for choice, word, color, height in picks:
-                value = choice.params.get(axis.key) if choice is not None else None
+                params = choice.params if choice is not None else None
+                value = params.get(axis.key) if params is not None else None
                 if value in position:
                     plt.vline(position[value], color=color)
                     plt.text(word, position[value], top * height, color=color, alignment="left")

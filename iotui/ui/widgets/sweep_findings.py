@@ -18,6 +18,8 @@ def describe_params(params: dict[str, str]) -> str:
 
 def analysis_lines(analysis: SweepAnalysis) -> list[Text]:
     lines = []
+    if analysis.slo is not None:
+        lines.append(Text.assemble((f"✓ Best under {analysis.slo.slo.text}: ", "bold"), analysis.slo.why))
     for mark, word, choice in ((SWEET_SPOT_MARK, "Sweet spot", analysis.sweet_spot),
                                (BALANCED_MARK, "Balanced", analysis.balanced)):
         if choice is not None:
