@@ -37,11 +37,11 @@ def test_a_steady_write_has_no_cliff_and_says_how_much_was_watched() -> None:
     stream = [512.0 * MIB * (1 + rng.uniform(-0.1, 0.1)) for _ in range(64)]
     cliff = find_cliff(_seconds(64), stream)
     assert not cliff.found
-    assert cliff.judged_s == 64.0
-    assert cliff.judged_bytes == pytest.approx(sum(stream))
+    assert cliff.within_s == 64.0
+    assert cliff.within_bytes == pytest.approx(sum(stream))
     flat = find_cliff(_seconds(8), [512.0 * MIB] * 8)
     assert flat.sentence() == "no cliff within 4 GiB"  # 8 s x 512 MiB/s
-    assert flat.to_record() == {"found": False, "judged_bytes": 4 << 30, "judged_s": 8.0}
+    assert flat.to_record() == {"found": False, "within_bytes": 4 << 30, "within_s": 8.0}
 
 
 def test_a_short_dip_or_a_single_slow_second_is_not_a_cliff() -> None:

@@ -32,12 +32,12 @@ class Cliff:
     ``found``: a cliff was found. ``at_s`` and ``at_bytes``: seconds since the
     section started and bytes written before the drop. ``bw_before_bytes`` and
     ``bw_after_bytes``: bytes per second before and after it. Without a cliff,
-    ``judged_bytes`` and ``judged_s`` say how much writing was watched.
+    ``within_bytes`` and ``within_s`` say how much writing was watched.
     """
 
     found: bool
-    judged_bytes: float
-    judged_s: float
+    within_bytes: float
+    within_s: float
     at_s: float | None = None
     at_bytes: float | None = None
     bw_before_bytes: float | None = None
@@ -46,7 +46,7 @@ class Cliff:
     def to_record(self) -> dict[str, Any]:
         """The record's ``sections.cliff`` table."""
         if not self.found:
-            return {"found": False, "judged_bytes": int(round(self.judged_bytes)), "judged_s": round(self.judged_s, 3)}
+            return {"found": False, "within_bytes": int(round(self.within_bytes)), "within_s": round(self.within_s, 3)}
         return {
             "found": True,
             "at_s": round(self.at_s or 0.0, 3),
@@ -58,7 +58,7 @@ class Cliff:
     def sentence(self) -> str:
         """"after 12.3 GiB (45 s): 2,000 MiB/s → 460 MiB/s" or "no cliff within 4 GiB"."""
         if not self.found:
-            return f"no cliff within {fmt.size_spaced(self.judged_bytes)}"
+            return f"no cliff within {fmt.size_spaced(self.within_bytes)}"
         return (
             f"after {fmt.size_spaced(self.at_bytes)} ({self.at_s:.0f} s): "
             f"{_mib(self.bw_before_bytes)} → {_mib(self.bw_after_bytes)}"
@@ -74,7 +74,7 @@ def cliff_from_record(table: Mapping[str, Any]) -> Cliff | None:
         if not all(isinstance(table.get(key), (int, float)) for key in keys):
             return None
         return Cliff(True, 0.0, 0.0, *(float(table[key]) for key in keys))
-    return Cliff(False, float(table.get("judged_bytes", 0) or 0), float(table.get("judged_s", 0) or 0))
+    return Cliff(False, float(table.get("within_bytes", 0) or 0), float(table.get("within_s", 0) or 0))
 
 
 def _mib(value: float | None) -> str:

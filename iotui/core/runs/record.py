@@ -226,7 +226,7 @@ class RunRecord:
         section = self.only_section
         if section is not None:
             for key, value in section.items():
-                if isinstance(value, dict) and key not in ("options", "pressure", "steady", "cliff"):
+                if isinstance(value, dict) and key not in ("options", "pressure", "steady", "cliff", "latency_target"):
                     view[key] = value
         if self.pressure:
             view["pressure"] = self.pressure
@@ -296,6 +296,9 @@ class RunRecord:
     def to_json_dict(self) -> dict[str, Any]:
         """The record as JSON: ``sections`` in fio's order; ``summary`` only for a one-section run."""
         doc = self.to_toml_dict()
+        for section in doc["sections"]:
+            if isinstance(section.get("steady"), dict):
+                section["steady"].setdefault("after_s", None)  # JSON says "not reached" with null
         if len(doc["sections"]) == 1:
             section = doc["sections"][0]
             doc["summary"] = {

@@ -123,6 +123,7 @@ SECTION_KEYS: Spec = {
     "pressure": ((dict,), False),
     "steady": ((dict,), False),
     "cliff": ((dict,), False),
+    "latency_target": ((dict,), False),
 }
 STEADY_KEYS: Spec = {
     "reached": ((bool,), False),
@@ -136,7 +137,16 @@ CLIFF_KEYS: Spec = {
     "at_bytes": (NUMBER, False),
     "bw_before_bytes": (NUMBER, False),
     "bw_after_bytes": (NUMBER, False),
+    "within_bytes": (NUMBER, False),
+    "within_s": (NUMBER, False),
 }
+LATENCY_TARGET_KEYS: Spec = {
+    "target_ns": (NUMBER, False),
+    "depth": ((int,), False),
+    "percentile": (NUMBER, False),
+    "window_s": (NUMBER, False),
+}
+STEADY_METHODS = ("window", "fio-ss")
 PAUSE_KEYS: Spec = {"at_s": (NUMBER, True), "duration_s": (NUMBER, True)}
 HOSTS_KEYS: Spec = {
     "name": ((str,), True),
@@ -259,8 +269,15 @@ def check_section(section: Any, where: str, prefix: str) -> None:
         check_pressure(section["pressure"], where, f"{prefix}.pressure")
     if "steady" in section:
         check_spec(section["steady"], STEADY_KEYS, where, f"{prefix}.steady")
+    if "steady" in section and section["steady"].get("method", "window") not in STEADY_METHODS:
+        raise RecordError(
+            f"{where}: key '{prefix}.steady.method' should be one of {', '.join(STEADY_METHODS)}, "
+            f"found {section['steady']['method']!r}."
+        )
     if "cliff" in section:
         check_spec(section["cliff"], CLIFF_KEYS, where, f"{prefix}.cliff")
+    if "latency_target" in section:
+        check_spec(section["latency_target"], LATENCY_TARGET_KEYS, where, f"{prefix}.latency_target")
 
 
 def check_sections(sections: Any, where: str, prefix: str) -> None:

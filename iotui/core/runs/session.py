@@ -25,6 +25,7 @@ from iotui import __version__
 from iotui.core.runs.cache_check import suspicious_results
 from iotui.core.host.device_facts import cpu_governor
 from iotui.core.fio.intervals import IntervalDeriver, IntervalSample
+from iotui.core.runs.findings import annotate_record
 from iotui.core.runs.record import RunRecord
 from iotui.core.runs.recorder import EventCallback, HostUpdate, LogLine, RunFinished, RunRecorder
 from iotui.core.fio.runner import FioExited, FioNotFoundError, FioRunner, StderrLine
@@ -340,6 +341,7 @@ class RunSession(RunRecorder):
             pressure=pressure or {},
             pauses=list(self.pause_log.pauses),
         )
+        annotate_record(record, final_doc)
         for code, message in self.plan.warnings:
             record.add_warning(code, message)
         for code, message in suspicious_results(record):

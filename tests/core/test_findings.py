@@ -1,0 +1,67 @@
+"""Each section's steady state, cliff and latency-target result, added when a record is built."""
+
+from __future__ import annotations
+
+from iotui.core.runs.findings import annotate_sections, cliff_sentence, latency_target_sentence, steady_sentence
+
+MIB = 1 << 20
+
+
+def _samples(section: int, values: list[float], key: str, first_t: float = 1.0) -> list[dict]:
+    return [{"t_s": first_t + i, "dt_s": 1.0, "section": section, key: v} for i, v in enumerate(values)]
+
+
+def test_sections_get_steady_and_sustained_writes_get_a_cliff() -> None:
+    sections = [
+        {"name": "read", "jobs": ["read"], "options": {"rw": "read"}, "duration_s": 6.0},
+        {"name": "fill", "jobs": ["fill"], "options": {"rw": "write"}, "duration_s": 40.0},
+        {"name": "short-write", "jobs": ["short-write"], "options": {"rw": "write"}, "duration_s": 3.0},
+    ]
+    samples = {
+        0: _samples(0, [1000.0] * 6, "read_iops"),
+        1: [
+            {**s, "write_iops": s["write_bw_bytes"] / MIB}
+            for s in _samples(1, [1000.0 * MIB] * 25 + [300.0 * MIB] * 15, "write_bw_bytes", first_t=7.0)
+        ],
+        2: _samples(2, [10.0, 10.0, 10.0], "write_iops", first_t=47.0),
+    }
+    annotate_sections(sections, lambda index: samples[index], None)
+    assert sections[0]["steady"] == {"reached": True, "after_s": 5.0, "method": "window"}
+    assert "cliff" not in sections[0]  # reads have no cache cliff
+    assert sections[1]["cliff"] == {
+        "found": True, "at_s": 25.0, "at_bytes": 25 * 1000 * MIB, "bw_before_bytes": 1000 * MIB, "bw_after_bytes": 300 * MIB,
+    }
+    assert sections[1]["steady"]["reached"] is True  # the first 25 s were flat
+    assert sections[2]["steady"] == {"reached": False, "method": "window"}  # 3 s: no window yet
+    assert "cliff" not in sections[2]  # not sustained
+    assert cliff_sentence(sections[1]["cliff"]) == "after 24.4 GiB (25 s): 1,000 MiB/s → 300 MiB/s"
+
+
+def test_fio_ss_and_latency_target_come_from_the_sections_jobs_in_the_report() -> None:
+    sections = [
+        {"name": "fill", "jobs": ["fill"], "options": {"rw": "write"}},
+        {"name": "steady", "jobs": ["steady"], "options": {"rw": "randwrite"}},
+        {"name": "lt", "jobs": ["lt"], "options": {"rw": "randread"}, "read": {"iops": 2651.7}},
+    ]
+    report = {"jobs": [
+        {"jobname": "fill"},
+        {"jobname": "steady", "job_runtime": 17250,
+         "steadystate": {"ss": "iops:10.000000%", "duration": 10, "attained": 1, "criterion": "3.1%"}},
+        {"jobname": "lt", "latency_depth": 4, "latency_target": 1000000, "latency_percentile": 99.0,
+         "latency_window": 1000000},
+    ]}
+    annotate_sections(sections, lambda index: [], report)
+    assert "steady" not in sections[0]  # no samples, no fio verdict: nothing judged
+    assert sections[1]["steady"] == {"reached": True, "after_s": 17.25, "method": "fio-ss"}
+    assert sections[2]["latency_target"] == {"target_ns": 1000000, "depth": 4, "percentile": 99.0, "window_s": 1.0}
+    assert latency_target_sentence(sections[2]) == (
+        "fio settled on queue depth 4 and held 2.7k read IOPS with p99 within 1.00ms over 1 s windows"
+    )
+
+
+def test_steady_sentences() -> None:
+    assert steady_sentence({"reached": True, "after_s": 8.0, "method": "window"}) == "steady after 8 s"
+    assert steady_sentence({"reached": False, "method": "window"}) == "not steady"
+    both = {"reached": True, "after_s": 6.0, "method": "window", "fio_ss": {"reached": False, "criterion": "iops:5%"}}
+    assert steady_sentence(both) == "steady after 6 s; fio iops:5%: not steady"
+    assert steady_sentence(None) is None
