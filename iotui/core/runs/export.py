@@ -169,4 +169,17 @@ def export_records(records: list[RunRecord], output_format: str) -> str:
     if output_format not in FORMATS:
         raise ValueError(f"unknown export format {output_format!r}; use one of {', '.join(FORMATS)}")
     table = export_table(records)
-    return {"markdown": to_markdown, "csv": to_csv, "json": to_json}[output_format](table)
+    text = {"markdown": to_markdown, "csv": to_csv, "json": to_json}[output_format](table)
+    if output_format == "markdown":
+        text = desktop_tables_markdown(records) + text
+    return text
+
+
+def desktop_tables_markdown(records: list[RunRecord]) -> str:
+    """The desktop table first, for desktop-table runs: one run's own, or two runs side by side."""
+    from iotui.core.runs.desktop_table import desktop_compare_markdown, desktop_markdown, is_desktop_table
+
+    desktop = [record for record in records if is_desktop_table(record)]
+    if len(desktop) == 2:
+        return desktop_compare_markdown(desktop[0], desktop[1]) + "\n"
+    return "".join(desktop_markdown(record) + "\n" for record in desktop)

@@ -19,9 +19,12 @@ from iotui.core.runs.record import RunRecord
 from iotui.ui.comparison import find_previous, record_export_name
 from iotui.ui.screens.compare import CompareScreen
 from iotui.ui.services import ServiceError, Services
+from iotui.core.runs.desktop_table import is_desktop_table
 from iotui.ui.widgets.cpu_summary import CpuSummary
+from iotui.ui.widgets.desktop_table import DesktopTable
 from iotui.ui.widgets.direction_summary import DirectionSummary
 from iotui.ui.widgets.section_table import SectionTable
+from iotui.ui.widgets.section_findings import SectionFindings
 from iotui.ui.widgets.warnings_list import WarningsList
 
 if TYPE_CHECKING:
@@ -80,6 +83,10 @@ class ResultsScreen(Screen):
         with VerticalScroll(id="results"):
             yield Static(headline(self.record), id="headline")
             yield Static(saved_text(self.record, self.saved_path), id="saved")
+            if is_desktop_table(self.record):
+                desktop = DesktopTable(self.record, id="desktop-table")
+                desktop.border_title = "desktop table"
+                yield desktop
             sections = SectionTable(self.record, id="sections")
             sections.border_title = "sections (fio's reporting groups)"
             yield sections
@@ -90,6 +97,9 @@ class ResultsScreen(Screen):
                 cpu = CpuSummary(self.record, id="cpu")
                 cpu.border_title = "CPU and responsiveness"
                 yield cpu
+            findings = SectionFindings(self.record, id="section-findings")
+            findings.border_title = "steady state, cache cliff, latency target"
+            yield findings
             warnings = WarningsList(self.record, id="warnings")
             warnings.border_title = "warnings"
             yield warnings
