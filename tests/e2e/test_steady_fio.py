@@ -57,3 +57,31 @@ def test_a_rate_limited_job_settles_and_fio_agrees(tmp_path: Path) -> None:
     assert state.after_s in times
     record = state.to_record()
     assert record["fio_ss"]["reached"] is True and record["method"] == "window"
+
+
+def test_the_record_keeps_both_judgements_and_json_says_null_when_not_reached(tmp_path: Path) -> None:
+    import json
+    import sys
+
+    from iotui.core.runs.record import load_record
+
+    result = subprocess.run(
+        [sys.executable, "-m", "iotui", "run", "quick", "--runtime", "12", "--size", "8M", "--set", "rw=randread",
+         "--set", "rate_iops=200", "--set", "iodepth=1", "--set", "ss=iops:5%", "--set", "ss_dur=5",
+         "--set", "ss_ramp=2", "--baseline", "0", "--runs-dir", str(tmp_path / "runs"), "--json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=90,
+    )
+    assert result.returncode == 0, result.stderr
+    printed = json.loads(result.stdout)
+    record = load_record(Path(printed["path"]))
+    (section,) = record.sections
+    steady = section["steady"]
+    assert steady["reached"] is True and steady["method"] == "window"
+    assert steady["fio_ss"]["reached"] is True and steady["fio_ss"]["criterion"] == "iops:5%"
+    report = json.loads((tmp_path / "runs" / record.run["report"]).read_text())
+    assert steady["fio_ss"]["after_s"] == report["jobs"][0]["job_runtime"] / 1000
+    assert printed["sections"][0]["steady"]["after_s"] == steady["after_s"]
+    # Not reached: the key is absent in TOML and null in JSON.
+    record.sections[0]["steady"] = {"reached": False, "method": "window"}
+    assert record.to_json_dict()["sections"][0]["steady"] == {"reached": False, "method": "window", "after_s": None}
+    assert "after_s" not in record.to_toml_dict()["sections"][0]["steady"]
