@@ -19,6 +19,7 @@ from iotui.cli_common import (
     resolve_runs_dir,
 )
 from iotui.core.runs.record import RunRecord, section_directions
+from iotui.core.runs.repeat import new_repeat_group, repeat_keys, spreads
 from iotui.core.runs.session import HostUpdate, IntervalUpdate, LogLine, RunFinished
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from iotui.commands.run_remote import run_remote, wants_hosts
@@ -35,6 +36,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("preset", nargs="?", help="preset name or path to a preset .toml")
     add_run_options(parser)
     parser.add_argument("--json", action="store_true", help="print the record as JSON at the end")
+    parser.add_argument(
+        "--repeat", type=int, default=1, metavar="N",
+        help="run N times in a row and report the spread between the runs (records share run.repeat_group)",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -129,10 +134,8 @@ def print_summary(record: RunRecord, saved_path: Path | None, out: Any = None) -
         print(f"  saved: {saved_path}", file=out)
 
 
-async def _run(args: argparse.Namespace) -> int:
-    preset = load_preset_from_args(args)
-    if wants_hosts(args):
-        return await run_remote(args, preset, None if args.no_save else resolve_runs_dir(args))
+async def _run_once(args: argparse.Namespace, preset: Any, run_keys: dict[str, Any]) -> tuple[RunRecord, int]:
+    """One run; the record and the exit code it alone would give."""
     printer = LinePrinter(quiet=args.json)
     finished: list[RunFinished] = []
 
@@ -143,6 +146,7 @@ async def _run(args: argparse.Namespace) -> int:
 
     runs_dir = None if args.no_save else resolve_runs_dir(args)
     session = await make_session(args, preset, runs_dir=runs_dir, on_event=on_event)
+    session.run_keys = dict(run_keys)
     loop = asyncio.get_running_loop()
     interrupted = False
 
@@ -164,15 +168,52 @@ async def _run(args: argparse.Namespace) -> int:
     error = finished[-1].error if finished else None
     out = sys.stderr if args.json else sys.stdout
     print_summary(record, saved, out)
-    if args.json:
-        print(json.dumps(record.to_json_dict(), indent=2))
     if error:
         print(f"iotui: {error}", file=sys.stderr)
     if record.status == "stopped" or interrupted:
-        return EXIT_INTERRUPTED
+        return record, EXIT_INTERRUPTED
     if record.status == "completed" and not (error and saved is None and runs_dir is not None):
-        return EXIT_OK
-    return EXIT_FAILED
+        return record, EXIT_OK
+    return record, EXIT_FAILED
+
+
+async def _run(args: argparse.Namespace) -> int:
+    preset = load_preset_from_args(args)
+    if wants_hosts(args):
+        if args.repeat != 1:
+            raise CommandError("--repeat runs on this machine only; drop --repeat or the hosts.")
+        return await run_remote(args, preset, None if args.no_save else resolve_runs_dir(args))
+    if args.repeat < 1:
+        raise CommandError(f"--repeat should be a whole number of at least 1, found {args.repeat}.")
+    if args.repeat == 1:
+        record, code = await _run_once(args, preset, {})
+        if args.json:
+            print(json.dumps(record.to_json_dict(), indent=2))
+        return code
+    group = new_repeat_group()
+    records: list[RunRecord] = []
+    code = EXIT_OK
+    out = sys.stderr if args.json else sys.stdout
+    for index in range(1, args.repeat + 1):
+        print(f"\nRun {index} of {args.repeat} (repeat group {group[:8]})", file=out, flush=True)
+        record, code = await _run_once(args, preset, repeat_keys(group, index))
+        records.append(record)
+        if code != EXIT_OK:
+            print(f"iotui: run {index} of {args.repeat} did not complete; no more repeats.", file=sys.stderr)
+            break
+    completed = [record for record in records if record.status == "completed"]
+    found = spreads(completed)
+    if len(completed) >= 2:
+        print(f"\nSpread over {len(completed)} runs (standard deviation, and its share of the mean):", file=out)
+        for spread in found:
+            print(f"  {spread.sentence()}", file=out)
+    if args.json:
+        print(json.dumps({
+            "repeat_group": group,
+            "runs": [record.to_json_dict() for record in records],
+            "spread": [spread.to_json() for spread in found] if len(completed) >= 2 else [],
+        }, indent=2))
+    return code
 
 
 def handle(args: argparse.Namespace) -> int:

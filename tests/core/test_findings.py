@@ -32,7 +32,7 @@ def test_sections_get_steady_and_sustained_writes_get_a_cliff() -> None:
         "found": True, "at_s": 25.0, "at_bytes": 25 * 1000 * MIB, "bw_before_bytes": 1000 * MIB, "bw_after_bytes": 300 * MIB,
     }
     assert sections[1]["steady"]["reached"] is True  # the first 25 s were flat
-    assert sections[2]["steady"] == {"reached": False, "method": "window"}  # 3 s: no window yet
+    assert "steady" not in sections[2]  # 3 s: too short to judge
     assert "cliff" not in sections[2]  # not sustained
     assert cliff_sentence(sections[1]["cliff"]) == "after 24.4 GiB (25 s): 1,000 MiB/s → 300 MiB/s"
 

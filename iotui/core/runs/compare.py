@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Sequence
 
 from iotui.core.runs.record import DIRECTIONS, RESPONSIVENESS_LEVELS, RunRecord
 from iotui.core.runs.compare_setup import SETUP_KEYS, setup_differences
+from iotui.core.runs.repeat import repeat_values
 from iotui.core.runs.stats import welch_test
 
 __all__ = ["SETUP_KEYS", "Comparison", "compare_records", "setup_differences", "steady_samples"]
@@ -39,6 +40,7 @@ THRESHOLD_PCT = 5.0
 METHOD_WELCH = "welch"
 METHOD_THRESHOLD = "threshold"
 METHOD_LEVEL = "level"
+METHOD_REPEATS = "repeats"
 
 
 @dataclass(frozen=True)
@@ -247,7 +249,29 @@ def _direction_word(difference: float, higher_is_better: bool) -> str:
     return BETTER if (difference > 0) == higher_is_better else WORSE
 
 
-def _verdict(metric: Metric, baseline: RunRecord, other: RunRecord, value_a: float, value_b: float) -> Verdict:
+def _repeat_series(metric: Metric, runs: Sequence[RunRecord] | None) -> list[float] | None:
+    if not runs or len(runs) < 2 or metric.group not in DIRECTIONS:
+        return None
+    return repeat_values(runs, metric.group, metric.key)
+
+
+def _verdict(
+    metric: Metric, baseline: RunRecord, other: RunRecord, value_a: float, value_b: float,
+    repeats: Mapping[str, Sequence[RunRecord]] | None = None,
+) -> Verdict:
+    repeats = repeats or {}
+    runs_a = _repeat_series(metric, repeats.get(baseline.id))
+    runs_b = _repeat_series(metric, repeats.get(other.id))
+    same_group = baseline.run.get("repeat_group") == other.run.get("repeat_group")
+    if runs_a and runs_b and not same_group:
+        # Both sides were repeated: the spread between whole runs is the noise.
+        result = welch_test(runs_a, runs_b)
+        difference = result.mean_b - result.mean_a
+        scale = abs(result.mean_a) or abs(result.mean_b)
+        effect_pct = abs(difference) / scale * 100 if scale else 0.0
+        if result.p_value < SIGNIFICANCE and effect_pct >= MIN_EFFECT_PCT:
+            return Verdict(_direction_word(difference, metric.higher_is_better), METHOD_REPEATS, result.p_value)
+        return Verdict(SAME, METHOD_REPEATS, result.p_value)
     series_a, series_b = _series(baseline, metric), _series(other, metric)
     if len(series_a) >= MIN_SAMPLES and len(series_b) >= MIN_SAMPLES:
         result = welch_test(series_a, series_b)
@@ -277,7 +301,9 @@ def _number(record: RunRecord, metric: Metric) -> float | None:
     return float(value)
 
 
-def _numeric_row(metric: Metric, records: list[RunRecord]) -> MetricRow | None:
+def _numeric_row(
+    metric: Metric, records: list[RunRecord], repeats: Mapping[str, Sequence[RunRecord]] | None = None
+) -> MetricRow | None:
     values = [_number(record, metric) for record in records]
     if all(v is None for v in values):
         return None
@@ -293,7 +319,7 @@ def _numeric_row(metric: Metric, records: list[RunRecord]) -> MetricRow | None:
             continue
         deltas.append(value - baseline)
         pcts.append((value - baseline) / abs(baseline) * 100 if baseline else None)
-        verdicts.append(_verdict(metric, records[0], record, baseline, value))
+        verdicts.append(_verdict(metric, records[0], record, baseline, value, repeats))
     return MetricRow(metric, tuple(values), tuple(deltas), tuple(pcts), tuple(verdicts))
 
 
@@ -323,33 +349,38 @@ def _responsiveness_row(records: list[RunRecord]) -> MetricRow | None:
     return MetricRow(RESPONSIVENESS, tuple(levels), empty, empty, tuple(verdicts))
 
 
-def compare_records(records: list[RunRecord]) -> Comparison:
+def compare_records(
+    records: list[RunRecord], repeats: Mapping[str, Sequence[RunRecord]] | None = None
+) -> Comparison:
     """Compare every record against the first, section by section. Needs at least one record.
 
     When every run has one section, those sections are compared whatever their
     names; otherwise sections are matched by name and options
     (:mod:`iotui.core.runs.compare_sections`). Paused runs are named in ``notes``.
+    ``repeats`` maps a record's id to the runs of its ``--repeat`` group
+    (itself included); where both one-section runs have two or more, the
+    verdict uses the spread between those runs.
     """
     if not records:
         raise ValueError("compare_records needs at least one record")
     from iotui.core.runs.compare_sections import compare_by_section, pause_notes
 
     if all(len(record.sections) <= 1 for record in records):
-        comparison = _compare_flat(records)
+        comparison = _compare_flat(records, repeats)
     else:
         comparison = compare_by_section(records, _compare_flat)
     comparison.notes = pause_notes(comparison.labels, records) + comparison.notes
     return comparison
 
 
-def _compare_flat(records: list[RunRecord]) -> Comparison:
-    """Every record's one section against the first's."""
+def _compare_flat(records: list[RunRecord], repeats: Mapping[str, Sequence[RunRecord]] | None = None) -> Comparison:
+    """Every record's one section against the first's (``repeats``: see :func:`compare_records`)."""
     rows: list[MetricRow] = []
     for direction in DIRECTIONS:
         if not any(direction in record.summary for record in records):
             continue
         for metric in direction_metrics(direction):
-            row = _numeric_row(metric, records)
+            row = _numeric_row(metric, records, repeats)
             if row is not None:
                 rows.append(row)
     for metric in CPU_METRICS:

@@ -7,6 +7,7 @@ from typing import Any
 from iotui.core import format as fmt
 from iotui.core.runs.compare import (
     METHOD_LEVEL,
+    METHOD_REPEATS,
     METHOD_THRESHOLD,
     METHOD_WELCH,
     MIN_EFFECT_PCT,
@@ -61,6 +62,8 @@ def _versus_cell(row: MetricRow, index: int) -> str:
         parts.append(f"[p={verdict.p_value:.3g}]")
     elif verdict.method == METHOD_THRESHOLD:
         parts.append(f"[±{THRESHOLD_PCT:g}%]")
+    elif verdict.method == METHOD_REPEATS and verdict.p_value is not None:
+        parts.append(f"[repeats p={verdict.p_value:.3g}]")
     return " ".join(parts)
 
 
@@ -90,6 +93,11 @@ def method_note(comparison: Comparison) -> str:
         notes.append(
             f"Verdicts marked ±{THRESHOLD_PCT:g}%: no interval samples in both runs, so a plain delta "
             f"and a fixed threshold: within {THRESHOLD_PCT:g}% is called the same."
+        )
+    if METHOD_REPEATS in methods:
+        notes.append(
+            "Verdicts marked with repeats: both runs were repeated (--repeat), so Welch's t-test on the "
+            "runs' own figures, one per repeat: the spread between whole runs is the noise."
         )
     if METHOD_LEVEL in methods:
         notes.append("Responsiveness compares the worst level reached (ok < sluggish < unresponsive).")
@@ -130,7 +138,20 @@ def comparison_text(comparison: Comparison) -> str:
     note = method_note(comparison)
     if note:
         out += ["", note]
+    out += _answers(comparison)
     return "\n".join(out) + "\n"
+
+
+def _answers(comparison: Comparison) -> list[str]:
+    """Runs that never settled, and two desktop tables side by side."""
+    from iotui.core.runs.compare_answers import desktop_side_by_side, never_settled
+
+    lines = never_settled(comparison.records, comparison.labels)
+    out = ["", *lines] if lines else []
+    table = desktop_side_by_side(comparison.records)
+    if table:
+        out += ["", table.rstrip("\n")]
+    return out
 
 
 def _md_escape(text: str) -> str:
@@ -152,4 +173,5 @@ def comparison_markdown(comparison: Comparison) -> str:
     note = method_note(comparison)
     if note:
         out += ["", note]
+    out += _answers(comparison)
     return "\n".join(out) + "\n"

@@ -1,8 +1,9 @@
 """What iotui adds to each section of a finished run: steady state, the cache cliff, fio's latency search.
 
-Called once when a record is built (and for records that lack them): every
-section gets ``steady`` (the SNIA window on its samples, with fio's own ``ss``
-verdict beside it when the preset asked fio for one); write-only sections of
+Called once when a record is built: every section with at least five samples
+gets ``steady`` (the SNIA window on its samples, with fio's own ``ss`` verdict
+beside it when the preset asked fio for one; fio's verdict alone when there
+are fewer samples); write-only sections of
 20 s or more get ``cliff``; sections run with fio's ``latency_target`` get
 ``latency_target`` (the queue depth fio settled on). ``docs/numbers.md``
 documents each figure.
@@ -76,8 +77,9 @@ def annotate_sections(
         fio_ss: FioSteadyState | None = next(
             (found for found in (fio_steady_state(job) for job in section_jobs) if found is not None), None
         )
-        if samples or fio_ss is not None:
-            section["steady"] = section_steady_state(samples, fio_ss=fio_ss).to_record()
+        state = section_steady_state(samples, fio_ss=fio_ss)
+        if state.window is not None or state.fio_ss is not None:  # fewer than five samples: no judgement
+            section["steady"] = state.to_record()
         options = section.get("options") or {}
         if samples and is_sustained_write(options, _duration_s(section, samples)):
             section["cliff"] = section_cliff(samples).to_record()

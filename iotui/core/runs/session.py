@@ -153,6 +153,8 @@ class RunSession(RunRecorder):
         self.pause_log = PauseLog()
         self._last_row_monotonic = 0.0
         self.last_document: dict | None = None
+        # Extra [run] keys the caller decides (repeat_group and repeat_index of --repeat N).
+        self.run_keys: dict[str, Any] = {}
         self.stop_requested = False
         self.paused = False
         self._created_test_files: list[Path] = []
@@ -331,6 +333,7 @@ class RunSession(RunRecorder):
                 "exit_code": exit_event.returncode if exit_event else None,
                 "iotui_version": __version__,
                 "paused_s": round(self.pause_log.paused_s, 3) if self.pause_log.pauses else None,
+                **self.run_keys,
             },
             host=host_identity(),
             target=dict(self.plan.target),
