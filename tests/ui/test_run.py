@@ -288,3 +288,50 @@ async def test_stop_while_the_session_is_prepared_records_nothing(tmp_path) -> N
         assert any("nothing was recorded" in m.sentence for m in log.of(RunFailed))
         assert isinstance(app.screen, HomeScreen)
     assert list_records(tmp_path) == []
+
+
+async def test_the_run_screen_says_live_when_the_section_settled(tmp_path) -> None:
+    from tests.ui.replay import synthetic_documents
+
+    log = MessageLog()
+    # Every interval carries the same I/O: the fifth one closes the first steady window.
+    services = ReplayServices(
+        tmp_path, runner_factory=lambda: ReplayRunner(synthetic_documents(8, RANDRW), hold_after=3)
+    )
+    app = IotuiApp(services)
+    async with app.run_test(size=(100, 30), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await _wait_for(pilot, lambda: len(log.of(IntervalArrived)) >= 3)
+        await pilot.pause()
+        assert "steady state: 3 of 5 s so far" in " ".join(screen_text(app).split())
+        await pilot.press("s")
+        await settle(pilot)
+
+
+async def test_the_run_screen_shows_steady_after_five_equal_seconds(tmp_path) -> None:
+    import re
+
+    from tests.ui.replay import synthetic_documents
+
+    log = MessageLog()
+    services = ReplayServices(
+        tmp_path, runner_factory=lambda: ReplayRunner(synthetic_documents(8, RANDRW), hold_after=6)
+    )
+    app = IotuiApp(services)
+    async with app.run_test(size=(100, 30), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await _wait_for(pilot, lambda: len(log.of(IntervalArrived)) >= 6)
+        await pilot.pause()
+        # The screen shows the core's judgement (tested on known streams in tests/core) of these intervals.
+        from iotui.core.runs.steady import steady_state
+
+        intervals = [m.interval for m in log.of(IntervalArrived)]
+        iops = [sum(f.iops for f in interval.directions.values()) for interval in intervals]
+        state = steady_state([i.t_s for i in intervals], iops, start_s=intervals[0].t_s - intervals[0].dt_s)
+        assert state.reached
+        assert state.sentence() in " ".join(screen_text(app).split())
+        assert re.search(r"steady after \d+ s", screen_text(app))
+        await pilot.press("s")
+        await settle(pilot)

@@ -292,3 +292,22 @@ def fio_steady_states(report: Mapping[str, Any]) -> dict[str, FioSteadyState]:
         if result is not None and isinstance(name, str) and name not in found:
             found[name] = result
     return found
+
+
+class LiveSteady:
+    """The live judgement across a run: a new :class:`SteadyTracker` whenever the section changes.
+
+    ``section_key`` names the section an interval belongs to (fio's group id
+    when known, else the directions doing I/O, which change between a preset's
+    read and write sections).
+    """
+
+    def __init__(self) -> None:
+        self._key: object = None
+        self._tracker: SteadyTracker | None = None
+
+    def add(self, t_s: float, dt_s: float, iops: float, section_key: object) -> SteadyState:
+        if self._tracker is None or section_key != self._key:
+            self._key = section_key
+            self._tracker = SteadyTracker(start_s=t_s - dt_s)
+        return self._tracker.add(t_s, iops)

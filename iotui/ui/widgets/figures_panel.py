@@ -80,6 +80,8 @@ class FiguresPanel(Widget):
     elapsed_s: reactive[float | None] = reactive(None)
     estimated_s: reactive[float | None] = reactive(None)
     phase: reactive[str] = reactive("starting", layout=True)
+    steady: reactive[str] = reactive("")
+    """The current section's steady-state judgement ("steady after 8 s"); empty when none."""
 
     def watch_phase(self, phase: str) -> None:
         self.set_class(phase == "paused", "-paused")
@@ -94,4 +96,7 @@ class FiguresPanel(Widget):
 
     def render(self) -> Group:
         big = self.app.size.height >= BIG_FIGURES_MIN_HEIGHT
-        return Group(clock_text(self.elapsed_s, self.estimated_s, self.phase), figures_table(self.interval, big))
+        clock = clock_text(self.elapsed_s, self.estimated_s, self.phase)
+        if self.steady:
+            clock.append(f" · {self.steady}", style="italic")
+        return Group(clock, figures_table(self.interval, big))

@@ -16,6 +16,7 @@ from textual.reactive import var
 
 from iotui.core.fio.intervals import IntervalSample
 from iotui.core.host.responsiveness import Level, likely_cause
+from iotui.core.runs.steady import LiveSteady
 from iotui.ui.phases import RunPhase
 from iotui.ui.widgets.figures_panel import FiguresPanel
 from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip
@@ -35,11 +36,14 @@ class LiveRun(Horizontal):
     """The latest responsiveness assessment."""
     measuring: var[bool] = var(True)
     """True until the first assessment: the chip says it is measuring."""
+    steady: var[str] = var("")
+    """The current section's steady-state judgement, live ("steady after 8 s")."""
 
     def __init__(self, *, figures_id: str, chip_id: str, estimated_s: float | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
         self._figures_id = figures_id
         self._chip_id = chip_id
+        self._steady = LiveSteady()
         self.set_reactive(LiveRun.estimated_s, estimated_s)
 
     def compose(self) -> ComposeResult:
@@ -48,6 +52,7 @@ class LiveRun(Horizontal):
             elapsed_s=LiveRun.elapsed_s,
             estimated_s=LiveRun.estimated_s,
             phase=LiveRun.phase,
+            steady=LiveRun.steady,
         )
         yield ResponsivenessChip(id=self._chip_id).data_bind(
             assessment=LiveRun.assessment, measuring=LiveRun.measuring
@@ -58,8 +63,14 @@ class LiveRun(Horizontal):
         self.interval = None
         self.elapsed_s = None
         self.estimated_s = estimated_s
+        self._steady = LiveSteady()
+        self.steady = ""
 
     def show_interval(self, interval: IntervalSample) -> None:
+        if interval.directions:
+            # A new set of directions is a new section of the preset (read, then write).
+            iops = sum(figures.iops for figures in interval.directions.values())
+            self.steady = self._steady.add(interval.t_s, interval.dt_s, iops, frozenset(interval.directions)).sentence()
         self.interval = interval
         self.elapsed_s = interval.t_s
 
