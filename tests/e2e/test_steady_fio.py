@@ -25,7 +25,8 @@ def test_a_rate_limited_job_settles_and_fio_agrees(tmp_path: Path) -> None:
     preset = Preset(
         name="steady", title="steady", description="rate-limited random read", tells="",
         options={"rw": "randread", "bs": "4k", "size": "8M", "rate_iops": "200", "iodepth": "1",
-                 "runtime": "12", "time_based": "", "ss": "iops:5%", "ss_dur": "5", "ss_ramp": "2"},
+                 "runtime": "12", "time_based": "", "steadystate": "iops:5%", "steadystate_duration": "5",
+                 "steadystate_ramp_time": "2"},
         jobs=(JobSection("steady", {}),),
     )
     test_file = tmp_path / ".iotui-e2e.fio-test"
@@ -45,7 +46,7 @@ def test_a_rate_limited_job_settles_and_fio_agrees(tmp_path: Path) -> None:
     assert fio_ss.reached
     assert fio_ss.criterion == "iops:5%"
     assert fio_ss.after_s == job["job_runtime"] / 1000  # fio ended the job when it became steady
-    assert 7.0 <= fio_ss.after_s < 12.0  # not before ss_ramp + ss_dur, and before the runtime
+    assert 7.0 <= fio_ss.after_s < 12.0  # not before the ramp + the duration, and before the runtime
 
     state = steady_state(times, values, start_s=0.0, fio_ss=fio_ss)
     assert state.reached and state.method == "window"
@@ -67,8 +68,9 @@ def test_the_record_keeps_both_judgements_and_json_says_null_when_not_reached(tm
 
     result = subprocess.run(
         [sys.executable, "-m", "iotui", "run", "quick", "--runtime", "12", "--size", "8M", "--set", "rw=randread",
-         "--set", "rate_iops=200", "--set", "iodepth=1", "--set", "ss=iops:5%", "--set", "ss_dur=5",
-         "--set", "ss_ramp=2", "--baseline", "0", "--runs-dir", str(tmp_path / "runs"), "--json"],
+         "--set", "rate_iops=200", "--set", "iodepth=1", "--set", "steadystate=iops:5%",
+         "--set", "steadystate_duration=5", "--set", "steadystate_ramp_time=2", "--baseline", "0",
+         "--runs-dir", str(tmp_path / "runs"), "--json"],
         cwd=tmp_path, capture_output=True, text=True, timeout=90,
     )
     assert result.returncode == 0, result.stderr
