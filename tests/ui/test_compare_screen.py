@@ -222,3 +222,18 @@ def test_compare_snapshot(snap_compare) -> None:
         await pilot.pause()
 
     assert snap_compare(IotuiApp(ReplayServices(RUNS_DIR)), terminal_size=(130, 60), run_before=show)
+
+
+async def test_compare_says_which_run_never_settled(tmp_path) -> None:
+    settled = run_record("aaaaaaaa01", 1, read_iops=10_000.0, read_p99_ns=100_000.0)
+    settled.sections[0]["steady"] = {"reached": True, "after_s": 5.0, "method": "window"}
+    drifting = run_record("bbbbbbbb02", 2, read_iops=15_000.0, read_p99_ns=110_000.0)
+    drifting.sections[0]["steady"] = {"reached": False, "method": "window"}
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.push_screen(CompareScreen([settled, drifting], app.services))
+        await pilot.pause()
+        text = " ".join(screen_text(app).split())
+        assert "Run b never settled in rnd4k-q1t1: its figures were still moving" in text
+        assert "Run a never settled" not in text

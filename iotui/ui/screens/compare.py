@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from iotui.core.runs.compare import Comparison, compare_records
+from iotui.core.runs.compare_answers import never_settled, repeat_groups
 from iotui.core.runs.compare_render import comparison_markdown, method_note
 from iotui.core.runs.record import RunRecord
 from iotui.ui.comparison import comparison_file_name, run_title
@@ -82,11 +83,22 @@ class CompareScreen(Screen):
         self._recompare()
 
     def _recompare(self) -> None:
-        comparison = compare_records(self.records)
+        comparison = compare_records(self.records, self._repeats())
         self.comparison = comparison
-        self.query_one("#compare-method", Static).update(method_note(comparison))
+        notes = [method_note(comparison), *never_settled(comparison.records, comparison.labels)]
+        self.query_one("#compare-method", Static).update("\n".join(note for note in notes if note))
         titles = [run_title(record) for record in self.records]
         self.sub_title = "compare: " + " · ".join(f"{label} {title}" for label, title in zip(comparison.labels, titles))
+
+    def _repeats(self) -> dict:
+        """The --repeat groups of the compared runs, from the runs directory (none when it cannot be read)."""
+        if not any(record.run.get("repeat_group") for record in self.records):
+            return {}
+        try:
+            entries = self.services.list_records()
+        except ServiceError:
+            return {}
+        return repeat_groups(self.records, [record for _, record, _ in entries if record is not None])
 
     # -- keys -----------------------------------------------------------------
     def action_export(self) -> None:
