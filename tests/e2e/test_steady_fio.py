@@ -66,9 +66,11 @@ def test_the_record_keeps_both_judgements_and_json_says_null_when_not_reached(tm
 
     from iotui.core.runs.record import load_record
 
+    # Buffered reads of a small file at 200 IOPS: the page cache answers, so a busy disk
+    # cannot make the rate wobble.
     result = subprocess.run(
         [sys.executable, "-m", "iotui", "run", "quick", "--runtime", "12", "--size", "8M", "--set", "rw=randread",
-         "--set", "rate_iops=200", "--set", "iodepth=1", "--set", "steadystate=iops:5%",
+         "--set", "rate_iops=200", "--set", "iodepth=1", "--set", "direct=0", "--set", "steadystate=iops:5%",
          "--set", "steadystate_duration=5", "--set", "steadystate_ramp_time=2", "--baseline", "0",
          "--runs-dir", str(tmp_path / "runs"), "--json"],
         cwd=tmp_path, capture_output=True, text=True, timeout=90,
@@ -78,10 +80,18 @@ def test_the_record_keeps_both_judgements_and_json_says_null_when_not_reached(tm
     record = load_record(Path(printed["path"]))
     (section,) = record.sections
     steady = section["steady"]
-    assert steady["reached"] is True and steady["method"] == "window"
-    assert steady["fio_ss"]["reached"] is True and steady["fio_ss"]["criterion"] == "iops:5%"
     report = json.loads((tmp_path / "runs" / record.run["report"]).read_text())
-    assert steady["fio_ss"]["after_s"] == report["jobs"][0]["job_runtime"] / 1000
+    job = report["jobs"][0]
+    # The window's verdict is the core's on the record's own samples; fio's is its report's.
+    samples = record.section_samples(0)
+    times = [s["t_s"] for s in samples]
+    expected = steady_state(times, [s["read_iops"] for s in samples], start_s=times[0] - samples[0]["dt_s"])
+    assert steady["method"] == "window" and steady["reached"] is expected.reached
+    assert steady["reached"], [s["read_iops"] for s in samples]  # 200 IOPS from the page cache settles
+    assert steady["fio_ss"]["reached"] is bool(job["steadystate"]["attained"])
+    assert steady["fio_ss"]["criterion"] == "iops:5%"
+    if steady["fio_ss"]["reached"]:
+        assert steady["fio_ss"]["after_s"] == job["job_runtime"] / 1000
     assert printed["sections"][0]["steady"]["after_s"] == steady["after_s"]
     # Not reached: the key is absent in TOML and null in JSON.
     record.sections[0]["steady"] = {"reached": False, "method": "window"}
