@@ -302,7 +302,7 @@ async def test_the_run_screen_says_live_when_the_section_settled(tmp_path) -> No
     async with app.run_test(size=(100, 30), message_hook=log) as pilot:
         await pilot.pause()
         await pilot.press("r")
-        await _wait_for(pilot, lambda: len(log.of(IntervalArrived)) >= 3)
+        await wait_for(lambda: len(log.of(IntervalArrived)) >= 3, pilot=pilot, what="three intervals")
         await pilot.pause()
         assert "steady state: 3 of 5 s so far" in " ".join(screen_text(app).split())
         await pilot.press("s")
@@ -322,7 +322,7 @@ async def test_the_run_screen_shows_steady_after_five_equal_seconds(tmp_path) ->
     async with app.run_test(size=(100, 30), message_hook=log) as pilot:
         await pilot.pause()
         await pilot.press("r")
-        await _wait_for(pilot, lambda: len(log.of(IntervalArrived)) >= 6)
+        await wait_for(lambda: len(log.of(IntervalArrived)) >= 6, pilot=pilot, what="six intervals")
         await pilot.pause()
         # The screen shows the core's judgement (tested on known streams in tests/core) of these intervals.
         from iotui.core.runs.steady import steady_state
