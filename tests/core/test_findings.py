@@ -65,3 +65,25 @@ def test_steady_sentences() -> None:
     both = {"reached": True, "after_s": 6.0, "method": "window", "fio_ss": {"reached": False, "criterion": "iops:5%"}}
     assert steady_sentence(both) == "steady after 6 s; fio iops:5%: not steady"
     assert steady_sentence(None) is None
+
+
+def test_a_one_section_runs_global_rw_makes_it_a_sustained_write() -> None:
+    import datetime as dt
+
+    from iotui.core.runs.findings import annotate_record
+    from iotui.core.runs.record import RunRecord
+
+    bw = [1000.0 * MIB] * 25 + [300.0 * MIB] * 15
+    record = RunRecord(
+        run={"id": "c" * 16, "preset": "sustained-write", "status": "completed",
+             "started": dt.datetime(2026, 11, 21, 12, tzinfo=dt.timezone.utc), "duration_s": 40.0,
+             "tool": "fio", "tool_version": "fio-3.33", "argv": ["fio"], "report": ""},
+        host={"hostname": "h", "system": "Linux", "kernel": "6", "cpu_model": "c", "cpu_count": 4, "mem_total_bytes": 1},
+        target={"path": "/data", "filesystem": "ext4", "device": "sda", "mount_options": ""},
+        options={"rw": "write", "bs": "1m"},
+        summary={"write": {"iops": 700.0, "bw_bytes": 700.0 * MIB, "io_bytes": 1, "total_ios": 1}},
+        samples=[{"t_s": i + 1.0, "dt_s": 1.0, "write_iops": v / MIB, "write_bw_bytes": v} for i, v in enumerate(bw)],
+    )
+    annotate_record(record, None)
+    assert record.sections[0]["cliff"]["at_s"] == 25.0
+    assert "options" not in record.sections[0] or "rw" not in record.sections[0].get("options", {})

@@ -63,12 +63,16 @@ def latency_target_table(job: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def annotate_sections(
-    sections: list[dict[str, Any]], samples_of: SamplesOf, report: Mapping[str, Any] | None
+    sections: list[dict[str, Any]],
+    samples_of: SamplesOf,
+    report: Mapping[str, Any] | None,
+    options_of: Callable[[int], Mapping[str, str]] | None = None,
 ) -> None:
     """Add ``steady``, ``cliff`` and ``latency_target`` to each section dict, in place.
 
     ``samples_of(index)`` gives a section's samples; ``report`` is fio's final
-    JSON document (None for imports without one).
+    JSON document (None for imports without one); ``options_of(index)`` the
+    section's effective options (default: its own ``options`` table).
     """
     jobs = _jobs_by_name(report)
     for index, section in enumerate(sections):
@@ -80,7 +84,7 @@ def annotate_sections(
         state = section_steady_state(samples, fio_ss=fio_ss)
         if state.window is not None or state.fio_ss is not None:  # fewer than five samples: no judgement
             section["steady"] = state.to_record()
-        options = section.get("options") or {}
+        options = options_of(index) if options_of is not None else (section.get("options") or {})
         if samples and is_sustained_write(options, _duration_s(section, samples)):
             section["cliff"] = section_cliff(samples).to_record()
         target = next((t for t in (latency_target_table(job) for job in section_jobs) if t is not None), None)
@@ -148,17 +152,5 @@ def section_options(record: Any, index: int) -> dict[str, str]:
 
 def annotate_record(record: Any, report: Mapping[str, Any] | None) -> None:
     """:func:`annotate_sections` on a RunRecord (its sections, their samples and options)."""
-    sections = record.sections
-    if not sections:
-        return
-    saved = [section.get("options") for section in sections]
-    for index, section in enumerate(sections):
-        section["options"] = section_options(record, index)
-    try:
-        annotate_sections(sections, record.section_samples, report)
-    finally:
-        for section, options in zip(sections, saved):
-            if options is None:
-                section.pop("options", None)
-            else:
-                section["options"] = options
+    if record.sections:
+        annotate_sections(record.sections, record.section_samples, report, lambda index: section_options(record, index))
