@@ -78,3 +78,17 @@ def test_history_row_shows_the_sections_compactly(tmp_path) -> None:
     assert cells[4] == "-"
     assert cells[5] == "90.1µs|1.22ms|33.8ms"
     assert cells[6] == "completed, paused 12 s"
+
+
+def test_export_has_one_row_per_section_and_no_sum() -> None:
+    import json
+
+    from iotui.core.runs.export import export_records
+
+    doc = json.loads(export_records([blocksize_record()], "json"))
+    rows = doc["rows"] if isinstance(doc, dict) else doc
+    runs = [row.get("run") for row in rows]
+    assert runs == ["4k-direct", "128k-direct", "2m-direct"]
+    assert [row.get("read_iops", row.get("iops")) for row in rows] == [19_200.0, 6_300.0, 547.0]
+    markdown = export_records([blocksize_record()], "markdown")
+    assert "26,047" not in markdown and "26047" not in markdown
