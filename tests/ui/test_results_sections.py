@@ -92,3 +92,21 @@ def test_export_has_one_row_per_section_and_no_sum() -> None:
     assert [row.get("read_iops", row.get("iops")) for row in rows] == [19_200.0, 6_300.0, 547.0]
     markdown = export_records([blocksize_record()], "markdown")
     assert "26,047" not in markdown and "26047" not in markdown
+
+
+async def test_compare_screen_judges_each_section(tmp_path) -> None:
+    from iotui.ui.screens.compare import CompareScreen
+
+    a = blocksize_record()
+    b = blocksize_record()
+    b.run["id"] = "b" * 16
+    b.sections[1]["read"]["iops"] = 4_000.0
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(140, 50)) as pilot:
+        await pilot.pause()
+        await app.push_screen(CompareScreen([a, b], app.services))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "128k-direct · read" in text and "-36.5% worse" in text
+        assert "4k-direct · read" in text and "2m-direct · read" in text and "26.0k" not in text
+        assert "section by section" in text
