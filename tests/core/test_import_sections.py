@@ -86,3 +86,15 @@ def test_a_document_without_a_clock_is_dated_by_the_files_mtime(tmp_path: Path) 
     assert record.run["started_source"] == "file-mtime"
     assert record.started.year == 2019 and record.started <= dt.datetime.fromtimestamp(stamp, dt.timezone.utc)
     assert "cpu_count" not in record.host and "mem_total_bytes" not in record.host
+
+
+def test_a_trimmed_copy_without_min_max_leaves_them_absent(tmp_path: Path) -> None:
+    """Tools that keep only part of fio's JSON (no min, max, N, total_ios): what is missing stays missing."""
+    stats = {"io_bytes": 73_680_614_000, "bw_bytes": 122_800_000, "iops": 29_980.5, "runtime": 600_005,
+             "clat_ns": {"mean": 2_391_300, "percentile": {"50.000000": 2_000_000, "99.000000": 9_000_000}}}
+    doc = {"fio version": "fio-3.41", "jobs": [{"jobname": "trimmed", "error": 0, "read": stats}]}
+    [record] = import_fio_file(_write(tmp_path, doc))
+    read = record.sections[0]["read"]
+    assert read["lat_mean_ns"] == 2_391_300 and read["lat_p99_ns"] == 9_000_000
+    assert "lat_min_ns" not in read and "lat_max_ns" not in read and "total_ios" not in read
+    assert read["iops"] == 29_980.5 and read["bw_bytes"] == 122_800_000

@@ -178,12 +178,13 @@ def normalize_direction(raw: Any, where: str) -> dict[str, Any]:
     if "N" not in clat and derived:
         clean["lat_derived"] = True
     clean_clat: dict[str, Any] = {
-        "min": int(_optional_number(clat, "min", clat_where) * scale),
-        "max": int(_optional_number(clat, "max", clat_where) * scale),
         "mean": float(_optional_number(clat, "mean", clat_where)) * scale,
         "N": sample_count,
     }
-    if max(clean_clat["min"], clean_clat["max"], clean_clat["mean"]) > MAX_INT:
+    for key in ("min", "max"):  # absent in some tools' trimmed copies of fio's JSON: absent here too
+        if clat.get(key) is not None:
+            clean_clat[key] = int(_optional_number(clat, key, clat_where) * scale)
+    if max(clean_clat.get("min", 0), clean_clat.get("max", 0), clean_clat["mean"]) > MAX_INT:
         raise DocumentError(f"key '{clat_where}' holds a latency out of range")
     if "percentile" in clat:
         clean_clat["percentile"] = _percentiles(clat["percentile"], scale, f"{clat_where}.percentile")

@@ -57,8 +57,9 @@ def copied_direction(stats: dict) -> dict[str, Any]:
         if stats.get("lat_derived"):
             table["lat_source"] = "derived"
         table["lat_mean_ns"] = float(clat.get("mean", 0.0))
-        table["lat_min_ns"] = int(clat.get("min", 0))
-        table["lat_max_ns"] = int(clat.get("max", 0))
+        for key in ("min", "max"):
+            if clat.get(key) is not None:
+                table[f"lat_{key}_ns"] = int(clat[key])
         percentiles = clat.get("percentile") or {}
         for name, key in _FIO_PERCENTILE_KEYS.items():
             if key in percentiles:
@@ -85,8 +86,9 @@ def merged_direction(entries: list[dict]) -> dict[str, Any]:
     if not n:
         return table
     table["lat_mean_ns"] = sum(float(c.get("mean", 0.0)) * int(c["N"]) for c in counted) / n
-    table["lat_min_ns"] = min(int(c.get("min", 0)) for c in counted)
-    table["lat_max_ns"] = max(int(c.get("max", 0)) for c in counted)
+    if all(c.get("min") is not None and c.get("max") is not None for c in counted):
+        table["lat_min_ns"] = min(int(c["min"]) for c in counted)
+        table["lat_max_ns"] = max(int(c["max"]) for c in counted)
     if all(isinstance(c.get("bins"), dict) for c in counted):
         merged: dict[int, int] = {}
         for clat in counted:
