@@ -19,6 +19,7 @@ from iotui.cli_common import (
     resolve_runs_dir,
 )
 from iotui.core.runs.record import RunRecord, section_directions
+from iotui.core.runs.findings import section_finding_lines
 from iotui.core.runs.repeat import new_repeat_group, repeat_keys, spreads
 from iotui.core.runs.session import HostUpdate, IntervalUpdate, LogLine, RunFinished
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
@@ -124,6 +125,8 @@ def print_summary(record: RunRecord, saved_path: Path | None, out: Any = None) -
         level = (section.get("pressure") or {}).get("responsiveness")
         if multi and level:
             print(f"{indent}responsiveness: {level}", file=out)
+        for line in section_finding_lines(section):
+            print(f"{indent}{line}", file=out)
     level = record.pressure.get("responsiveness")
     if level:
         cause = record.pressure.get("cause")

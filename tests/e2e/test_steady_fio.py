@@ -64,6 +64,7 @@ def test_the_record_keeps_both_judgements_and_json_says_null_when_not_reached(tm
     import json
     import sys
 
+    from iotui.core.runs.findings import steady_sentence
     from iotui.core.runs.record import load_record
 
     # Buffered reads of a small file at 200 IOPS: the page cache answers, so a busy disk
@@ -93,6 +94,7 @@ def test_the_record_keeps_both_judgements_and_json_says_null_when_not_reached(tm
     if steady["fio_ss"]["reached"]:
         assert steady["fio_ss"]["after_s"] == job["job_runtime"] / 1000
     assert printed["sections"][0]["steady"]["after_s"] == steady["after_s"]
+    assert f"  {steady_sentence(steady)}" in result.stderr.splitlines()  # the summary says it too
     # Not reached: the key is absent in TOML and null in JSON.
     record.sections[0]["steady"] = {"reached": False, "method": "window"}
     assert record.to_json_dict()["sections"][0]["steady"] == {"reached": False, "method": "window", "after_s": None}

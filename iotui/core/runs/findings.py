@@ -139,6 +139,21 @@ def latency_target_sentence(section: Mapping[str, Any]) -> str | None:
     return f"fio {settled} and held {iops} with {which} within {fmt.latency_ns(target.get('target_ns'))}{over}"
 
 
+def section_finding_lines(section: Mapping[str, Any]) -> list[str]:
+    """``steady after 8 s``, ``cache cliff after 12.3 GiB (45 s): …``, ``fio settled on queue depth 8 …``."""
+    lines = []
+    steady = steady_sentence(section.get("steady"))
+    if steady:
+        lines.append(steady)
+    cliff = cliff_sentence(section.get("cliff"))
+    if cliff:
+        lines.append(cliff if cliff.startswith("no cliff") else f"cache cliff {cliff}")
+    target = latency_target_sentence(section)
+    if target:
+        lines.append(target)
+    return lines
+
+
 def section_options(record: Any, index: int) -> dict[str, str]:
     """A section's options: the run's global ones, its own ``<section>.<key>`` ones, then the section's table."""
     section = record.sections[index]

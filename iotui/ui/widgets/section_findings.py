@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from iotui.core.runs.findings import cliff_sentence, latency_target_sentence, steady_sentence
+from iotui.core.runs.findings import section_finding_lines
 from iotui.core.runs.record import RunRecord
 
 
@@ -15,17 +15,7 @@ def findings_text(record: RunRecord) -> Text:
     text = Text()
     for section in record.sections:
         name = str(section.get("name", "?"))
-        lines = []
-        steady = steady_sentence(section.get("steady"))
-        if steady:
-            lines.append(steady)
-        cliff = cliff_sentence(section.get("cliff"))
-        if cliff:
-            lines.append(f"cache cliff {cliff}" if not cliff.startswith("no cliff") else cliff)
-        target = latency_target_sentence(section)
-        if target:
-            lines.append(target)
-        for line in lines:
+        for line in section_finding_lines(section):
             if text:
                 text.append("\n")
             text.append(f"{name}: ", style="bold")
