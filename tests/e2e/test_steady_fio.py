@@ -99,3 +99,32 @@ def test_the_record_keeps_both_judgements_and_json_says_null_when_not_reached(tm
     record.sections[0]["steady"] = {"reached": False, "method": "window"}
     assert record.to_json_dict()["sections"][0]["steady"] == {"reached": False, "method": "window", "after_s": None}
     assert "after_s" not in record.to_toml_dict()["sections"][0]["steady"]
+
+
+def test_each_section_of_a_run_is_judged_from_its_own_start(tmp_path: Path) -> None:
+    import json
+    import sys
+
+    from iotui.core.runs.record import load_record
+
+    # Two sections one after another, each 6 s of buffered reads at 200 IOPS from the page cache.
+    job = tmp_path / "two.fio"
+    job.write_text(
+        "[global]\nrw=randread\nbs=4k\nsize=8M\nrate_iops=200\nruntime=6\ntime_based\n\n"
+        "[first]\n\n[second]\nstonewall\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "iotui", "run", "--job-file", str(job), "--baseline", "0",
+         "--runs-dir", str(tmp_path / "runs"), "--json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=90,
+    )
+    assert result.returncode == 0, result.stderr
+    record = load_record(Path(json.loads(result.stdout)["path"]))
+    assert [section["name"] for section in record.sections] == ["first", "second"]
+    for index, section in enumerate(record.sections):
+        samples = record.section_samples(index)
+        assert len(samples) >= 5, samples
+        steady = section["steady"]
+        assert steady["reached"] is True and steady["method"] == "window"
+        # Counted from the section's own start: at least five 1-second samples in, at most its 6 s.
+        assert 4.5 <= steady["after_s"] <= 6.5, (index, steady)
