@@ -78,3 +78,24 @@ async def test_e_exports_the_desktop_table_as_markdown(tmp_path: Path) -> None:
         assert "| test | direction | MiB/s | IOPS | mean | p99 | bar | steady state |" in text
         assert "| SEQ1M Q8T1 | read | 3,000.0 | 3,000 | 2.60ms | 4.00ms | " + "█" * 20 + " | steady after 5 s |" in text
         assert "- SEQ1M Q8T1 write: cache cliff after 12.3 GiB (45 s): 2,000 MiB/s → 460 MiB/s" in text
+
+
+async def test_compare_puts_two_desktop_tables_side_by_side(tmp_path: Path) -> None:
+    from iotui.ui.screens.compare import CompareScreen
+
+    first = desktop_record()
+    second = desktop_record()
+    second.run["id"] = "e" * 16
+    second.host["hostname"] = "other"
+    second.sections[0]["read"]["bw_bytes"] = 3300.0 * MIB  # 10% faster sequential reads
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(140, 60)) as pilot:
+        await pilot.pause()
+        app.push_screen(CompareScreen([first, second], app.services))
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        row = next(line for line in lines if "SEQ1M Q8T1" in line and "read" in line)
+        assert "3,000.0" in row and "3,300.0" in row and "+10.0%" in row and "4.00ms" in row
+        assert "a MiB/s" in screen_text(app) and "b MiB/s" in screen_text(app)
+        text = " ".join(screen_text(app).split())
+        assert "Run a never settled in seq1m-q8t1-write" in text

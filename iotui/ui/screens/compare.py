@@ -17,6 +17,8 @@ from textual.widgets import Footer, Header, Static
 
 from iotui.core.runs.compare import Comparison, compare_records
 from iotui.core.runs.compare_answers import never_settled, repeat_groups
+from iotui.core.runs.desktop_table import is_desktop_table
+from iotui.ui.widgets.desktop_table import desktop_compare_table
 from iotui.core.runs.compare_render import comparison_markdown, method_note
 from iotui.core.runs.record import RunRecord
 from iotui.ui.comparison import comparison_file_name, run_title
@@ -62,6 +64,7 @@ class CompareScreen(Screen):
         yield Header(icon="")
         with VerticalScroll(id="compare"):
             yield ComparisonSetup(id="compare-setup").data_bind(comparison=CompareScreen.comparison)
+            yield Static(id="compare-desktop")
             yield ComparisonTable(id="comparison").data_bind(comparison=CompareScreen.comparison)
             yield Static(id="compare-method")
             with Grid(id="compare-plots"):
@@ -87,6 +90,12 @@ class CompareScreen(Screen):
         self.comparison = comparison
         notes = [method_note(comparison), *never_settled(comparison.records, comparison.labels)]
         self.query_one("#compare-method", Static).update("\n".join(note for note in notes if note))
+        desktop = [(label, record) for label, record in zip(comparison.labels, self.records) if is_desktop_table(record)]
+        panel = self.query_one("#compare-desktop", Static)
+        panel.display = len(desktop) >= 2
+        if len(desktop) >= 2:
+            (label_a, first), (label_b, second) = desktop[:2]
+            panel.update(desktop_compare_table(first, second, (label_a, label_b)))
         titles = [run_title(record) for record in self.records]
         self.sub_title = "compare: " + " · ".join(f"{label} {title}" for label, title in zip(comparison.labels, titles))
 
