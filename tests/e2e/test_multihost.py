@@ -129,6 +129,11 @@ def test_three_hosts_at_500_iops_make_1500_live_and_in_the_record(sshd, tmp_path
     assert aggregate["write"]["total_ios"] == sum(h["sections"][0]["write"]["total_ios"] for h in record["hosts"])
     assert aggregate["write"]["lat_max_ns"] == max(h["sections"][0]["write"]["lat_max_ns"] for h in record["hosts"])
     assert record["run"]["start_spread_ms"] >= 0
+    # rnd4k-q1t1 has two sections (a read one, then a write one, both writing here):
+    # every sample belongs to one of them, the host's and the aggregate's alike.
+    assert len(record["sections"]) == 2
+    assert {s.get("section") for s in record["samples"]} == {0, 1}
+    assert all("section" in s for host in record["hosts"] for s in host["samples"])
     assert list((tmp_path / "target").iterdir()) == []
     assert _fio_under(tmp_path / "target") == []
 

@@ -17,7 +17,9 @@ from iotui.core.remote.aggregate import aggregate_sections, host_sections, versi
 from iotui.core.remote.alignment import RUNTIME_SLACK_S, HostDeriver, job_runtimes_ms
 from iotui.core.remote.plan import RemotePlan
 from iotui.core.remote.transport import HostFacts
+from iotui.core.fio.sections import SectionTracker
 from iotui.core.runs.record import RunRecord
+from iotui.core.runs.section_figures import assign_sections
 from iotui.core.runs.session import host_identity
 
 @dataclass
@@ -32,6 +34,9 @@ class HostState:
     first_start_remote_ms: float | None = None
     clock_offset_ms: float | None = None
     samples: list[dict[str, Any]] = field(default_factory=list)
+    # fio's groupid at each sample (which section it belongs to).
+    sample_groupids: list[int | None] = field(default_factory=list)
+    section_tracker: SectionTracker = field(default_factory=SectionTracker)
     lines: list[str] = field(default_factory=list)
     ended: bool = False
     returncode: int | None = None
@@ -82,7 +87,8 @@ def _host_entry(state: HostState) -> dict[str, Any]:
     if state.clock_offset_ms is not None:
         entry["clock_offset_ms"] = round(state.clock_offset_ms, 1)
     entry["sections"] = host_sections(state.last_document) if state.last_document else []
-    entry["samples"] = list(state.samples)
+    entry["samples"] = [dict(sample) for sample in state.samples]
+    assign_sections(entry["sections"], entry["samples"], state.sample_groupids)
     return entry
 
 
@@ -98,6 +104,7 @@ def build_record(
     rows: list[dict[str, Any]],
     messages: list[dict[str, str]],
     release_spread_ms: float | None,
+    row_groupids: list[int | None] | None = None,
 ) -> RunRecord:
     failed = [s.name for s in states.values() if s.failed_at_s is not None]
     completed = {s.name: s.last_document for s in states.values() if s.completed}
@@ -114,6 +121,8 @@ def build_record(
     versions = {s.name: s.facts.tool_version for s in states.values() if s.facts is not None}
     first_version = next(iter(versions.values()), "unknown")
     sections = aggregate_sections(completed) if completed else []
+    rows = [dict(row) for row in rows]
+    assign_sections(sections, rows, row_groupids or [])
     starts = [start for start in (s.start_ms() for s in states.values()) if start is not None]
     exit_statuses = [s.exit_status for s in states.values() if s.exit_status is not None]
     run: dict[str, Any] = {

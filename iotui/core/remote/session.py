@@ -77,6 +77,7 @@ class MultiHostSession:
         self.states = {host: HostState(host, plan.facts.get(host)) for host in plan.hosts}
         self.aligner = Aligner(plan.hosts)
         self.rows: list[dict[str, Any]] = []
+        self.row_groupids: list[int | None] = []
         self.messages: list[dict[str, str]] = []
         self.stop_requested = False
         self.released_at: float | None = None
@@ -213,12 +214,14 @@ class MultiHostSession:
         at_s = arrived - (self.released_at or arrived)
         if isinstance(event, FioDocument):
             state.take_document(event.doc, arrived, at_s)
+            groupid = state.section_tracker.feed(event.doc)
             interval = state.deriver.feed(event.doc, at_s)
             if interval is None:
                 return
             row = _clean(sample_row(interval.sample))
             row["t_s"] = round(at_s, 3)
             state.samples.append(row)
+            state.sample_groupids.append(groupid)
             self._emit(HostIntervalUpdate(host, interval, row))
             if state.failed_at_s is None:
                 aggregate = self.aligner.add(interval)
@@ -255,6 +258,11 @@ class MultiHostSession:
         row["t_s"] = round(aggregate.t_s, 3)
         row["hosts_live"] = aggregate.live_hosts
         self.rows.append(row)
+        # The section most of its hosts were in (they run the same job, released together).
+        groupids = [
+            self.states[host].sample_groupids[-1] for host in aggregate.hosts if self.states[host].sample_groupids
+        ]
+        self.row_groupids.append(max(set(groupids), key=groupids.count) if groupids else None)
         self._emit(AggregateUpdate(aggregate, row, time.monotonic() - self._started_monotonic))
 
     async def _stop_all(self) -> None:
@@ -279,6 +287,7 @@ class MultiHostSession:
             rows=self.rows,
             messages=self.messages,
             release_spread_ms=self.release_spread_ms,
+            row_groupids=self.row_groupids,
         )
         saved_path: Path | None = None
         save_error: str | None = None
