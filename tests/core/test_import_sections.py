@@ -98,3 +98,14 @@ def test_a_trimmed_copy_without_min_max_leaves_them_absent(tmp_path: Path) -> No
     assert read["lat_mean_ns"] == 2_391_300 and read["lat_p99_ns"] == 9_000_000
     assert "lat_min_ns" not in read and "lat_max_ns" not in read and "total_ios" not in read
     assert read["iops"] == 29_980.5 and read["bw_bytes"] == 122_800_000
+
+
+def test_a_text_reports_job_block_is_a_section_named_after_the_job() -> None:
+    from tests.core.test_fio_import import SEAWEEDFS
+
+    records = import_fio_file(SEAWEEDFS)
+    text = SEAWEEDFS.read_text()
+    import re
+
+    headers = re.findall(r"^(\S.*?): \(groupid=(\d+), jobs=\d+\)", text, re.M)
+    assert [(r.sections[0]["name"], r.sections[0]["groupid"]) for r in records] == [(n, int(g)) for n, g in headers]

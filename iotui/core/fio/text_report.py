@@ -134,6 +134,7 @@ class _Block:
     def __init__(self, header: re.Match, block_bytes: dict[str, int | None]) -> None:
         self.name = header.group("name").strip()
         self.jobs = int(header.group("jobs"))
+        self.groupid = int(header.group("group"))
         self.error = int(header.group("err"))
         self.started = _parse_time(header.group("rest"))
         self.block_bytes = block_bytes
@@ -297,6 +298,8 @@ def _record(block: _Block, context: dict[str, Any]) -> RunRecord | None:
         options=options,
         summary=summary,
     )
+    for section in record.sections:  # the job block is fio's reporting group: its section, by its name
+        section.update(name=clean_text(block.name)[:200], jobs=[clean_text(block.name)[:200]], groupid=block.groupid)
     if block.error:
         record.add_warning("fio-message", f"fio reported err={block.error} for job {block.name}.")
     return record
