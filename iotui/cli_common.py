@@ -10,6 +10,7 @@ from pathlib import Path
 from iotui.cli_options import add_common_options  # noqa: F401  (used below, and by the commands)
 from iotui.core.runs import presets
 from iotui.core.runs.presets import Preset, PresetError
+from iotui.core.runs.lock import RunLockHeld
 from iotui.core.runs.record import default_runs_dir
 from iotui.core.fio.policy import PolicyError
 from iotui.core.runs.session import EventCallback, RunSession
@@ -45,6 +46,10 @@ def add_run_options(parser: argparse.ArgumentParser, *, target: bool = True) -> 
     parser.add_argument("--no-save", action="store_true", help="do not save a run record")
     parser.add_argument(
         "--allow-cache", action="store_true", help="allow tmpfs/ramfs targets (the results measure memory)"
+    )
+    parser.add_argument(
+        "--force", action="store_true",
+        help="run even while another run holds this machine (both records say so: run.forced)",
     )
     parser.add_argument(
         "--baseline", type=float, default=2.0, metavar="SECONDS",
@@ -110,6 +115,16 @@ def start_request(
         fio=getattr(args, "fio", None),
         allow_cache=bool(getattr(args, "allow_cache", False)),
         baseline_s=max(0.0, float(getattr(args, "baseline", 2.0) or 0.0)),
+        force=bool(getattr(args, "force", False)),
+        lock_by=getattr(args, "lock_by", None) or "iotui run",
+    )
+
+
+def lock_refusal(error: RunLockHeld) -> str:
+    """The sentence the command line prints when another run holds the machine."""
+    return (
+        f"Another run is in progress on this machine: {error.holder.describe()}. "
+        "Wait for it to end, or add --force to run anyway (both records will say so)."
     )
 
 

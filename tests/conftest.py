@@ -29,3 +29,16 @@ requires_fio = pytest.mark.skipif(
     shutil.which("fio") is None,
     reason="fio is not installed (bash .ci/run installs it from the OS packages)",
 )
+
+
+@pytest.fixture(autouse=True)
+def private_runtime_dir(tmp_path_factory, monkeypatch):
+    """Each test gets its own runtime directory, so its run lock is its own.
+
+    Runs take the machine's run lock in ``$XDG_RUNTIME_DIR/iotui``; tests of
+    several checkouts running at once must not refuse each other's runs.
+    """
+    directory = tmp_path_factory.mktemp("runtime")
+    directory.chmod(0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(directory))
+    return directory

@@ -15,9 +15,11 @@ from iotui.cli_common import (
     CommandError,
     add_run_options,
     load_preset_from_args,
+    lock_refusal,
     make_session,
     resolve_runs_dir,
 )
+from iotui.core.runs.lock import RunLockHeld
 from iotui.core.runs.record import RunRecord, section_directions
 from iotui.core.runs.findings import section_finding_lines
 from iotui.core.runs.repeat import new_repeat_group, repeat_keys, spreads
@@ -224,4 +226,7 @@ def handle(args: argparse.Namespace) -> int:
         return asyncio.run(_run(args))
     except CommandError as error:
         print(f"iotui: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    except RunLockHeld as error:
+        print(f"iotui: {lock_refusal(error)}", file=sys.stderr)
         return EXIT_FAILED

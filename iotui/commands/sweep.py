@@ -23,11 +23,13 @@ from iotui.cli_common import (
     CommandError,
     add_run_options,
     load_preset_from_args,
+    lock_refusal,
     make_session,
     parse_set_options,
     resolve_runs_dir,
     start_request,
 )
+from iotui.core.runs.lock import RunLockHeld
 from iotui.core.sweep.output import sweep_json, sweep_markdown, sweep_text
 from iotui.core.runs.start import StartError, start_sysbench_run
 from iotui.core.sweep.plan import (
@@ -248,6 +250,8 @@ async def _run(args: argparse.Namespace) -> int:
         runs_dir=runs_dir,
         on_event=ProgressPrinter(out),
         estimates_s=estimate.point_duration_s,
+        force=args.force,
+        lock_by="iotui sweep",
     )
     loop = asyncio.get_running_loop()
     interrupted = False
@@ -289,4 +293,7 @@ def handle(args: argparse.Namespace) -> int:
         return asyncio.run(_run(args))
     except CommandError as error:
         print(f"iotui: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    except RunLockHeld as error:
+        print(f"iotui: {lock_refusal(error)}", file=sys.stderr)
         return EXIT_FAILED

@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.worker import WorkerState
 
 from iotui.ui.screens.home import HomeScreen
-from iotui.ui.services import RunRequest, ServiceError, Services
+from iotui.ui.services import RunRequest, ServiceError, Services, lock_refusal
 from iotui.ui.workers import RUN_GROUP
 
 # The run, results and history screens (and the fio session, the plot library) are
@@ -82,10 +82,19 @@ class IotuiApp(App[int]):
             for message in messages_for_event(event):
                 screen.post_message(message)
 
+        from iotui.core.runs.lock import RunLockHeld
+
         try:
             session = await self.services.make_session(request, on_event)
             screen.post_message(RunStarted(session.plan, session))
-            return await session.run()
+            try:
+                return await session.run()
+            except RunLockHeld as error:
+                if not await self._confirm_force(error):
+                    screen.post_message(RunFailed(lock_refusal(error)))
+                    return None
+                session.force = True
+                return await session.run()
         except ServiceError as error:
             screen.post_message(RunFailed(str(error)))
         except asyncio.CancelledError:
@@ -94,6 +103,13 @@ class IotuiApp(App[int]):
         except Exception as error:  # a bug must read as a sentence and leave the app running
             screen.post_message(RunFailed(f"The run broke down: {error!r}"))
         return None
+
+    async def _confirm_force(self, error: object) -> bool:
+        """Ask whether to run past the run that holds the machine (from a worker)."""
+        from iotui.ui.screens.confirm_force import ConfirmForceScreen
+
+        holder = getattr(error, "holder", None)
+        return bool(await self.push_screen_wait(ConfirmForceScreen(holder.describe() if holder else str(error))))
 
     def run_in_progress(self) -> bool:
         """Whether the run worker is still going."""

@@ -35,6 +35,14 @@ class ServiceError(Exception):
     """Something the user must hear about as one sentence (never a traceback)."""
 
 
+def lock_refusal(error: Any) -> str:
+    """The app's sentence when another run holds the machine (``error``: a RunLockHeld)."""
+    return (
+        f"Another run is in progress on this machine: {error.holder.describe()}. "
+        "Wait for it to end, then start this one again."
+    )
+
+
 @dataclass(frozen=True)
 class Overrides:
     """The options a user may change on the home screen; ``None`` keeps the preset's."""
@@ -104,8 +112,11 @@ class Services:
         fio: str | None = None,
         baseline_s: float = 2.0,
         cwd: str | None = None,
+        lock_by: str = "the app",
     ) -> None:
         self.runs_dir = Path(runs_dir)
+        # How this app names itself in the machine's run lock ("the app", "the app in a browser").
+        self.lock_by = lock_by
         self.fio = fio
         self.baseline_s = baseline_s
         self.cwd = cwd or os.getcwd()
@@ -210,6 +221,7 @@ class Services:
             runs_dir=self.runs_dir,
             fio=self.fio,
             baseline_s=self.baseline_s,
+            lock_by=self.lock_by,
         )
         try:
             return await start_run(start, on_event)
@@ -352,4 +364,5 @@ class Services:
             on_event=on_event,
             estimates_s=setup.estimate.point_duration_s,
             slo=slo,
+            lock_by=f"{self.lock_by} (sweep)",
         )

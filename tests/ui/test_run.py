@@ -335,3 +335,32 @@ async def test_the_run_screen_shows_steady_after_five_equal_seconds(tmp_path) ->
         assert re.search(r"steady after \d+ s", screen_text(app))
         await pilot.press("s")
         await settle(pilot)
+
+
+async def test_r_while_another_process_holds_the_machine_asks_and_runs_anyway_on_y(tmp_path) -> None:
+    from iotui.ui.screens.confirm_force import ConfirmForceScreen
+    from tests.core.test_run_lock import finish, start_holder
+
+    holder = start_holder()
+    try:
+        log = MessageLog()
+        app = IotuiApp(ReplayServices(tmp_path))
+        async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+            await pilot.pause()
+            await pilot.press("r")
+            await _wait_for(pilot, lambda: isinstance(app.screen, ConfirmForceScreen))
+            text = screen_text(app)
+            assert f"pid {holder.pid}" in text and "quick" in text
+            await pilot.press("n")
+            await _wait_for(pilot, lambda: bool(log.of(RunFailed)))
+            assert f"pid {holder.pid}" in log.of(RunFailed)[0].sentence
+            await _wait_for(pilot, lambda: isinstance(app.screen, HomeScreen))
+            assert not log.of(RunEnded)  # nothing ran, nothing was recorded
+            await pilot.press("r")
+            await _wait_for(pilot, lambda: isinstance(app.screen, ConfirmForceScreen))
+            await pilot.press("y")
+            await _wait_for(pilot, lambda: bool(log.of(RunEnded)), attempts=1000)
+            saved = load_record(log.of(RunEnded)[0].saved_path)
+            assert saved.run["forced"] is True
+    finally:
+        assert finish(holder) == "overlapped"

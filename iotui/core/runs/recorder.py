@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from iotui.core.fio.summary import cpu_summary
 from iotui.core.host.watch import HostReading, HostWatch
+from iotui.core.runs.lock import RunLock, acquire_run_lock, mark_overlap
 from iotui.core.runs.record import RecordError, RunRecord, save_record
 
 EventCallback = Callable[[object], None]
@@ -68,6 +69,15 @@ class RunRecorder:
         self.latest_host: Any | None = None
         self.latest_probe: Any | None = None
         self.latest_assessment: Any | None = None
+        # One run per machine (core.runs.lock): force runs past a live holder; lock_by names us there.
+        self.force = False
+        self.lock_by = "iotui"
+        self.run_lock: RunLock | None = None
+
+    def _take_run_lock(self, preset: str, target: str) -> RunLock:
+        """The machine's run lock for this run, or :class:`RunLockHeld` naming the run that holds it."""
+        self.run_lock = acquire_run_lock(preset=preset, target=target, by=self.lock_by, force=self.force)
+        return self.run_lock
 
     def _emit(self, event: object) -> None:
         try:
@@ -121,6 +131,7 @@ class RunRecorder:
         self, record: RunRecord, runs_dir: Path | None, failure: str | None, fio_report: dict | None = None
     ) -> Path | None:
         """Save the record (unless runs_dir is None) and emit RunFinished; a save error is its error."""
+        mark_overlap(record, self.run_lock)
         saved_path: Path | None = None
         save_error: str | None = None
         if runs_dir is not None:

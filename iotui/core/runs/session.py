@@ -218,6 +218,14 @@ class RunSession(RunRecorder):
         return self.runner is not None and self.runner.pid is not None
 
     async def run(self) -> RunRecord:
+        """Run fio and return the record; :class:`RunLockHeld` when another run holds the machine."""
+        lock = self._take_run_lock(self.plan.preset_name, str(self.plan.target_path))
+        try:
+            return await self._run_locked()
+        finally:
+            lock.release()
+
+    async def _run_locked(self) -> RunRecord:
         started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
         self._started_monotonic = time.monotonic()
         exit_event: FioExited | None = None

@@ -40,6 +40,10 @@ class StartRequest:
     """Allow tmpfs/ramfs targets (the results then measure memory)."""
     baseline_s: float = 2.0
     """Quiet seconds of responsiveness baseline before the tool starts."""
+    force: bool = False
+    """Run even while another run holds the machine's run lock (both records then say so)."""
+    lock_by: str = "iotui"
+    """How this run is named in the run lock: "iotui run", "the app", "the app in a browser"."""
 
 
 class StartError(Exception):
@@ -81,7 +85,7 @@ async def start_run(request: StartRequest, on_event: EventCallback) -> RunSessio
     plan = plan_run(request, fio_binary)
     for code, message in plan.warnings:
         on_event(LogLine("iotui", f"warning [{code}]: {message}"))
-    return RunSession(
+    session = RunSession(
         plan,
         fio_version=version,
         runs_dir=request.runs_dir,
@@ -91,6 +95,8 @@ async def start_run(request: StartRequest, on_event: EventCallback) -> RunSessio
         monitor=ResponsivenessMonitor(),
         baseline_s=max(0.0, request.baseline_s),
     )
+    session.force, session.lock_by = request.force, request.lock_by
+    return session
 
 
 def start_sysbench_run(request: StartRequest, on_event: EventCallback, sysbench: str | None = None) -> SysbenchSession:
@@ -99,7 +105,7 @@ def start_sysbench_run(request: StartRequest, on_event: EventCallback, sysbench:
     if binary is None:
         raise StartError("sysbench is not installed; install it or drop tool=sysbench.", code="sysbench-missing")
     plan = plan_run(request, resolve_fio_binary(request.fio))
-    return SysbenchSession(
+    session = SysbenchSession(
         plan,
         sysbench_binary=binary,
         runs_dir=request.runs_dir,
@@ -109,3 +115,5 @@ def start_sysbench_run(request: StartRequest, on_event: EventCallback, sysbench:
         monitor=ResponsivenessMonitor(),
         baseline_s=max(0.0, request.baseline_s),
     )
+    session.force, session.lock_by = request.force, request.lock_by
+    return session

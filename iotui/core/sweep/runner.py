@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
+from iotui.core.runs.lock import acquire_run_lock
 from iotui.core.sweep.analysis import PointResult, SweepAnalysis, analyze
 from iotui.core.sweep.record import SweepPointState, SweepRecord, relative_record_path, save_sweep
 from iotui.core.sweep.slo import Slo
@@ -94,9 +95,14 @@ class SweepRunner:
         on_event: EventCallback | None = None,
         estimates_s: dict[int, float] | None = None,
         slo: Slo | None = None,
+        force: bool = False,
+        lock_by: str = "iotui sweep",
     ) -> None:
         self.sweep = sweep
         self.slo = slo
+        # The sweep holds the machine's run lock (core.runs.lock) from its first point to its last.
+        self.force = force
+        self.lock_by = lock_by
         self.start_point = start_point
         self.runs_dir = Path(runs_dir) if runs_dir is not None else None
         self.on_event = on_event or (lambda event: None)
@@ -155,6 +161,15 @@ class SweepRunner:
 
     # -- the sweep -------------------------------------------------------------------------
     async def run(self) -> SweepRecord:
+        """Run the pending points; :class:`RunLockHeld` when another run holds the machine."""
+        target = str(self.sweep.base.get("target") or "") or "(each point's target)"
+        lock = acquire_run_lock(preset=f"{self.sweep.preset} (sweep)", target=target, by=self.lock_by, force=self.force)
+        try:
+            return await self._run_locked()
+        finally:
+            lock.release()
+
+    async def _run_locked(self) -> SweepRecord:
         to_run = self.sweep.pending()
         total = len(self.sweep.points)
         done = total - len(to_run)

@@ -192,6 +192,14 @@ class SysbenchSession(RunRecorder):
 
     # -- the run ------------------------------------------------------------------------------
     async def run(self) -> RunRecord:
+        """Run sysbench and return the record; :class:`RunLockHeld` when another run holds the machine."""
+        lock = self._take_run_lock(self.plan.preset_name, str(self.plan.target_path))
+        try:
+            return await self._run_locked()
+        finally:
+            lock.release()
+
+    async def _run_locked(self) -> RunRecord:
         started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
         self._started_monotonic = time.monotonic()
         version = "sysbench"

@@ -25,6 +25,7 @@ from textual.widgets import Footer, Header, Input, ProgressBar, Static
 
 from iotui.core import format as fmt
 from iotui.core.sweep.analysis import PointResult, SweepAnalysis
+from iotui.core.runs.lock import RunLockHeld
 from iotui.core.sweep.record import SweepRecordError
 from iotui.core.sweep.values import SweepAxis, SweepValueError, axes_from_table
 from iotui.ui.live import LiveSeries
@@ -41,7 +42,8 @@ from iotui.ui.messages import (
     SweepPointEnded,
     sweep_messages_for_event,
 )
-from iotui.ui.services import Overrides, ServiceError, Services, SweepSetup
+from iotui.ui.screens.confirm_force import ConfirmForceScreen
+from iotui.ui.services import Overrides, ServiceError, Services, SweepSetup, lock_refusal
 from iotui.ui.workers import RUN_GROUP
 from iotui.ui.phases import RunPhase, SweepPhase
 from iotui.ui.widgets.live_run import LiveRun
@@ -317,7 +319,13 @@ class SweepScreen(Screen):
         try:
             runner = self.services.make_sweep_runner(setup, on_event, slo=self.slo)
             self.post_message(SweepBegan(runner))
-            await runner.run()
+            try:
+                await runner.run()
+            except RunLockHeld as error:
+                if not await self.app.push_screen_wait(ConfirmForceScreen(error.holder.describe())):
+                    raise ServiceError(lock_refusal(error)) from None
+                runner.force = True
+                await runner.run()
         except (ServiceError, SweepRecordError) as error:
             self.post_message(SweepFailed(str(error)))
         except asyncio.CancelledError:
