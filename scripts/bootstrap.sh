@@ -15,6 +15,12 @@ as_root() {
 
 packages=(fio)
 [ "$with_tests" -eq 1 ] && packages+=(sysbench)
+# The iotui serve test drives a real headless Chromium. Debian packages it; on Ubuntu the
+# package only installs a snap, which cannot run there (the test says so and skips).
+os_id=$(. /etc/os-release 2>/dev/null && echo "${ID:-}")
+if [ "$with_tests" -eq 1 ] && [ "$os_id" != "ubuntu" ]; then
+  packages+=(chromium)
+fi
 missing=()
 for package in "${packages[@]}"; do
   command -v "$package" >/dev/null 2>&1 || missing+=("$package")

@@ -6,6 +6,7 @@ The headless commands never import this module, so they never load Textual.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -18,7 +19,12 @@ def run_app(args: argparse.Namespace) -> int:
     from iotui.ui.services import Services
 
     runs_dir = Path(args.runs_dir).expanduser() if getattr(args, "runs_dir", None) else default_runs_dir()
-    services = Services(runs_dir=runs_dir, fio=getattr(args, "fio", None))
+    from iotui.web import BROWSER_CLIENT, CLIENT_ENV
+
+    in_browser = os.environ.get(CLIENT_ENV) == BROWSER_CLIENT
+    services = Services(
+        runs_dir=runs_dir, fio=getattr(args, "fio", None), lock_by="the app in a browser" if in_browser else "the app"
+    )
     app = IotuiApp(services, target=getattr(args, "target", None), preset=getattr(args, "preset", None))
     result = app.run()
     if app.return_code not in (None, 0):

@@ -1,0 +1,75 @@
+"""``iotui serve``: the whole app in a browser (textual-serve), on localhost, behind a token."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shlex
+import sys
+
+from iotui.commands import EXIT_FAILED, EXIT_OK
+from iotui.web import BROWSER_CLIENT, CLIENT_ENV
+
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from iotui.cli import add_common_options
+
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve the app in a browser (localhost, with a per-launch token)",
+        description="Serve the whole app in a web browser through textual-serve. It listens on "
+        "127.0.0.1 by default and prints a URL with a random token; requests without the token are "
+        "refused. Each browser tab runs its own app. From another machine: ssh -L 8000:127.0.0.1:8000 HOST.",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0 picks a free one)")
+    parser.add_argument("--target", help="the target each app starts with (default: the current directory)")
+    parser.add_argument("--preset", help="the preset each app starts with")
+    add_common_options(parser, subcommand=True)
+    parser.set_defaults(handler=handle)
+
+
+def app_command(args: argparse.Namespace) -> str:
+    """The shell command textual-serve runs for each browser tab: this iotui, same options."""
+    argv = [sys.executable, "-m", "iotui"]
+    for flag, value in (("--runs-dir", getattr(args, "runs_dir", None)), ("--fio", getattr(args, "fio", None)),
+                        ("--target", getattr(args, "target", None)), ("--preset", getattr(args, "preset", None))):
+        if value:
+            argv += [flag, str(value)]
+    return shlex.join(argv)
+
+
+def handle(args: argparse.Namespace) -> int:
+    try:
+        from iotui.web.server import TokenServer, serve_forever
+    except ImportError as error:
+        print(f"iotui: serve needs textual-serve ({error.name} is missing); "
+              "install it with: pip install textual-serve", file=sys.stderr)
+        return EXIT_FAILED
+    if not 0 <= args.port <= 65535:
+        print(f"iotui: --port {args.port} is not a port number (0 to 65535).", file=sys.stderr)
+        return EXIT_FAILED
+    os.environ[CLIENT_ENV] = BROWSER_CLIENT
+    server = TokenServer(app_command(args), host=args.host, port=args.port, title="iotui")
+
+    def on_listening(listening) -> None:
+        print(f"iotui serve: open {listening.url}", flush=True)
+        if args.host not in LOCAL_HOSTS:
+            print(f"iotui serve: listening on {args.host}: anyone who can reach it and has the URL can run "
+                  "benchmarks on this machine.", file=sys.stderr, flush=True)
+        else:
+            print(f"iotui serve: from another machine: ssh -L {listening.port}:127.0.0.1:{listening.port} "
+                  "THIS-HOST, then open the same URL there. Ctrl-C stops.", file=sys.stderr, flush=True)
+
+    try:
+        asyncio.run(serve_forever(server, on_listening))
+    except OSError as error:
+        print(f"iotui: cannot listen on {args.host}:{args.port} ({error.strerror or error}); "
+              "choose another --port.", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        pass
+    return EXIT_OK
