@@ -15,7 +15,7 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from iotui.cli import add_common_options
+    from iotui.cli_common import add_common_options
 
     parser = subparsers.add_parser(
         "serve",

@@ -253,6 +253,51 @@ class Services:
         except OSError as error:
             raise ServiceError(f"Cannot read the runs directory {self.runs_dir} ({error.strerror or error}).") from None
 
+    # -- history (the index of the runs directory) -------------------------------------
+    def sync_history(self, progress: Callable[[int, int], None] | None = None) -> Any:
+        """Bring the history index up to date (a SyncResult); a ServiceError sentence when it cannot."""
+        import sqlite3
+
+        from iotui.core.runs.history_index import sync
+
+        try:
+            return sync(self.runs_dir, progress)
+        except (OSError, sqlite3.Error) as error:
+            raise ServiceError(f"Cannot index the runs directory {self.runs_dir} ({error}); check its permissions.") from None
+
+    def history_index_exists(self) -> bool:
+        """Whether an index of the runs directory was built before (History can list it at once)."""
+        from iotui.core.runs.history_index import index_path
+
+        return index_path(self.runs_dir).exists()
+
+    def query_history(self, filter_text: str, limit: int | None = None, **conditions: Any) -> tuple[list[Any], int]:
+        """(the indexed runs matching every word of ``filter_text``, newest first; how many match)."""
+        import sqlite3
+
+        from iotui.core.runs.history_index import RunFilter, query
+
+        try:
+            return query(self.runs_dir, RunFilter.from_text(filter_text, **conditions), limit=limit)
+        except (OSError, sqlite3.Error) as error:
+            raise ServiceError(f"Cannot read the history index in {self.runs_dir} ({error}).") from None
+
+    def annotate_run(self, path: Path, *, notes: str | None = None, tags: str | None = None) -> None:
+        """Write a note and/or tags (typed as words) into the run's record."""
+        from iotui.core.runs.record import RecordError
+        from iotui.core.runs.record_edit import annotate, parse_tags
+
+        try:
+            annotate(path, notes=notes, tags=parse_tags(tags) if tags is not None else None)
+        except RecordError as error:
+            raise ServiceError(str(error)) from None
+
+    def delete_runs(self, paths: list[Path]) -> Any:
+        """Delete records and their reports (a Deleted: what was removed, what could not be)."""
+        from iotui.core.runs.record_edit import delete_records
+
+        return delete_records(paths)
+
     # -- compare and export -----------------------------------------------------
     def reference_rows(self) -> tuple[list[RunRecord], list[str]]:
         """Every row of every shipped reference (a published table row is a record of its own)."""

@@ -15,6 +15,17 @@ from tests.ui.replay import ReplayServices
 from tests.ui.test_comparison import make_record
 
 
+async def open_history(pilot) -> None:
+    """Press h and let the index come up to date (it is read in a thread after the first paint)."""
+    await pilot.press("h")
+    for _ in range(500):
+        await pilot.pause(0.01)
+        if isinstance(pilot.app.screen, HistoryScreen) and pilot.app.screen.synced:
+            await pilot.pause()
+            return
+    raise AssertionError("the history index never came up")
+
+
 def _save(tmp_path, run_id: str, minute: int, **kwargs) -> None:
     save_record(make_record(run_id, minute, **kwargs), tmp_path)
 
@@ -31,15 +42,14 @@ async def test_runs_newest_first_with_a_bad_file_listed(tmp_path) -> None:
     app = IotuiApp(ReplayServices(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("h")
-        await pilot.pause()
+        await open_history(pilot)
         assert isinstance(app.screen, HistoryScreen)
         table = app.screen.query_one(HistoryTable)
         presets = [entry.record.preset if entry.record else None for entry in table.shown]
         assert presets[1:] == ["quick", "seq1m-q8t1", "quick"]  # newest first after the bad file
         assert table.shown[0].record is None  # the broken file is the newest by mtime
         text = screen_text(app)
-        assert "bad file" in text and "2.00ms" in text and "26-11-21 12:03" in text
+        assert "bad file" in text and "2.00ms" in text and "2026-11-21 12:03" in text
 
 
 async def test_typing_filters_and_enter_opens(tmp_path) -> None:
@@ -47,8 +57,7 @@ async def test_typing_filters_and_enter_opens(tmp_path) -> None:
     app = IotuiApp(ReplayServices(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("h")
-        await pilot.pause()
+        await open_history(pilot)
         await pilot.press(*"backup")
         await pilot.pause()
         table = app.screen.query_one(HistoryTable)
@@ -67,8 +76,7 @@ async def test_typing_with_the_table_focused_still_filters(tmp_path) -> None:
     app = IotuiApp(ReplayServices(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("h")
-        await pilot.pause()
+        await open_history(pilot)
         app.screen.query_one(HistoryTable).focus()
         await pilot.press(*"seq")
         await pilot.pause()
@@ -81,8 +89,7 @@ async def test_opening_a_bad_file_shows_its_error(tmp_path) -> None:
     app = IotuiApp(ReplayServices(tmp_path))
     async with app.run_test(size=(80, 24), message_hook=log) as pilot:
         await pilot.pause()
-        await pilot.press("h")
-        await pilot.pause()
+        await open_history(pilot)
         await pilot.press(*"broken", "enter")
         await pilot.pause()
         assert isinstance(app.screen, HistoryScreen)
@@ -95,8 +102,7 @@ async def test_compare_with_the_previous_run_of_the_same_preset_and_target(tmp_p
     app = IotuiApp(ReplayServices(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("h")
-        await pilot.pause()
+        await open_history(pilot)
         await pilot.press("enter")  # the newest is the bad file: nothing opens
         await pilot.press("down", "enter")
         await pilot.pause()
@@ -116,8 +122,7 @@ async def test_compare_without_a_previous_run_says_so(tmp_path) -> None:
     app = IotuiApp(ReplayServices(tmp_path))
     async with app.run_test(size=(80, 24), message_hook=log) as pilot:
         await pilot.pause()
-        await pilot.press("h")
-        await pilot.pause()
+        await open_history(pilot)
         await pilot.press(*"seq", "enter")
         await pilot.pause()
         await pilot.press("c")
@@ -130,6 +135,58 @@ async def test_an_empty_runs_directory_says_so(tmp_path) -> None:
     app = IotuiApp(ReplayServices(tmp_path / "never-created"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        await pilot.press("h")
-        await pilot.pause()
+        await open_history(pilot)
         assert "No saved runs in" in screen_text(app)
+
+
+async def test_note_tags_delete_and_prune_by_keyboard(tmp_path) -> None:
+    from iotui.core.runs.record import load_record
+    from iotui.ui.screens.confirm import ConfirmScreen
+    from iotui.ui.screens.text_prompt import TextPromptScreen
+
+    _runs(tmp_path)
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await open_history(pilot)
+        await pilot.press("down")  # the newest readable run: cccccccc03
+        entry = app.screen.query_one(HistoryTable).current_entry()
+        assert entry.run.run_id == "cccccccc03"
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert isinstance(app.screen, TextPromptScreen)
+        await pilot.press(*"after fw 2.1", "enter")
+        await pilot.pause()
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        await pilot.press(*"nvme baseline", "enter")
+        await pilot.pause()
+        record = load_record(entry.path)
+        assert record.run["notes"] == "after fw 2.1" and record.run["tags"] == ["nvme", "baseline"]
+        await pilot.press(*"baseline")
+        await pilot.pause()
+        shown = app.screen.query_one(HistoryTable).shown
+        assert [e.run.run_id for e in shown] == ["cccccccc03"]
+        assert "after fw 2.1" in screen_text(app) and "#nvme" in screen_text(app)
+        await pilot.press("delete")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")  # asked, and no: nothing is removed
+        await pilot.pause()
+        assert entry.path.exists()
+        await pilot.press("delete", "y")
+        await pilot.pause()
+        assert not entry.path.exists()
+        assert "No saved run matches 'baseline'" in " ".join(screen_text(app).split())
+        await pilot.press(*["backspace"] * 8)
+        await pilot.press("f8")
+        await pilot.pause()
+        await pilot.press(*"quick", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "Delete 1 run of preset quick?" in screen_text(app)
+        await pilot.press("y")
+        await pilot.pause()
+        left = sorted(p.name for p in tmp_path.glob("*.toml"))
+        assert len(left) == 2 and any("broken" in name for name in left) and any("seq1m" in name for name in left)
+        assert len(app.screen.query_one(HistoryTable).shown) == 2

@@ -1,10 +1,18 @@
 """History: saved runs newest first; type to filter, enter to open, bad files listed with their error.
 
-Tab marks runs (the first marked is the baseline, "a"); ctrl+o compares the marked runs.
+The list comes from the history index (core/runs/history_index.py), brought
+up to date from the TOML records in a thread when the screen opens: warm, that
+is one directory scan; cold, every record is parsed once and the progress is
+shown. Each keystroke in the filter is one query of the index.
+
+Tab marks runs (the first marked is the baseline, "a"); ctrl+o compares the
+marked runs. ctrl+n writes a note and ctrl+t tags into the run's record;
+delete removes a run and f8 prunes runs by age and preset, each after asking.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from rich.text import Text
@@ -15,12 +23,18 @@ from textual.events import Key
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
+from iotui.core import format as fmt
 from iotui.core.runs.compare import run_labels
-from iotui.core.runs.record import RunRecord
+from iotui.core.runs.record import RecordError, RunRecord, load_record
 from iotui.ui.screens.compare import CompareScreen
+from iotui.ui.screens.confirm import ConfirmScreen
 from iotui.ui.screens.results import ResultsScreen
+from iotui.ui.screens.text_prompt import TextPromptScreen
 from iotui.ui.services import ServiceError, Services
 from iotui.ui.widgets.history_table import HistoryEntry, HistoryTable
+
+# Rows put in the table at once; the filter narrows the rest (the count says how many match).
+SHOWN_LIMIT = 100
 
 
 class HistoryScreen(Screen):
@@ -31,10 +45,14 @@ class HistoryScreen(Screen):
         Binding("up", "cursor(-1)", "Up", show=False),
         Binding("down", "cursor(1)", "Down", show=False),
         Binding("escape", "app.pop_screen", "Back"),
-        Binding("ctrl+r", "reload", "Reload"),
-        # Letters go to the filter, so marking and comparing use keys that type nothing (fzf marks with tab).
+        Binding("ctrl+r", "reload", "Reload", show=False),
+        # Letters go to the filter, so the other keys are ones that type nothing (fzf marks with tab).
         Binding("tab", "mark", "Mark"),
-        Binding("ctrl+o", "compare", "Compare marked"),
+        Binding("ctrl+o", "compare", "Compare"),
+        Binding("ctrl+n", "note", "Note"),
+        Binding("ctrl+t", "tags", "Tags"),
+        Binding("delete", "delete", "Delete", priority=True),
+        Binding("f8", "prune", "Prune"),
     ]
     AUTO_FOCUS = "#history-filter"
 
@@ -43,39 +61,96 @@ class HistoryScreen(Screen):
         self.services = services
         self.sub_title = f"saved runs in {services.runs_dir}"
         self.marked: list[Path] = []
+        self._mark_started: dict[Path, float] = {}
+        self._labelled: set[Path] = set()
+        self.indexed = False
+        """Whether the list comes from the index (as it was, or brought up to date)."""
+        self.synced = False
+        """Whether the index has been brought up to date with the records since the screen opened."""
+        self.matched = 0
+        self.total = 0
 
     def compose(self) -> ComposeResult:
         yield Header(icon="")
-        yield Input(placeholder="type to filter (preset, target, status, date...)", id="history-filter", compact=True)
+        yield Input(placeholder="type to filter (preset, target, status, date, note, tag...)", id="history-filter", compact=True)
         yield HistoryTable(id="history")
         yield Static(id="history-detail")
         yield Footer()
 
     def on_mount(self) -> None:
+        # What the index already holds is listed at once; the sync follows in a thread and
+        # refreshes the list only when a record was added, changed or removed.
+        if self.services.history_index_exists():
+            self.indexed = True
+            self._refresh()
         self.action_reload()
 
+    # -- the index ----------------------------------------------------------------------
     def action_reload(self) -> None:
+        """Bring the index up to date in a thread (the screen paints first), then list."""
+        self.synced = False
+        if not self.indexed:
+            self.query_one("#history-detail", Static).update(Text("Reading the history index...", style="italic"))
+        self.run_worker(self._sync, thread=True, exclusive=True, group="history-index", exit_on_error=False)
+
+    def _sync(self) -> None:
+        began = time.monotonic()
+
+        def progress(done: int, to_parse: int) -> None:
+            self.app.call_from_thread(self._show_progress, done, to_parse, time.monotonic() - began)
+
         try:
-            entries = [HistoryEntry(path, record, error) for path, record, error in self.services.list_records()]
+            result = self.services.sync_history(progress)
         except ServiceError as error:
-            entries = []
-            self.notify(str(error), severity="error")
-        table = self.query_one(HistoryTable)
-        table.set_entries(entries, self.query_one("#history-filter", Input).value)
-        loaded = {entry.path for entry in entries if entry.record is not None}
-        self.marked = [path for path in self.marked if path in loaded]
+            self.app.call_from_thread(self._synced, None, str(error))
+            return
+        self.app.call_from_thread(self._synced, result, None)
+
+    def _show_progress(self, done: int, to_parse: int, seconds: float) -> None:
+        self.query_one("#history-detail", Static).update(
+            Text(f"Indexing the runs directory: {done:,} of {to_parse:,} records ({seconds:.1f} s)...", style="italic")
+        )
+
+    def _synced(self, result: object, error: str | None) -> None:
+        listed = self.indexed
+        self.indexed = self.synced = True
+        if error:
+            self.notify(error, severity="error", markup=False)
+        elif getattr(result, "cold", False):
+            self.notify(f"Indexed {result.total:,} records in {result.seconds:.1f} s.", timeout=4)  # type: ignore[attr-defined]
+        self.total = getattr(result, "total", 0) or 0
+        if not listed or error or getattr(result, "parsed", 0) or getattr(result, "removed", 0):
+            self._refresh()
+        else:
+            self._show_detail()
+
+    def _refresh(self) -> None:
+        """List what the filter matches, from the index."""
+        text = self.query_one("#history-filter", Input).value
+        try:
+            runs, self.matched = self.services.query_history(text, SHOWN_LIMIT)
+            if not self.synced:
+                self.total = self.matched if not text.strip() else max(self.total, self.matched)
+        except ServiceError as error:
+            runs, self.matched = [], 0
+            self.notify(str(error), severity="error", markup=False)
+        self.query_one(HistoryTable).set_entries([HistoryEntry(run) for run in runs])
         self._show_marks()
         self._show_detail()
-        if not entries:
-            self.query_one("#history-detail", Static).update(
-                Text(f"No saved runs in {self.services.runs_dir} yet.", style="italic")
-            )
+
+    def _resync(self) -> None:
+        """After a change made here: the index follows the files at once (one scan, a few parses)."""
+        try:
+            result = self.services.sync_history()
+            self.total = result.total
+        except ServiceError as error:
+            self.notify(str(error), severity="error", markup=False)
+        self._refresh()
 
     @on(Input.Changed, "#history-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
-        self.query_one(HistoryTable).show(event.value)
-        self._show_marks()
-        self._show_detail()
+        if self.indexed:
+            self._refresh()
 
     @on(DataTable.RowSelected)
     def _row_selected(self) -> None:
@@ -94,14 +169,34 @@ class HistoryScreen(Screen):
             event.stop()
 
     def _show_detail(self) -> None:
-        entry = self.query_one(HistoryTable).current_entry()
+        if not self.indexed:
+            return
+        table = self.query_one(HistoryTable)
+        entry = table.current_entry()
         detail = self.query_one("#history-detail", Static)
-        if entry is None:
-            detail.update("")
-        elif entry.error:
-            detail.update(Text(f"✖ {entry.error}", style="bold"))
-        else:
-            detail.update(Text(str(entry.path), style="dim"))
+        text = Text()
+        if self.total == 0:
+            detail.update(Text(f"No saved runs in {self.services.runs_dir} yet; a finished run appears here.", style="italic"))
+            return
+        filter_text = self.query_one("#history-filter", Input).value.strip()
+        if self.matched == 0:
+            detail.update(Text(f"No saved run matches {filter_text!r}; backspace widens the filter.", style="italic"))
+            return
+        if entry is not None and entry.error:
+            text.append(f"✖ {entry.error}", style="bold")
+        elif entry is not None:
+            run = entry.run
+            text.append(run.title or run.preset, style="bold")
+            if run.paused_s:
+                text.append(f"  {fmt.paused(run.paused_s)}")
+            if run.tags:
+                text.append("  " + " ".join(f"#{tag}" for tag in run.tags), style="italic")
+            if run.notes:
+                text.append(f"\n{run.notes}")
+            text.append(f"\n{entry.path}", style="dim")
+        if self.matched > len(table.shown):
+            text.append(f"\n{len(table.shown):,} of {self.matched:,} runs shown (newest); type to narrow.", style="italic")
+        detail.update(text)
 
     def action_cursor(self, step: int) -> None:
         table = self.query_one(HistoryTable)
@@ -116,41 +211,171 @@ class HistoryScreen(Screen):
             return
         if entry.record is None:
             self.notify(entry.error or "This record cannot be read.", title="Cannot open", severity="error", markup=False)
+            self._show_detail()
             return
         self.app.push_screen(ResultsScreen(entry.record, entry.path, self.services))
+
+    # -- notes, tags, delete, prune -------------------------------------------------------
+    def _current_run(self) -> HistoryEntry | None:
+        entry = self.query_one(HistoryTable).current_entry()
+        if entry is None:
+            return None
+        if entry.error:
+            self.notify("This file is not a readable record; delete it or fix it by hand.", severity="warning")
+            return None
+        return entry
+
+    def action_note(self) -> None:
+        entry = self._current_run()
+        if entry is None:
+            return
+
+        def save(text: str | None) -> None:
+            if text is not None:
+                self._annotate(entry.path, notes=text)
+
+        self.app.push_screen(TextPromptScreen("Note on this run (kept in its record; empty removes it):", entry.run.notes), save)
+
+    def action_tags(self) -> None:
+        entry = self._current_run()
+        if entry is None:
+            return
+
+        def save(text: str | None) -> None:
+            if text is not None:
+                self._annotate(entry.path, tags=text)
+
+        self.app.push_screen(
+            TextPromptScreen("Tags of this run, separated by spaces (kept in its record):", " ".join(entry.run.tags),
+                             placeholder="nvme before-firmware"),
+            save,
+        )
+
+    def _annotate(self, path: Path, **change: str) -> None:
+        try:
+            self.services.annotate_run(path, **change)
+        except ServiceError as error:
+            self.notify(str(error), title="Not saved", severity="error", markup=False)
+            return
+        self._resync()
+
+    def action_delete(self) -> None:
+        entry = self.query_one(HistoryTable).current_entry()
+        if entry is None:
+            return
+        what = entry.path.name if entry.error else f"{entry.date()}  {entry.run.title or entry.run.preset}  on {entry.run.target}"
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._delete([entry.path])
+
+        self.app.push_screen(
+            ConfirmScreen("Delete this run?", what, "Its record and fio's report are removed; this cannot be undone."),
+            answered,
+        )
+
+    def action_prune(self) -> None:
+        def chosen(text: str | None) -> None:
+            if text:
+                self._ask_prune(text)
+
+        self.app.push_screen(
+            TextPromptScreen("Prune: delete the runs older than an age and/or of one preset.", "",
+                             placeholder="30d   or   quick   or   30d quick  (ages: s m h d w)"),
+            chosen,
+        )
+
+    def _ask_prune(self, text: str) -> None:
+        from iotui.core.runs.record_edit import parse_age
+
+        older_than_s: float | None = None
+        preset: str | None = None
+        for word in text.split():
+            try:
+                older_than_s = parse_age(word)
+            except ValueError:
+                preset = word
+        conditions = {"older_than_s": older_than_s, "preset": preset}
+        try:
+            runs, matched = self.services.query_history("", None, **conditions)
+        except ServiceError as error:
+            self.notify(str(error), severity="error", markup=False)
+            return
+        described = " and ".join(
+            part for part in (f"older than {text.split()[0]}" if older_than_s is not None else "",
+                              f"of preset {preset}" if preset else "") if part
+        )
+        if not runs:
+            self.notify(f"No saved run is {described}; nothing to delete.", severity="warning", markup=False)
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._delete([run.path for run in runs])
+
+        self.app.push_screen(
+            ConfirmScreen(f"Delete {matched:,} run{'s' if matched != 1 else ''} {described}?",
+                          "Their records and fio's reports are removed; this cannot be undone."),
+            answered,
+        )
+
+    def _delete(self, paths: list[Path]) -> None:
+        deleted = self.services.delete_runs(paths)
+        self.marked = [path for path in self.marked if path not in paths]
+        removed = sum(1 for path in paths if path in deleted.removed)
+        if deleted.failed:
+            path, why = deleted.failed[0]
+            self.notify(f"Could not delete {path} ({why}); {removed} of {len(paths)} runs deleted.",
+                        severity="error", markup=False)
+        else:
+            self.notify(f"Deleted {removed} run{'s' if removed != 1 else ''}.", timeout=4)
+        self._resync()
 
     # -- marking runs to compare ------------------------------------------------------
     def _marked_records(self) -> list[RunRecord]:
         """The marked runs, oldest first (the baseline is what came before)."""
-        by_path = {entry.path: entry.record for entry in self.query_one(HistoryTable).entries if entry.record}
-        records = [by_path[path] for path in self.marked if path in by_path]
+        records = []
+        for path in self.marked:
+            try:
+                records.append(load_record(path))
+            except RecordError:
+                continue
         return sorted(records, key=lambda record: record.started.timestamp() if record.started else 0.0)
 
     def _show_marks(self) -> None:
-        """Prefix each marked run's date with its comparison label: ``[a] 26-11-21 12:03``."""
+        """Prefix each marked run's date with its comparison label: ``[a] 2026-11-21 12:03``.
+
+        Only the rows whose label changes are redrawn (the table holds hundreds of rows)."""
         table = self.query_one(HistoryTable)
         if not table.ordered_columns:
             return
         date_column = table.ordered_columns[0].key
-        records = self._marked_records()
-        labels = {record.path: label for record, label in zip(records, run_labels(len(records)))}
+        labels = {path: label for path, label in zip(self._marked_order(self.marked), run_labels(len(self.marked)))}
         for index, entry in enumerate(table.shown):
-            date = entry.cells()[0]
             label = labels.get(entry.path)
-            cell = Text(f"[{label}] {date}", style="bold") if label else Text(date)
+            if label is None and entry.path not in self._labelled:
+                continue
+            date = entry.cells()[0]
+            cell = Text(f" [{label}] {date}", style="bold") if label else Text(f" {date}")
             table.update_cell(str(index), date_column, cell, update_width=True)
+        self._labelled = set(labels)
+
+    def _marked_order(self, paths: list[Path]) -> list[Path]:
+        """Marked paths oldest first, from their rows' start times (no record is parsed)."""
+        return sorted(paths, key=lambda path: self._mark_started.get(path, 0.0))
 
     def action_mark(self) -> None:
         entry = self.query_one(HistoryTable).current_entry()
         if entry is None:
             return
-        if entry.record is None:
+        if entry.error:
             self.notify("A record that does not load cannot be compared.", severity="warning")
             return
         if entry.path in self.marked:
             self.marked.remove(entry.path)
         else:
             self.marked.append(entry.path)
+            self._mark_started[entry.path] = entry.run.started.timestamp() if entry.run.started else 0.0
         self._show_marks()
         self.action_cursor(1)
 

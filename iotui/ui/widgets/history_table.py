@@ -1,13 +1,15 @@
-"""Saved runs in a table, newest first, narrowed by the words typed in the filter.
+"""Saved runs in a table, newest first, as the history index lists them.
 
 A record that does not load is still a row (status "bad file"), and its
-error sentence is what opening it shows.
+error sentence is what opening it shows. Rows come from the index (no TOML
+is parsed to list them); an entry's full record is loaded when it is opened
+or compared.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
@@ -15,78 +17,71 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from iotui.core import format as fmt
-from iotui.core.runs.record import RunRecord, section_directions, section_metric
+from iotui.core.runs.history_index import IndexedRun
+from iotui.core.runs.record import RecordError, RunRecord, load_record
 
-COLUMNS = ("date (UTC)", "preset", "target", "read", "write", "p99", "status")
+# Units and the better direction in the headers: ↑ higher is better, ↓ lower is better.
+COLUMNS = ("started (UTC)", "preset", "target", "read IOPS↑", "write IOPS↑", "p99 ↓", "status")
 NUMERIC_COLUMNS = (3, 4, 5)
-PRESET_WIDTH = 12
-TARGET_WIDTH = 14
-
-
-@dataclass(frozen=True)
-class HistoryEntry:
-    """One file of the runs directory: its record, or why it did not load."""
-
-    path: Path
-    record: RunRecord | None
-    error: str | None
-
-    @property
-    def sort_key(self) -> float:
-        """Start time (or the file's own time for a bad file), for newest-first order."""
-        if self.record is not None and self.record.started is not None:
-            return self.record.started.timestamp()
-        try:
-            return self.path.stat().st_mtime
-        except OSError:
-            return 0.0
-
-    def cells(self) -> tuple[str, ...]:
-        """The row as shown."""
-        if self.record is None:
-            return ("?", _shorten(self.path.stem, PRESET_WIDTH), "", "", "", "", "bad file")
-        record = self.record
-        started = record.started
-        date = started.astimezone(dt.timezone.utc).strftime("%y-%m-%d %H:%M") if started else "?"
-        status = record.status + (f", {fmt.paused(record.paused_s)}" if record.paused_s else "")
-        return (
-            date,
-            _shorten(record.preset, PRESET_WIDTH),
-            _shorten(str(record.target.get("path", "")), TARGET_WIDTH, keep_end=True),
-            _per_section(record, lambda s: fmt.iops(section_metric(s, "read", "iops"))),
-            _per_section(record, lambda s: fmt.iops(section_metric(s, "write", "iops"))),
-            _per_section(record, lambda s: fmt.latency_ns(_worst_p99(s))),
-            status,
-        )
-
-    def search_text(self) -> str:
-        """Everything the filter matches against, lower case."""
-        parts = [self.path.name, self.error or ""]
-        if self.record is not None:
-            parts += [self.record.preset, str(self.record.target.get("path", "")), self.record.status,
-                      str(self.record.target.get("filesystem", "")), str(self.record.target.get("device", ""))]
-        parts += list(self.cells())
-        return " ".join(parts).lower()
-
-
+# Sized so that the table fits 80 columns: one space between columns, dates with their year.
+PRESET_WIDTH = 10
+TARGET_WIDTH = 9
+# Whole words that fit the status column (the filter still finds "completed").
+STATUS_WORDS = {"completed": "done", "reference": "ref."}
 MAX_SECTIONS_SHOWN = 3
 
 
-def _worst_p99(section: dict) -> float | None:
-    """The higher p99 of a section's directions (they ran at the same time)."""
-    values = [section_metric(section, d, "lat_p99_ns") for d in section_directions(section)]
-    return max((v for v in values if v is not None), default=None)
+class HistoryEntry:
+    """One file of the runs directory: its index row; its record, loaded when asked for."""
+
+    def __init__(self, run: IndexedRun) -> None:
+        self.run = run
+        self.path: Path = run.path
+        self._error = run.error
+
+    @cached_property
+    def record(self) -> RunRecord | None:
+        """The full record (parsed now), or None when it does not load."""
+        if self.run.error:
+            return None
+        try:
+            return load_record(self.path)
+        except RecordError as error:
+            self._error = str(error)
+            return None
+
+    @property
+    def error(self) -> str | None:
+        return self._error
+
+    def date(self) -> str:
+        started = self.run.started
+        return started.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M") if started else "?"
+
+    def cells(self) -> tuple[str, ...]:
+        """The row as shown."""
+        run = self.run
+        if run.error:
+            return ("?", _shorten(self.path.stem, PRESET_WIDTH), "", "", "", "", "bad file")
+        status = STATUS_WORDS.get(run.status, run.status)
+        return (
+            self.date(),
+            _shorten(run.preset, PRESET_WIDTH),
+            _shorten(run.target, TARGET_WIDTH, keep_end=True),
+            _per_section(run.read_iops, fmt.iops),
+            _per_section(run.write_iops, fmt.iops),
+            _per_section(run.p99_ns, fmt.latency_ns),
+            status,
+        )
 
 
-def _per_section(record: RunRecord, cell: Callable[[dict], str]) -> str:
+def _per_section(values: tuple[float | None, ...], formatter: Callable[[float | None], str]) -> str:
     """One value per section, ``19.2k|6.3k|547``; nothing summed across sections."""
-    values = [cell(section) for section in record.sections]
-    if not values:
+    cells = [formatter(value) for value in values]
+    if not cells or all(cell == fmt.NO_VALUE for cell in cells):
         return fmt.NO_VALUE
-    if all(value == fmt.NO_VALUE for value in values):
-        return fmt.NO_VALUE
-    shown = "|".join(values[:MAX_SECTIONS_SHOWN])
-    return shown + (f"|…{len(values)}" if len(values) > MAX_SECTIONS_SHOWN else "")
+    shown = "|".join(cells[:MAX_SECTIONS_SHOWN])
+    return shown + (f"|…{len(cells)}" if len(cells) > MAX_SECTIONS_SHOWN else "")
 
 
 def _shorten(text: str, width: int, *, keep_end: bool = False) -> str:
@@ -95,38 +90,38 @@ def _shorten(text: str, width: int, *, keep_end: bool = False) -> str:
     return "…" + text[-(width - 1):] if keep_end else text[: width - 1] + "…"
 
 
-def matches(entry: HistoryEntry, filter_text: str) -> bool:
-    """Every word of the filter appears somewhere in the entry."""
-    haystack = entry.search_text()
-    return all(word in haystack for word in filter_text.lower().split())
-
-
 class HistoryTable(DataTable):
-    """The runs, newest first; ``show(filter_text)`` narrows them."""
+    """The runs shown, newest first; ``set_entries`` replaces them."""
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
-        self.entries: list[HistoryEntry] = []
+        # No padding around cells; each cell starts with one space instead (80 columns hold every column).
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True, cell_padding=0)
         self.shown: list[HistoryEntry] = []
 
     def on_mount(self) -> None:
-        self.add_columns(*COLUMNS)
+        self.add_columns(*(f" {column}" for column in COLUMNS))
 
-    def set_entries(self, entries: list[HistoryEntry], filter_text: str = "") -> None:
-        """Replace the runs and show those the filter matches."""
-        self.entries = sorted(entries, key=lambda entry: entry.sort_key, reverse=True)
-        self.show(filter_text)
+    @property
+    def entries(self) -> list[HistoryEntry]:
+        return self.shown
 
-    def show(self, filter_text: str) -> None:
-        """Show only the entries matching ``filter_text``."""
-        self.shown = [entry for entry in self.entries if matches(entry, filter_text)]
+    def set_entries(self, entries: list[HistoryEntry]) -> None:
+        """Show these entries (already filtered and ordered by the index)."""
+        cursor_path = self.current_entry().path if self.current_entry() else None
+        self.shown = list(entries)
         self.clear()
         for index, entry in enumerate(self.shown):
             cells = entry.cells()
+            # Text cells: a plain string would be parsed as markup, row after row.
             self.add_row(
-                *(Text(cell, justify="right") if column in NUMERIC_COLUMNS else cell for column, cell in enumerate(cells)),
+                *(Text(f" {cell}", justify="right" if column in NUMERIC_COLUMNS else "left") for column, cell in enumerate(cells)),
                 key=str(index),
             )
+        if cursor_path is not None:
+            for index, entry in enumerate(self.shown):
+                if entry.path == cursor_path:
+                    self.move_cursor(row=index)
+                    break
 
     def current_entry(self) -> HistoryEntry | None:
         """The entry under the cursor."""

@@ -1,0 +1,124 @@
+"""``iotui history``: list, filter and prune saved runs headless, through the same index as the app."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+
+from iotui.cli_common import resolve_runs_dir
+from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from iotui.core import format as fmt
+from iotui.core.runs.history_index import IndexedRun, RunFilter, query, sync
+from iotui.core.runs.record_edit import delete_records, parse_age
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from iotui.cli_common import add_common_options
+
+    parser = subparsers.add_parser(
+        "history",
+        help="list, filter and prune saved runs",
+        description="List saved runs newest first (the words must all appear in a run: preset, target, "
+        "status, date, note, tag...). --prune deletes the runs selected by --older-than and/or --preset "
+        "(each record and fio's report beside it); it lists them and deletes only with --yes.",
+    )
+    parser.add_argument("words", nargs="*", help="words every listed run must contain")
+    parser.add_argument("--preset", help="only runs of this preset")
+    parser.add_argument("--status", choices=("completed", "stopped", "failed", "imported", "bad file"))
+    parser.add_argument("--tag", help="only runs with this tag")
+    parser.add_argument("--older-than", metavar="AGE", help="only runs started longer ago than AGE (30d, 12h, 2w)")
+    parser.add_argument("--limit", type=int, metavar="N", help="list at most N runs")
+    parser.add_argument("--prune", action="store_true", help="delete the selected runs (needs --older-than or --preset)")
+    parser.add_argument("--yes", action="store_true", help="with --prune: delete without asking")
+    parser.add_argument("--json", action="store_true", help="print the runs (or what was pruned) as JSON")
+    add_common_options(parser, subcommand=True)
+    parser.set_defaults(handler=handle)
+
+
+def _line(run: IndexedRun) -> str:
+    if run.error:
+        return f"{'?':16}  {'bad file':9}  {run.path.name}: {run.error}"
+    date = run.started.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M") if run.started else "?"
+    tags = f"  #{' #'.join(run.tags)}" if run.tags else ""
+    note = f"  \u201c{run.notes}\u201d" if run.notes else ""
+    return (
+        f"{date:16}  {run.status:9}  {(run.title or run.preset)[:34]:34}  {run.target[-24:]:24}  "
+        f"read IOPS {_sections(run.read_iops, fmt.iops):>7}  write IOPS {_sections(run.write_iops, fmt.iops):>7}  "
+        f"p99 {_sections(run.p99_ns, fmt.latency_ns):>8}"
+        f"{tags}{note}"
+    )
+
+
+def _sections(values: tuple, formatter) -> str:
+    """One figure per section (fio's reporting group), never a sum across them."""
+    cells = [formatter(value) for value in values]
+    return "|".join(cells) if cells and any(cell != fmt.NO_VALUE for cell in cells) else fmt.NO_VALUE
+
+
+def handle(args: argparse.Namespace) -> int:
+    try:
+        older_than_s = parse_age(args.older_than) if args.older_than else None
+    except ValueError as error:
+        print(f"iotui: --older-than {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.prune and older_than_s is None and args.preset is None:
+        print("iotui: --prune deletes runs selected by --older-than AGE and/or --preset NAME; give at least one.",
+              file=sys.stderr)
+        return EXIT_USAGE
+    runs_dir = resolve_runs_dir(args)
+    try:
+        synced = sync(runs_dir, progress=_progress if sys.stderr.isatty() and not args.json else None)
+    except OSError as error:
+        print(f"iotui: cannot read the runs directory {runs_dir} ({error.strerror or error}).", file=sys.stderr)
+        return EXIT_FAILED
+    if synced.cold and sys.stderr.isatty():
+        print(f"\rindexed {synced.total} records in {synced.seconds:.1f} s" + " " * 20, file=sys.stderr)
+    run_filter = RunFilter(
+        tuple(word.lower() for word in args.words), preset=args.preset, status=args.status, tag=args.tag,
+        older_than_s=older_than_s,
+    )
+    runs, total = query(runs_dir, run_filter, limit=None if args.prune else args.limit)
+    if args.prune:
+        return _prune(args, runs)
+    if args.json:
+        print(json.dumps({"runs_dir": str(runs_dir), "matched": total, "runs": [run.to_json_dict() for run in runs]}, indent=2))
+        return EXIT_OK
+    if not runs:
+        print(f"No saved runs in {runs_dir} match." if total == 0 and synced.total else f"No saved runs in {runs_dir}.")
+        return EXIT_OK
+    for run in runs:
+        print(_line(run))
+    if total > len(runs):
+        print(f"({len(runs)} of {total} shown; drop --limit to see all)")
+    return EXIT_OK
+
+
+def _progress(done: int, total: int) -> None:
+    print(f"\rindexing the runs directory: {done} of {total} records", end="", file=sys.stderr, flush=True)
+
+
+def _prune(args: argparse.Namespace, runs: list[IndexedRun]) -> int:
+    if not runs:
+        print(json.dumps({"pruned": [], "failed": []}) if args.json else "No saved runs match; nothing to delete.")
+        return EXIT_OK
+    if not args.yes:
+        if args.json:
+            print(json.dumps({"would_prune": [run.to_json_dict() for run in runs], "pruned": []}, indent=2))
+        else:
+            for run in runs:
+                print(_line(run))
+            print(f"{len(runs)} runs would be deleted (each record and its fio report); "
+                  "run the same command with --yes to delete them.")
+        return EXIT_OK
+    deleted = delete_records(run.path for run in runs)
+    sync(resolve_runs_dir(args))
+    if args.json:
+        print(json.dumps({"pruned": [str(run.path) for run in runs if run.path in deleted.removed],
+                          "failed": [{"path": str(path), "error": why} for path, why in deleted.failed]}, indent=2))
+    else:
+        print(f"Deleted {sum(1 for run in runs if run.path in deleted.removed)} runs.")
+        for path, why in deleted.failed:
+            print(f"iotui: could not delete {path} ({why}).", file=sys.stderr)
+    return EXIT_FAILED if deleted.failed else EXIT_OK

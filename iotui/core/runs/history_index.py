@@ -1,0 +1,268 @@
+"""An sqlite3 index of the runs directory, so History opens fast with tens of thousands of records.
+
+The TOML records stay the source of truth: the index (``.iotui-index.sqlite3``
+beside them) holds one row per record file with what History lists and
+filters on, and the file's size and modification time. :func:`sync` brings it
+up to date from the directory (new, changed and removed files) every time it
+is opened, so a record written, edited or deleted by anything shows as it is.
+A cold build parses every record and reports its progress; once warm, a sync
+is one directory scan. An index that cannot be opened is rebuilt.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+from iotui.core.runs.record import RecordError, RunRecord, load_record, section_directions, section_metric
+
+INDEX_FILE_NAME = ".iotui-index.sqlite3"
+INDEX_VERSION = 2
+ProgressCallback = Callable[[int, int], None]
+
+_COLUMNS = (
+    "name", "mtime_ns", "size", "run_id", "preset", "title", "status", "started", "started_ts",
+    "target", "filesystem", "device", "read_iops", "write_iops", "p99_ns", "notes", "tags", "forced",
+    "error", "search", "paused_s",
+)
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS runs (
+    name TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, run_id TEXT, preset TEXT, title TEXT,
+    status TEXT, started TEXT, started_ts REAL, target TEXT, filesystem TEXT, device TEXT,
+    read_iops TEXT, write_iops TEXT, p99_ns TEXT, notes TEXT, tags TEXT, forced INTEGER,
+    error TEXT, search TEXT, paused_s REAL
+);
+CREATE INDEX IF NOT EXISTS runs_by_start ON runs (started_ts DESC);
+"""
+
+
+@dataclass(frozen=True)
+class IndexedRun:
+    """One record file as History lists it (``error`` set: the file does not load)."""
+
+    path: Path
+    run_id: str
+    preset: str
+    title: str
+    status: str
+    started: dt.datetime | None
+    target: str
+    filesystem: str
+    device: str
+    read_iops: tuple[float | None, ...]
+    """One value per section (fio's reporting group), in fio's order; nothing summed across them."""
+    write_iops: tuple[float | None, ...]
+    p99_ns: tuple[float | None, ...]
+    """Each section's higher p99 of its directions (they ran at the same time)."""
+    paused_s: float | None
+    notes: str
+    tags: tuple[str, ...]
+    forced: bool
+    error: str | None
+
+    def to_json_dict(self) -> dict:
+        return {
+            "path": str(self.path), "id": self.run_id, "preset": self.preset, "title": self.title,
+            "status": self.status, "started": self.started.isoformat() if self.started else None,
+            "target": self.target, "filesystem": self.filesystem, "device": self.device,
+            "sections_read_iops": list(self.read_iops), "sections_write_iops": list(self.write_iops),
+            "sections_p99_ns": list(self.p99_ns), "paused_s": self.paused_s,
+            "notes": self.notes, "tags": list(self.tags), "forced": self.forced, "error": self.error,
+        }
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    """What a sync did: records parsed (new or changed), removed, and how long it took."""
+
+    parsed: int
+    removed: int
+    total: int
+    seconds: float
+    cold: bool
+
+
+def index_path(runs_dir: Path) -> Path:
+    return Path(runs_dir) / INDEX_FILE_NAME
+
+
+def is_record_file(name: str) -> bool:
+    """A run record of the directory (not a sweep record, not a hidden or temporary file)."""
+    return name.endswith(".toml") and not name.startswith(".") and not name.endswith(".sweep.toml")
+
+
+def _connect(runs_dir: Path) -> sqlite3.Connection:
+    path = index_path(runs_dir)
+    for attempt in (1, 2):
+        try:
+            connection = sqlite3.connect(path, timeout=10)
+            connection.executescript(_SCHEMA)
+            row = connection.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+            if row is None or row[0] != str(INDEX_VERSION):
+                connection.execute("DELETE FROM runs")
+                connection.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(INDEX_VERSION),))
+                connection.commit()
+            return connection
+        except sqlite3.DatabaseError:
+            # A damaged index is only a cache of the records: start it again.
+            if attempt == 2:
+                raise
+            try:
+                connection.close()
+            except Exception:
+                pass
+            path.unlink(missing_ok=True)
+    raise AssertionError("unreachable")
+
+
+def _row_for(name: str, stat: os.stat_result, record: RunRecord | None, error: str | None) -> tuple:
+    if record is None:
+        search = f"{name} bad file {error or ''}".lower()
+        return (name, stat.st_mtime_ns, stat.st_size, "", "", "", "bad file", "", stat.st_mtime,
+                "", "", "", "[]", "[]", "[]", "", "", 0, error or "", search, None)
+    started = record.started
+    sections = list(record.sections)
+    notes = str(record.run.get("notes") or "")
+    raw_tags = record.run.get("tags") or []
+    tags = " ".join(str(tag) for tag in raw_tags) if isinstance(raw_tags, list) else str(raw_tags)
+    target = str(record.target.get("path", ""))
+    date = started.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M") if started else ""
+    title = str(record.run.get("title") or "")
+    search = " ".join(
+        [name, record.preset, title, target, record.status, str(record.target.get("filesystem", "")),
+         str(record.target.get("device", "")), date, notes, tags, record.id]
+    ).lower()
+    return (
+        name, stat.st_mtime_ns, stat.st_size, record.id, record.preset, title, record.status,
+        started.isoformat() if started else "", started.timestamp() if started else stat.st_mtime,
+        target, str(record.target.get("filesystem", "")), str(record.target.get("device", "")),
+        json.dumps([section_metric(section, "read", "iops") for section in sections]),
+        json.dumps([section_metric(section, "write", "iops") for section in sections]),
+        json.dumps([_worst_p99(section) for section in sections]), notes, tags,
+        1 if record.run.get("forced") else 0, None, search, record.paused_s or None,
+    )
+
+
+def _worst_p99(section: dict) -> float | None:
+    values = [section_metric(section, direction, "lat_p99_ns") for direction in section_directions(section)]
+    return max((value for value in values if value is not None), default=None)
+
+
+def sync(runs_dir: Path, progress: ProgressCallback | None = None) -> SyncResult:
+    """Bring the index up to date with the record files; ``progress(done, to_parse)`` while parsing."""
+    began = time.perf_counter()
+    runs_dir = Path(runs_dir)
+    if not runs_dir.is_dir():
+        return SyncResult(0, 0, 0, 0.0, False)
+    on_disk: dict[str, os.stat_result] = {}
+    with os.scandir(runs_dir) as entries:
+        for entry in entries:
+            if is_record_file(entry.name):
+                try:
+                    on_disk[entry.name] = entry.stat()
+                except OSError:
+                    continue
+    connection = _connect(runs_dir)
+    try:
+        known = {name: (mtime_ns, size) for name, mtime_ns, size in connection.execute("SELECT name, mtime_ns, size FROM runs")}
+        cold = not known
+        removed = [name for name in known if name not in on_disk]
+        to_parse = [name for name, stat in on_disk.items() if known.get(name) != (stat.st_mtime_ns, stat.st_size)]
+        connection.executemany("DELETE FROM runs WHERE name = ?", [(name,) for name in removed])
+        rows = []
+        for done, name in enumerate(to_parse, start=1):
+            try:
+                record, error = load_record(runs_dir / name), None
+            except RecordError as failure:
+                record, error = None, str(failure)
+            rows.append(_row_for(name, on_disk[name], record, error))
+            if len(rows) >= 500:
+                _insert(connection, rows)
+                rows = []
+            if progress is not None and (done % 50 == 0 or done == len(to_parse)):
+                progress(done, len(to_parse))
+        _insert(connection, rows)
+        connection.commit()
+    finally:
+        connection.close()
+    return SyncResult(len(to_parse), len(removed), len(on_disk), time.perf_counter() - began, cold and bool(to_parse))
+
+
+def _insert(connection: sqlite3.Connection, rows: list[tuple]) -> None:
+    if rows:
+        placeholders = ", ".join("?" for _ in _COLUMNS)
+        connection.executemany(f"INSERT OR REPLACE INTO runs ({', '.join(_COLUMNS)}) VALUES ({placeholders})", rows)
+
+
+@dataclass(frozen=True)
+class RunFilter:
+    """Which runs: every word somewhere in the row, and the optional exact conditions."""
+
+    words: tuple[str, ...] = ()
+    preset: str | None = None
+    status: str | None = None
+    tag: str | None = None
+    older_than_s: float | None = None
+
+    @classmethod
+    def from_text(cls, text: str, **kwargs: object) -> RunFilter:
+        return cls(tuple(word for word in text.lower().split() if word), **kwargs)  # type: ignore[arg-type]
+
+
+def _where(run_filter: RunFilter, now: float | None = None) -> tuple[str, list]:
+    clauses: list[str] = []
+    values: list = []
+    for word in run_filter.words:
+        clauses.append("instr(search, ?) > 0")
+        values.append(word.lower())
+    if run_filter.preset is not None:
+        clauses.append("preset = ?")
+        values.append(run_filter.preset)
+    if run_filter.status is not None:
+        clauses.append("status = ?")
+        values.append(run_filter.status)
+    if run_filter.tag is not None:
+        clauses.append("(' ' || tags || ' ') LIKE ?")
+        values.append(f"% {run_filter.tag} %")
+    if run_filter.older_than_s is not None:
+        clauses.append("started_ts < ?")
+        values.append((now if now is not None else time.time()) - run_filter.older_than_s)
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", values
+
+
+def query(runs_dir: Path, run_filter: RunFilter = RunFilter(), *, limit: int | None = None) -> tuple[list[IndexedRun], int]:
+    """(the matching runs newest first, at most ``limit``; how many match in all). Call :func:`sync` first."""
+    runs_dir = Path(runs_dir)
+    if not index_path(runs_dir).exists():
+        return [], 0
+    where, values = _where(run_filter)
+    connection = _connect(runs_dir)
+    try:
+        total = connection.execute(f"SELECT count(*) FROM runs{where}", values).fetchone()[0]
+        sql = f"SELECT {', '.join(_COLUMNS)} FROM runs{where} ORDER BY started_ts DESC, name DESC"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        rows = connection.execute(sql, values).fetchall()
+    finally:
+        connection.close()
+    return [_indexed(runs_dir, row) for row in rows], int(total)
+
+
+def _indexed(runs_dir: Path, row: Iterable) -> IndexedRun:
+    data = dict(zip(_COLUMNS, row))
+    started = dt.datetime.fromisoformat(data["started"]) if data["started"] else None
+    return IndexedRun(
+        path=runs_dir / data["name"], run_id=data["run_id"] or "", preset=data["preset"] or "",
+        title=data["title"] or "", status=data["status"] or "", started=started, target=data["target"] or "",
+        filesystem=data["filesystem"] or "", device=data["device"] or "",
+        read_iops=tuple(json.loads(data["read_iops"] or "[]")), write_iops=tuple(json.loads(data["write_iops"] or "[]")),
+        p99_ns=tuple(json.loads(data["p99_ns"] or "[]")), paused_s=data["paused_s"], notes=data["notes"] or "",
+        tags=tuple((data["tags"] or "").split()), forced=bool(data["forced"]), error=data["error"] or None,
+    )

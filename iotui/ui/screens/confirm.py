@@ -1,0 +1,31 @@
+"""Asks before something that cannot be undone (deleting runs): y or n."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """True when the user answers y."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, *lines: str) -> None:
+        super().__init__()
+        self.lines = lines
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-dialog", classes="dialog"):
+            for line in self.lines:
+                yield Label(line, markup=False)
+            yield Label("(y / n)")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
