@@ -5,7 +5,7 @@ from __future__ import annotations
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.home import HomeScreen
 from iotui.ui.screens.path_prompt import PathPromptScreen
-from tests.ui.helpers import MessageLog, screen_text
+from tests.ui.helpers import MessageLog, screen_text, settle
 from tests.ui.replay import ReplayServices
 
 
@@ -100,3 +100,32 @@ async def test_a_bad_typed_directory_is_a_sentence(tmp_path) -> None:
         await pilot.pause()
         assert any("does not exist" in text for text in log.notifications())
         assert app.screen.target.path == "/home/ada/bench"
+
+
+async def test_r_on_a_system_directory_asks_first(tmp_path) -> None:
+    from iotui.ui.screens.confirm import ConfirmScreen
+
+    services = ReplayServices(tmp_path)
+    app = IotuiApp(services, target="/usr")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.screen.target.path == "/usr"
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "/usr is a system directory" in screen_text(app)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, HomeScreen) and services.requests == []
+        await pilot.press("r")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot)
+        assert [request.target_path for request in services.requests] == ["/usr"]
+
+
+def test_system_directories_are_the_systems_own_not_those_below() -> None:
+    from iotui.core.fio.system_paths import is_system_directory
+
+    assert is_system_directory("/") and is_system_directory("/boot") and is_system_directory("/usr/")
+    assert not is_system_directory("/mnt/data") and not is_system_directory("/var/tmp/bench")

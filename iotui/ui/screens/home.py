@@ -243,7 +243,26 @@ class HomeScreen(Screen):
             self.notify(str(error), title="Hosts", severity="error", markup=False)
             return
         estimated_s = self.preview.duration_s if self.preview is not None else None
-        self.post_message(self.RunRequested(RunRequest(self.preset, str(self.target.path), estimated_s, hosts)))
+        request = RunRequest(self.preset, str(self.target.path), estimated_s, hosts)
+        from iotui.core.fio.system_paths import is_system_directory
+
+        if not is_system_directory(self.target.path):
+            self.post_message(self.RunRequested(request))
+            return
+        from iotui.ui.screens.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.post_message(self.RunRequested(request))
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"{self.target.path} is a system directory.",
+                "The test file goes there (created new, removed after the run), and filling this",
+                "filesystem can disturb the system. Run there anyway?",
+            ),
+            answered,
+        )
 
     def action_focus_targets(self) -> None:
         self.query_one("#targets").focus()
