@@ -348,18 +348,19 @@ async def test_r_while_another_process_holds_the_machine_asks_and_runs_anyway_on
         async with app.run_test(size=(80, 24), message_hook=log) as pilot:
             await pilot.pause()
             await pilot.press("r")
-            await _wait_for(pilot, lambda: isinstance(app.screen, ConfirmForceScreen))
+            await wait_for(lambda: isinstance(app.screen, ConfirmForceScreen), pilot=pilot, what="the question whether to run anyway")
             text = screen_text(app)
             assert f"pid {holder.pid}" in text and "quick" in text
             await pilot.press("n")
-            await _wait_for(pilot, lambda: bool(log.of(RunFailed)))
+            await wait_for(lambda: log.of(RunFailed), pilot=pilot, what="the refusal")
             assert f"pid {holder.pid}" in log.of(RunFailed)[0].sentence
-            await _wait_for(pilot, lambda: isinstance(app.screen, HomeScreen))
+            await wait_for(lambda: isinstance(app.screen, HomeScreen), pilot=pilot, what="Home again")
             assert not log.of(RunEnded)  # nothing ran, nothing was recorded
             await pilot.press("r")
-            await _wait_for(pilot, lambda: isinstance(app.screen, ConfirmForceScreen))
+            await wait_for(lambda: isinstance(app.screen, ConfirmForceScreen), pilot=pilot, what="the question whether to run anyway")
             await pilot.press("y")
-            await _wait_for(pilot, lambda: bool(log.of(RunEnded)), attempts=1000)
+            await wait_for(lambda: log.of(RunEnded), pilot=pilot, what="the forced run to end")
+            await settle(pilot)
             saved = load_record(log.of(RunEnded)[0].saved_path)
             assert saved.run["forced"] is True
     finally:

@@ -246,11 +246,11 @@ def acquire_run_lock(*, preset: str, target: str, by: str, force: bool = False, 
     A holder whose process is gone is taken over. With ``force`` a live holder
     is run past: both runs are marked as overlapped.
     """
+    path = path or lock_path()
     current = RunLock._current
-    if current is not None and current.me.pid == os.getpid():
+    if current is not None and current.me.pid == os.getpid() and current.path == path:
         current.depth += 1
         return current
-    path = path or lock_path()
     pid = os.getpid()
     me = LockHolder(
         pid=pid,
