@@ -444,3 +444,13 @@ def test_loading_applies_the_platform(tmp_path: Path) -> None:
     path.write_text(GOOD + '[options]\nioengine = "libaio"\n')
     assert presets.load_preset_file(path, platform="darwin").options["ioengine"] == "posixaio"
     assert presets.load_preset_file(path, platform="linux").options["ioengine"] == "libaio"
+
+
+def test_a_changed_preset_is_titled_with_its_effective_options() -> None:
+    quick = presets.find_preset("quick")
+    assert quick.title == "Quick check (20 s)"
+    ten = presets.with_overrides(quick, runtime_s=10)
+    assert ten.title == "quick · runtime 10s"
+    again = presets.with_overrides(ten, size="64M", runtime_s=5)
+    assert again.title == "quick · runtime 5s, size 64M"
+    assert presets.with_overrides(quick).title == "Quick check (20 s)"

@@ -562,7 +562,26 @@ def with_overrides(
     for _, key, value, replaced in changes:
         options = _replace_in_place(options, key, value, replaced)
         jobs = [JobSection(section.name, _without(section.options, replaced)) for section in jobs]
-    return replace(preset, options=options, jobs=tuple(jobs))
+    return replace(preset, options=options, jobs=tuple(jobs), title=effective_title(preset, changes))
+
+
+def effective_title(preset: Preset, changes: list[tuple[str, str, str, frozenset[str]]]) -> str:
+    """The title that says what changed: ``quick · runtime 10s, size 64M`` (the preset's own title when nothing did).
+
+    A stale title ("Quick check (20 s)" on a 10 s run) made runs impossible to tell apart in
+    History, Compare and exports; the name and the changed options cannot go stale.
+    """
+    words = []
+    for _, key, value, _ in changes:
+        if key == "time_based":
+            continue
+        words.append(f"runtime {value}s" if key == "runtime" else f"{key} {value}" if value != "" else key)
+    prefix = f"{preset.name} · "
+    if preset.title.startswith(prefix):  # changed before: keep those changes, later ones win per key
+        earlier = [word for word in preset.title[len(prefix):].split(", ")
+                   if word.split(" ", 1)[0] not in {w.split(" ", 1)[0] for w in words}]
+        words = earlier + words
+    return prefix + ", ".join(words)
 
 
 def _replace_in_place(options: Mapping[str, str], key: str, value: str, replaced: frozenset[str]) -> dict[str, str]:
