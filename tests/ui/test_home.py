@@ -129,3 +129,23 @@ def test_system_directories_are_the_systems_own_not_those_below() -> None:
 
     assert is_system_directory("/") and is_system_directory("/boot") and is_system_directory("/usr/")
     assert not is_system_directory("/mnt/data") and not is_system_directory("/var/tmp/bench")
+
+
+async def test_option_edits_belong_to_the_preset_they_were_made_on(tmp_path) -> None:
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        first = app.screen.preset.name
+        await pilot.press("e", "5")
+        await pilot.pause()
+        assert "--runtime=5" in app.screen.preview.command
+        await pilot.press("escape", "p", "down")
+        await pilot.pause()
+        assert app.screen.preset.name != first
+        assert "--runtime=5" not in app.screen.preview.command  # not carried over
+        assert app.screen.query_one("#option-runtime").value == ""
+        await pilot.press("p", "up")
+        await pilot.pause()
+        assert app.screen.preset.name == first
+        assert app.screen.query_one("#option-runtime").value == "5"
+        assert "--runtime=5" in app.screen.preview.command  # kept for the preset it was made on

@@ -85,6 +85,13 @@ class OptionEditor(Horizontal):
 
     preset: reactive[Any] = reactive(None, always_update=True)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Per preset name: the fields as typed there and its direct choice (None: the preset's own).
+        self._edits: dict[str | None, tuple[dict[str, str], bool | None]] = {}
+        self._shown_for: str | None = None
+        self._direct_choice: bool | None = None
+
     @dataclass
     class Changed(Message):
         """The fields changed: the overrides they make, or what is wrong with them."""
@@ -102,12 +109,32 @@ class OptionEditor(Horizontal):
     def watch_preset(self, preset: Any) -> None:
         if not self.is_mounted:
             return
+        name = getattr(preset, "name", None)
+        switched = name != self._shown_for
+        if switched:
+            # Edits belong to the preset they were made on: keep them, show the new preset's own.
+            if self._shown_for is not None:
+                self._edits[self._shown_for] = self._field_values()
+            values, direct = self._edits.get(name, ({}, None))
+            self._direct_choice = direct
+            for field_id, _label, _key in FIELDS:
+                field = self.query_one(f"#option-{field_id}", Input)
+                with field.prevent(Input.Changed):
+                    field.value = values.get(field_id, "")
+            self._shown_for = name
         for field_id, _label, key in FIELDS:
             field = self.query_one(f"#option-{field_id}", Input)
             field.placeholder = preset_option(preset, key) or "-"
         checkbox = self.query_one("#option-direct", Checkbox)
         with checkbox.prevent(Checkbox.Changed):
-            checkbox.value = self._preset_direct()
+            checkbox.value = self._preset_direct() if not switched or direct is None else direct
+        if switched:
+            self._announce()
+
+    def _field_values(self) -> tuple[dict[str, str], bool | None]:
+        """The fields as typed, and the direct checkbox if the user set it."""
+        values = {field_id: self.query_one(f"#option-{field_id}", Input).value for field_id, _l, _k in FIELDS}
+        return {k: v for k, v in values.items() if v}, self._direct_choice
 
     def on_mount(self) -> None:
         self.watch_preset(self.preset)
@@ -126,6 +153,11 @@ class OptionEditor(Horizontal):
     @on(Checkbox.Changed)
     def _on_field_changed(self, event: Message) -> None:
         event.stop()
+        if isinstance(event, Checkbox.Changed):
+            self._direct_choice = event.value
+        self._announce()
+
+    def _announce(self) -> None:
         overrides, problem = self.current()
         for field_id, _label, _key in FIELDS:
             field = self.query_one(f"#option-{field_id}", Input)
