@@ -30,6 +30,12 @@ if TYPE_CHECKING:
 QUIT_GRACE_S = 30.0
 
 
+def _iotui_commands() -> type:
+    from iotui.ui.palette import IotuiCommands
+
+    return IotuiCommands
+
+
 class IotuiApp(App[int]):
     """Home -> Run -> Results, History and Compare on top."""
 
@@ -41,6 +47,8 @@ class IotuiApp(App[int]):
         # Offered on Home only (check_action): sweep the preset and target chosen there.
         Binding("w", "sweep", "Sweep"),
     ]
+    # The palette (ctrl+p) holds iotui's own entries beside Textual's (the provider loads when opened).
+    COMMANDS = App.COMMANDS | {_iotui_commands}
 
     def __init__(
         self,
@@ -165,6 +173,56 @@ class IotuiApp(App[int]):
             self.notify(home.option_problem, title="Options", severity="error", markup=False)
             return
         self.push_screen(SweepScreen(self.services, home.preset, str(home.target.path), overrides=home.overrides))
+
+    # -- command palette entries ---------------------------------------------------
+    def _home(self) -> HomeScreen | None:
+        """Back on Home (from History, Results, Compare); None while a run or sweep is on."""
+        if self.run_in_progress():
+            self.notify("A run is in progress; this can wait until it ends.", severity="warning")
+            return None
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, HomeScreen):
+            self.pop_screen()
+        return self.screen if isinstance(self.screen, HomeScreen) else None
+
+    def run_preset_from_anywhere(self, name: str) -> None:
+        home = self._home()
+        if home is not None:
+            home.run_preset(name)
+
+    def choose_target_from_anywhere(self, path: str) -> None:
+        home = self._home()
+        if home is not None:
+            home.choose_target(path)
+
+    def sweep_from_anywhere(self) -> None:
+        if self._home() is not None:
+            self.call_after_refresh(self.action_sweep)
+
+    def compare_last_two(self) -> None:
+        """The newest saved run against the one before it (from the history index)."""
+        from iotui.core.runs.record import RecordError, load_record
+        from iotui.ui.screens.compare import CompareScreen
+
+        try:
+            self.services.sync_history()
+            runs, _ = self.services.query_history("", 50)
+        except ServiceError as error:
+            self.notify(str(error), severity="error", markup=False)
+            return
+        records = []
+        for run in runs:
+            if run.error:
+                continue
+            try:
+                records.append(load_record(run.path))
+            except RecordError:
+                continue
+            if len(records) == 2:
+                break
+        if len(records) < 2:
+            self.notify("Compare needs two saved runs; run twice first.", severity="warning")
+            return
+        self.push_screen(CompareScreen(list(reversed(records)), self.services))
 
     def action_open_history(self) -> None:
         from iotui.ui.screens.history import HistoryScreen

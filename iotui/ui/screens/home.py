@@ -80,6 +80,7 @@ class HomeScreen(Screen):
         self.initial_target = initial_target
         self.initial_preset = initial_preset
         self._editor_problem: str | None = None
+        self._run_when_options_follow = False  # a palette "Run preset" waits for the editor to switch
         self.sub_title = "choose a target and a preset, then press r"
 
     def compose(self) -> ComposeResult:
@@ -191,6 +192,35 @@ class HomeScreen(Screen):
         except Exception as error:  # never let a preview failure take the screen down
             self.preview = PlanPreview("", [], f"The command could not be built: {error}")
 
+    # -- for the command palette --------------------------------------------------
+    def presets_listed(self) -> list[Any]:
+        return list(self.query_one("#presets", PresetList).presets)
+
+    def targets_listed(self) -> list[Any]:
+        return list(self.query_one("#targets", TargetList).targets)
+
+    def choose_target(self, path: str) -> None:
+        target_list = self.query_one("#targets", TargetList)
+        index = next((i for i, t in enumerate(target_list.targets) if str(t.path) == path), None)
+        if index is not None:
+            target_list.highlighted = index
+            self.target = target_list.targets[index]
+
+    def run_preset(self, name: str) -> None:
+        """Choose the preset called ``name`` and press r for it (its own option edits apply)."""
+        preset_list = self.query_one("#presets", PresetList)
+        index = preset_list.index_of(name)
+        if index is None:
+            self.notify(f"There is no preset called {name!r}.", severity="error")
+            return
+        if self.base_preset is not None and self.base_preset.name == name:
+            self.action_run()
+            return
+        # The option editor shows this preset's own edits first (OptionEditor.Changed), then it runs.
+        self._run_when_options_follow = True
+        preset_list.highlighted = index
+        self.base_preset = preset_list.presets[index]
+
     @on(TargetList.TargetChosen)
     def _target_chosen(self, event: TargetList.TargetChosen) -> None:
         self.target = event.target
@@ -205,6 +235,9 @@ class HomeScreen(Screen):
         if event.problem is None:
             self.overrides = event.overrides
         self._refresh_preview()
+        if self._run_when_options_follow:
+            self._run_when_options_follow = False
+            self.action_run()
 
     @on(TargetList.OtherDirectoryRequested)
     def _ask_for_directory(self) -> None:

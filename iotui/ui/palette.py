@@ -1,0 +1,54 @@
+"""The command palette's iotui entries (ctrl+p): run a preset, pick a target or a theme,
+open History, sweep, compare the last two runs; each with a help line."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Any, Callable
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from iotui.ui.app import IotuiApp
+
+
+class IotuiCommands(Provider):
+    """What iotui can do, by name."""
+
+    def _entries(self) -> list[tuple[str, Callable[[], Any], str]]:
+        from iotui.ui.screens.home import HomeScreen
+
+        app: IotuiApp = self.app  # type: ignore[assignment]
+        home = next((screen for screen in app.screen_stack if isinstance(screen, HomeScreen)), None)
+        entries: list[tuple[str, Callable[[], Any], str]] = [
+            ("Open History", app.action_open_history,
+             "saved runs newest first: filter, open, mark and compare, note, tag, delete, prune"),
+            ("Compare the last two runs", app.compare_last_two,
+             "the newest saved run against the one before it, side by side with verdicts"),
+        ]
+        if home is not None:
+            entries.append(("Sweep the chosen preset", partial(app.sweep_from_anywhere),
+                            "run the preset over its [sweep] values (editable) and find the sweet spot"))
+            for preset in home.presets_listed():
+                entries.append((f"Run preset {preset.name}", partial(app.run_preset_from_anywhere, preset.name),
+                                preset.description or preset.title))
+            for target in home.targets_listed():
+                entries.append((f"Target {target.path}", partial(app.choose_target_from_anywhere, str(target.path)),
+                                f"test {target.path}: {getattr(target, 'filesystem', '')} "
+                                f"{getattr(target, 'device', '') or ''}".strip()))
+        for name in sorted(app.available_themes):
+            entries.append((f"Theme {name}", partial(setattr, app, "theme", name), f"switch the colours to the {name} theme"))
+        return entries
+
+    async def discover(self) -> Hits:
+        for title, callback, help_text in self._entries():
+            if title.startswith(("Theme ", "Target ")):
+                continue  # listed when typed for, not before
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, callback, help_text in self._entries():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)
