@@ -454,3 +454,12 @@ def test_a_changed_preset_is_titled_with_its_effective_options() -> None:
     again = presets.with_overrides(ten, size="64M", runtime_s=5)
     assert again.title == "quick · runtime 5s, size 64M"
     assert presets.with_overrides(quick).title == "Quick check (20 s)"
+
+
+def test_headless_sizes_are_checked_as_the_editor_checks_them() -> None:
+    quick = presets.find_preset("quick")
+    with pytest.raises(presets.PresetError, match="--size should be a size such as 4k, 1M or 1G, not '64Q'"):
+        presets.with_overrides(quick, size="64Q")
+    with pytest.raises(presets.PresetError, match="--bs should be a size"):
+        presets.with_overrides(quick, bs="4kk")
+    assert presets.with_overrides(quick, size="64MiB", bs="4k").options["size"] == "64MiB"

@@ -167,3 +167,10 @@ async def test_at_80x24_six_presets_show_and_the_command_is_reached_and_scrolled
             await pilot.press("end")
             await pilot.pause()
             assert box.scroll_y == box.max_scroll_y  # and its end can be read by keyboard
+
+
+def test_the_editor_refuses_a_size_as_the_command_line_does() -> None:
+    from iotui.ui.widgets.option_editor import parse_overrides
+
+    _, problem = parse_overrides({"size": "64Q"}, None)
+    assert problem is not None and "size should be a size such as 4k, 1M or 1G, not '64Q'" in problem.sentence

@@ -515,6 +515,26 @@ def _not_empty(value: str, flag: str, example: str) -> str:
     return text
 
 
+def size_problem(text: str) -> str | None:
+    """Why ``text`` is not a size in fio's syntax (4k, 1M, 1G, 512MiB), or None when it is one.
+
+    The app's option editor and the command line's --size and --bs both ask this, so ``64Q``
+    is refused in both places instead of reaching fio (which reads it as 64 bytes).
+    """
+    value = parse_size_bytes(text)
+    if value is None or value <= 0:
+        return f"should be a size such as 4k, 1M or 1G, not {text!r}"
+    return None
+
+
+def _a_size(value: str, flag: str, example: str) -> str:
+    text = _not_empty(value, flag, example)
+    problem = size_problem(text)
+    if problem:
+        raise PresetError(f"{flag} {problem}.", key=flag)
+    return text
+
+
 def with_overrides(
     preset: Preset,
     *,
@@ -540,10 +560,10 @@ def with_overrides(
         changes.append(("--runtime", "runtime", f"{runtime_s:g}", same_setting("runtime")))
         changes.append(("--runtime", "time_based", "", frozenset({"time_based"})))
     if size is not None:
-        changes.append(("--size", "size", _not_empty(size, "--size", '"1G"'), frozenset({"size", "filesize"})))
+        changes.append(("--size", "size", _a_size(size, "--size", '"1G"'), frozenset({"size", "filesize"})))
     if bs is not None:
         block_names = same_setting("bs") | same_setting("bsrange") | {"bssplit"}
-        changes.append(("--bs", "bs", _not_empty(bs, "--bs", '"4k"'), frozenset(block_names)))
+        changes.append(("--bs", "bs", _a_size(bs, "--bs", '"4k"'), frozenset(block_names)))
     if iodepth is not None:
         changes.append(("--iodepth", "iodepth", _positive_whole(iodepth, "--iodepth"), frozenset({"iodepth"})))
     if numjobs is not None:

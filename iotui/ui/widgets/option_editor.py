@@ -7,7 +7,6 @@ saying which field is wrong, so the command preview follows as you type.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,7 +19,6 @@ from textual.widgets import Checkbox, Input, Label
 
 from iotui.ui.services import Overrides
 
-_SIZE_PATTERN = re.compile(r"^\d+(\.\d+)?\s*([kmgtp]i?)?b?$", re.IGNORECASE)
 _TRUE = ("1", "true", "yes", "on", "")
 
 # (input id, label, preset option key)
@@ -74,8 +72,11 @@ def parse_overrides(values: dict[str, str], direct: bool | None) -> tuple[Overri
     for key in ("size", "bs"):
         text = values.get(key, "").strip()
         if text:
-            if not _SIZE_PATTERN.match(text):
-                return Overrides(), FieldProblem(key, f"{key} should be a size such as 4k, 1M or 1G, not {text!r}.")
+            from iotui.core.runs.presets import size_problem  # loaded with the first edit, not before first paint
+
+            problem = size_problem(text)
+            if problem:
+                return Overrides(), FieldProblem(key, f"{key} {problem}.")
             parsed[key] = text
     return Overrides(**parsed), None
 
