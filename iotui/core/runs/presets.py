@@ -560,10 +560,10 @@ def with_overrides(
         changes.append(("--runtime", "runtime", f"{runtime_s:g}", same_setting("runtime")))
         changes.append(("--runtime", "time_based", "", frozenset({"time_based"})))
     if size is not None:
-        changes.append(("--size", "size", _a_size(size, "--size", '"1G"'), frozenset({"size", "filesize"})))
+        changes.append(("--size", "size", _not_empty(size, "--size", '"1G"'), frozenset({"size", "filesize"})))
     if bs is not None:
         block_names = same_setting("bs") | same_setting("bsrange") | {"bssplit"}
-        changes.append(("--bs", "bs", _a_size(bs, "--bs", '"4k"'), frozenset(block_names)))
+        changes.append(("--bs", "bs", _not_empty(bs, "--bs", '"4k"'), frozenset(block_names)))
     if iodepth is not None:
         changes.append(("--iodepth", "iodepth", _positive_whole(iodepth, "--iodepth"), frozenset({"iodepth"})))
     if numjobs is not None:
@@ -577,6 +577,9 @@ def with_overrides(
         return preset
     for origin, key, value, _ in changes:
         _check_policy({key: value}, origin)
+    for origin, key, value, _ in changes:
+        if origin in ("--size", "--bs"):
+            _a_size(value, origin, "")
     options = dict(preset.options)
     jobs = list(preset.jobs)
     for _, key, value, replaced in changes:
