@@ -11,6 +11,7 @@ from iotui.ui.screens.compare import CompareScreen
 from iotui.ui.screens.history import HistoryScreen
 from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.widgets.comparison_plot import ComparisonPlot
+from tests.ui.test_history import open_history
 from tests.ui.helpers import MessageLog, screen_text
 from tests.ui.replay import ReplayServices
 
@@ -64,8 +65,7 @@ def _line(text: str, label: str) -> str:
 
 async def _compare_from_history(pilot) -> None:
     await pilot.pause()
-    await pilot.press("h")
-    await pilot.pause()
+    await open_history(pilot)
     assert isinstance(pilot.app.screen, HistoryScreen)
     # Newest first: mark b, then a; the oldest marked is the baseline whatever the order.
     await pilot.press("tab", "tab", "ctrl+o")
@@ -76,11 +76,10 @@ async def test_marked_runs_from_history_side_by_side_with_verdicts(tmp_path) -> 
     _two_runs_on_disk(tmp_path)
     app = IotuiApp(ReplayServices(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("h")
-        await pilot.pause()
+        await open_history(pilot)
         await pilot.press("tab", "tab")
         await pilot.pause()
-        assert "[a] 26-11-21 09:01" in screen_text(app) and "[b] 26-11-21 09:02" in screen_text(app)
+        assert "[a] 2026-11-21 09:01" in screen_text(app) and "[b] 2026-11-21 09:02" in screen_text(app)
         await pilot.press("ctrl+o")
         await pilot.pause()
         screen = app.screen
