@@ -136,8 +136,10 @@ def _unpaused_latency(table: dict[str, Any], totals: Any, lost: _Lost | None) ->
         return
     table["lat_mean_ns"] = (totals.clat_sum_ns - lost.clat_sum_ns) / count
     ordered = sorted(bins.items())
-    table["lat_min_ns"] = ordered[0][0]
-    table["lat_max_ns"] = ordered[-1][0]
+    # A bin's value is its bucket's representative (fio's resolution, about 1.5%), so it can lie
+    # just outside the true extremes; fio's own min and max over the whole run bound the unpaused ones.
+    table["lat_min_ns"] = max(ordered[0][0], totals.clat_min_ns) if totals.clat_min_ns else ordered[0][0]
+    table["lat_max_ns"] = min(ordered[-1][0], totals.clat_max_ns) if totals.clat_max_ns else ordered[-1][0]
     values = fio_percentiles(ordered, sum(bins.values()), tuple(p for _, p in PERCENTILES))
     for (name, _), value in zip(PERCENTILES, values):
         if value is not None:
