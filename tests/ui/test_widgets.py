@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from textual.app import App, ComposeResult
 
 from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.host.responsiveness import Assessment, Level
+from iotui.ui.app import IotuiApp
+from iotui.ui.live import HOST_SPECS, LiveSeries
 from iotui.ui.widgets.figures_panel import FiguresPanel
 from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip, chip_text
+from iotui.ui.widgets.series_panel import SeriesPanel
+from iotui.ui.widgets.series_row import SeriesRow
 from tests.conftest import fio_documents
-from tests.ui.replay import RANDRW
+from tests.ui.replay import CALM_HOST, RANDRW
 
 
 class Bare(App):
@@ -48,7 +54,65 @@ async def test_the_chip_widens_with_its_signal() -> None:
         assert chip.has_class("-unresponsive") and not chip.has_class("-ok")
 
 
+async def test_the_chip_keeps_its_width_while_the_level_stays() -> None:
+    chip = ResponsivenessChip()
+    chip.styles.width = "auto"
+    async with Bare(chip).run_test(size=(80, 24)) as pilot:
+        chip.assessment = Assessment(Level.SLUGGISH, "io some 12%", "...", "psi_io_some_pct", True)
+        await pilot.pause()
+        wide = len(" SLUGGISH · io some 12% ")
+        assert chip.size.width == wide
+        layouts = []
+        original_refresh = chip.refresh
+
+        def counting_refresh(*regions, layout=False, **kwargs):
+            layouts.append(layout)
+            return original_refresh(*regions, layout=layout, **kwargs)
+
+        chip.refresh = counting_refresh
+        chip.assessment = Assessment(Level.SLUGGISH, "io some 9%", "...", "psi_io_some_pct", False)
+        await pilot.pause()
+        # A digit shorter at the same level: repainted in place, the screen is not laid out again.
+        assert chip.size.width == wide and not any(layouts)
+        assert "SLUGGISH · io some 9%" in chip.render()
+        chip.assessment = Assessment(Level.OK, None, "...", None, True)
+        await pilot.pause()
+        assert chip.size.width == len(" responsive: OK ")
+
+
 def test_the_chip_reads_without_colour() -> None:
     assert chip_text(None, measuring=True) == "responsive: measuring…"
     assert chip_text(Assessment(Level.OK, None, "", None), measuring=False) == "responsive: OK"
     assert chip_text(Assessment(Level.SLUGGISH, "io some 12%", "", None), measuring=False) == "SLUGGISH · io some 12%"
+
+
+async def test_series_rows_repaint_only_when_what_they_show_changes() -> None:
+    live = LiveSeries()
+    for _ in range(live.capacity):
+        live.add_host(CALM_HOST)
+    panel = SeriesPanel(live, lambda: list(HOST_SPECS), title="host")
+
+    class Styled(Bare):
+        CSS_PATH = IotuiApp.CSS_PATH  # one line per row, as in the app
+
+    async with Styled(panel).run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        repainted: list[str] = []
+        for row in panel.query(SeriesRow):
+            original = row.refresh
+
+            def counting_refresh(*args, row=row, original=original, **kwargs):
+                repainted.append(row.spec.key)
+                return original(*args, **kwargs)
+
+            row.refresh = counting_refresh
+        live.add_host(CALM_HOST)  # two minutes of the same figures, and one more
+        panel.revision += 1
+        await pilot.pause()
+        assert repainted == []
+        live.add_host(replace(CALM_HOST, cpu_user_pct=80.0))
+        panel.revision += 1
+        await pilot.pause()
+        assert repainted == ["cpu_user_pct"]
+        row = next(row for row in panel.query(SeriesRow) if row.spec.key == "cpu_user_pct")
+        assert "80.0%" in str(row.render())

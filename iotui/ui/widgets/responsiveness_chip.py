@@ -32,15 +32,28 @@ class ResponsivenessChip(Widget):
     assessment: reactive[Any] = reactive(None, always_update=True)
     measuring: reactive[bool] = reactive(True, layout=True)
 
+    # The widest text shown at this level: the chip keeps that width while the level
+    # stays, so a figure a digit shorter (io some 10% -> 9%) costs a repaint, not a
+    # re-layout of the whole screen every second.
+    _width = 0
+
     def watch_assessment(self, old: Any, assessment: Any) -> None:
-        # The width follows the text; a re-layout only when its length changes.
-        if len(chip_text(old, self.measuring)) != len(chip_text(assessment, self.measuring)):
-            self.refresh(layout=True)
         level = assessment.level if assessment is not None else None
+        old_level = old.level if old is not None else None
+        shown_length = max(self._width, len(chip_text(old, self.measuring)))
+        new_length = len(chip_text(assessment, self.measuring))
+        if level != old_level:
+            self._width = 0
+        if new_length > shown_length or (level != old_level and new_length != shown_length):
+            self.refresh(layout=True)
         self.set_class(level is Level.OK, "-ok")
         self.set_class(level is Level.SLUGGISH, "-sluggish")
         self.set_class(level is Level.UNRESPONSIVE, "-unresponsive")
-        self.tooltip = assessment.sentence if assessment is not None else None
+        sentence = assessment.sentence if assessment is not None else None
+        if sentence != self.tooltip:
+            self.tooltip = sentence
 
     def render(self) -> str:
-        return f" {chip_text(self.assessment, self.measuring)} "
+        text = chip_text(self.assessment, self.measuring)
+        self._width = max(self._width, len(text))
+        return f" {text:<{self._width}} "

@@ -42,4 +42,4 @@ class SeriesPanel(Vertical):
             self.refresh(recompose=True)
             return
         for row in self.query(SeriesRow):
-            row.refresh()
+            row.refresh_if_changed()

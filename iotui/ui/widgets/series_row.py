@@ -24,6 +24,7 @@ class SeriesRow(Widget):
         self._styles_for: str | None = None
         self._label_style: Style = Style()
         self._spark_style: Style = Style()
+        self._shown: tuple[str, str] | None = None
 
     def _row_styles(self) -> tuple[Style, Style]:
         """The label and sparkline styles, looked up once per theme (a row redraws every second)."""
@@ -33,15 +34,23 @@ class SeriesRow(Widget):
             self._styles_for = self.app.theme
         return self._label_style, self._spark_style
 
-    def render(self) -> Text:
+    def _parts(self) -> tuple[str, str]:
+        """The sparkline and the latest value, as drawn at the current width."""
         ring = self.live.ring(self.spec.key)
-        label_style, spark_style = self._row_styles()
         spark_width = max(0, self.size.width - LABEL_WIDTH - VALUE_WIDTH - 2)
+        spark = sparkline(ring.values(), spark_width, self.spec.scale_max, show_lowest=self.spec.higher_is_better)
+        return spark, f"{self.spec.format(ring.latest()):>{VALUE_WIDTH}}"
+
+    def refresh_if_changed(self) -> None:
+        """Repaint only when the row would look different (a flat series costs nothing)."""
+        if self._parts() != self._shown:
+            self.refresh()
+
+    def render(self) -> Text:
+        label_style, spark_style = self._row_styles()
+        spark, value = self._shown = self._parts()
         text = Text(no_wrap=True, overflow="crop")
         text.append(f"{self.spec.label:<{LABEL_WIDTH}}", style=label_style)
-        text.append(
-            sparkline(ring.values(), spark_width, self.spec.scale_max, show_lowest=self.spec.higher_is_better),
-            style=spark_style,
-        )
-        text.append(" " + f"{self.spec.format(ring.latest()):>{VALUE_WIDTH}}" + " ")
+        text.append(spark, style=spark_style)
+        text.append(" " + value + " ")
         return text
