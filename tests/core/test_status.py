@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -121,3 +123,41 @@ def test_property_truncated_then_whole_documents_split_anywhere(cut_points: list
     expected = [("text", "hello"), ("text", "iotui: dropped"), ("doc", 7), ("text", "bye"), ("doc", 7)]
     got = [(kind, text[:14] if kind == "text" else text) for kind, text in _summary(_split(data, [c % (len(data) + 1) for c in cut_points]))]
     assert got == expected
+
+
+def _standard_library_documents(name: str) -> list[dict]:
+    """The capture's documents as the standard library's json reads them (no splitter)."""
+    text = (FIO_FIXTURES / name).read_text()
+    documents, depth, current = [], 0, []
+    for line in text.splitlines():
+        if line == "{":
+            depth, current = 1, [line]
+        elif depth:
+            current.append(line)
+            if line == "}":
+                depth = 0
+                documents.append(json.loads("\n".join(current)))
+    return documents
+
+
+def test_every_recorded_document_reads_the_same_with_either_parser(monkeypatch) -> None:
+    from iotui.core.fio import status
+
+    pytest.importorskip("orjson", reason="orjson is the optional fast parser; the test extras install it")
+    for name in recorded_fio_outputs():
+        expected = _standard_library_documents(name)
+        with_orjson = [item.doc for item in _split((FIO_FIXTURES / name).read_bytes(), []) if isinstance(item, FioDocument)]
+        monkeypatch.setattr(status, "orjson", None)
+        without = [item.doc for item in _split((FIO_FIXTURES / name).read_bytes(), []) if isinstance(item, FioDocument)]
+        monkeypatch.undo()
+        assert with_orjson == expected == without, name
+
+
+def test_what_orjson_refuses_is_read_by_the_standard_library() -> None:
+    from iotui.core.fio.status import parse_json
+
+    raw = b'{\n  "big" : 340282366920938463463374607431768211456,\n  "mean" : NaN,\n  "iops" : 1.5e3\n}'
+    doc = parse_json(raw)
+    assert doc["big"] == 2**128 and doc["mean"] != doc["mean"] and doc["iops"] == 1500.0
+    with pytest.raises(ValueError):
+        parse_json(b"{\n  \"cut\" : \n}")

@@ -15,6 +15,25 @@ import json
 from dataclasses import dataclass
 from typing import Union
 
+try:  # parses fio's large documents 2-4x faster than the standard library; optional
+    import orjson
+except ImportError:  # pragma: no cover - depends on what is installed
+    orjson = None  # type: ignore[assignment]
+
+
+def parse_json(raw: bytes) -> object:
+    """One status document, parsed once: with orjson when it is installed, else the
+    standard library. What orjson refuses but the standard library reads (NaN, an
+    integer beyond 64 bits) is read by the standard library, so no number fio
+    printed is lost either way; invalid JSON raises ValueError."""
+    if orjson is not None:
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(raw)
+
+
 # A document larger than this is not a status document; refusing it bounds
 # memory when a broken fio prints an opening brace and then never closes it.
 MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
@@ -148,7 +167,7 @@ class StatusSplitter:
 
     def _finish_document(self, raw: bytes, items: list[StatusItem]) -> None:
         try:
-            doc = json.loads(raw)
+            doc = parse_json(raw)
         except ValueError:
             doc = None
         if isinstance(doc, dict):

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Parse and derive one status document of 1,024 jobs, synthesized from a real 32-job capture.
+
+Records a real fio json+ capture of 32 jobs (no group_reporting, so every job is
+its own entry; tiny file, rate limited, 3 s), takes two consecutive status
+documents and widens each to 1,024 jobs by repeating its 32 real entries under
+new names, printed the way fio prints JSON. Then times what the runner does
+with each document as it arrives, fed in 64 KiB pipe-sized chunks: the
+splitter (which parses the document once) plus the interval derivation.
+
+Both parsers are timed, alternately: the standard library's ``json`` and, when
+installed, ``orjson`` (``pip install 'iotui[fast]'``), which iotui uses when it
+is there.
+
+    python bench/bench_parse_large.py [--jobs 1024] [--repeats 15]
+
+Target: under 100 ms per document for 1,024 jobs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from iotui.core.fio import status  # noqa: E402
+from iotui.core.fio.intervals import IntervalDeriver  # noqa: E402
+from iotui.core.fio.status import FioDocument, StatusSplitter  # noqa: E402
+
+CAPTURED_JOBS = 32
+
+
+def capture(directory: Path) -> list[dict]:
+    argv = [
+        "fio", "--name=bench", f"--filename={directory / 'bench.file'}", "--size=8M", "--rw=randread",
+        "--bs=4k", "--runtime=3", "--time_based", f"--numjobs={CAPTURED_JOBS}", "--rate_iops=50",
+        "--thread", "--output-format=json+", "--status-interval=1", "--eta=never",
+    ]
+    output = subprocess.run(argv, capture_output=True, check=True).stdout
+    splitter = StatusSplitter()
+    documents = [item.doc for item in splitter.feed(output) + splitter.close() if isinstance(item, FioDocument)]
+    if len(documents) < 2:
+        raise SystemExit("bench_parse_large: fio printed fewer than two status documents")
+    return documents
+
+
+def widen(document: dict, jobs: int) -> dict:
+    """The document with ``jobs`` entries: the real ones repeated under new names."""
+    wide = copy.deepcopy(document)
+    real = document["jobs"]
+    wide["jobs"] = []
+    for index in range(jobs):
+        entry = copy.deepcopy(real[index % len(real)])
+        entry["jobname"] = f"{entry['jobname']}-{index}"
+        wide["jobs"].append(entry)
+    return wide
+
+
+def as_fio_prints(document: dict) -> bytes:
+    """Pretty-printed as fio prints it (two-space indent, ``"key" : value``)."""
+    return (json.dumps(document, indent=2, separators=(",", " : ")) + "\n").encode()
+
+
+def time_per_document(stream: bytes, documents_in_stream: int) -> float:
+    """Seconds of splitter + derivation per document, the stream fed in 64 KiB chunks."""
+    splitter = StatusSplitter()
+    deriver = IntervalDeriver()
+    seen = 0
+    started = time.perf_counter()
+    for offset in range(0, len(stream), 65536):
+        for item in splitter.feed(stream[offset : offset + 65536]):
+            if isinstance(item, FioDocument):
+                deriver.feed(item.doc)
+                seen += 1
+    elapsed = time.perf_counter() - started
+    assert seen == documents_in_stream, (seen, documents_in_stream)
+    return elapsed / seen
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jobs", type=int, default=1024)
+    parser.add_argument("--repeats", type=int, default=15)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as directory:
+        documents = capture(Path(directory))
+    first, second = documents[-2], documents[-1]
+    stream = as_fio_prints(widen(first, args.jobs)) + as_fio_prints(widen(second, args.jobs))
+    print(f"{args.jobs} jobs (from a real {CAPTURED_JOBS}-job capture): {len(stream) // 2:,} bytes per document")
+
+    parsers = {"json (standard library)": json.loads}
+    try:
+        import orjson
+    except ImportError:
+        print("orjson is not installed: only the standard library is timed (pip install orjson)")
+    else:
+        parsers["orjson " + orjson.__version__] = orjson.loads
+    chosen = status.parse_json
+    timings: dict[str, list[float]] = {name: [] for name in parsers}
+    try:
+        for _ in range(args.repeats):
+            for name, loads in parsers.items():  # alternately, so a busy moment hits both
+                status.parse_json = loads
+                timings[name].append(time_per_document(stream, 2))
+    finally:
+        status.parse_json = chosen
+    for name, values in timings.items():
+        print(f"  {name:26} median {statistics.median(values) * 1000:6.1f} ms per document "
+              f"(best {min(values) * 1000:.1f}, worst {max(values) * 1000:.1f}; {args.repeats} repeats)")
+    used = "orjson (standard library for what it refuses)" if status.orjson is not None else "the standard library"
+    print(f"iotui parses with {used}; target: under 100 ms per document")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
