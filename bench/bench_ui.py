@@ -34,6 +34,7 @@ import sys
 import tempfile
 import termios
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -137,16 +138,42 @@ def child_paint() -> None:
     Timed(Services(runs_dir=Path(tempfile.mkdtemp(prefix="iotui-bench-runs-")))).run()
 
 
+class LazyDocuments(Sequence):
+    """The replay's documents, each made when fio would print it (not an hour of them held in
+    memory beforehand, which would be the benchmark's memory, not the app's)."""
+
+    MULTIPLIERS = [2, 3, 3, 4, 5, 4, 3, 2, 2, 3]
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, index):  # type: ignore[override]
+        from tests.ui.replay import synthetic_documents
+
+        index = range(self.count)[index]
+        cycle, offset = divmod(index, len(self.MULTIPLIERS))
+        # synthetic_documents(k)[-1] scaled by the running sum of the multipliers up to k:
+        # the same document, without building the k before it.
+        rotated = self.MULTIPLIERS[: offset + 1]
+        scale = cycle * sum(self.MULTIPLIERS) + sum(rotated)
+        document = synthetic_documents(1, multipliers=[scale])[0]
+        document["timestamp_ms"] += 1000 * index
+        return document
+
+
 def _replay_app(documents: int, delay_s: float, host_interval_s: float, on_ready):
     """The app with replayed fio; ``on_ready(app)`` is called once the home screen is up."""
     from iotui.ui.app import IotuiApp
-    from tests.ui.replay import ReplayRunner, ReplayServices, synthetic_documents
+    from tests.ui.replay import ReplayRunner, ReplayServices
 
     class Benched(IotuiApp):
         def on_ready(self) -> None:
             self.set_timer(0.5, lambda: on_ready(self))
 
-    docs = synthetic_documents(documents, multipliers=[2, 3, 3, 4, 5, 4, 3, 2, 2, 3])
+    docs = LazyDocuments(documents)
     services = ReplayServices(
         Path(tempfile.mkdtemp(prefix="iotui-bench-runs-")),
         runner_factory=lambda: ReplayRunner(docs, delay_s=delay_s),

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""What the app costs while it watches a real fio run: CPU, terminal bytes, memory.
+
+Starts ``python -m iotui`` on an 80x24 pseudo-terminal (as over SSH), with a
+small preset of its own (4 KiB random reads held at a fixed rate, direct I/O,
+a 64 MiB file in a temporary directory), presses r, and once the run screen
+shows fio running, measures over a window:
+
+* the app's own process: CPU seconds per wall second (all its threads; its
+  children are counted apart), from /proc/PID/stat;
+* its children, each apart: fio, and the wake-up probe (a child that wakes 100
+  times a second on purpose);
+* the bytes the app wrote to the terminal, per second;
+* its resident memory (VmRSS) at the start and the end of the window.
+
+Then it presses s, waits for the results screen and quits with ctrl+q.
+
+    python bench/bench_live.py [--runs 3] [--window 40] [--warmup 8] [--columns 80 --rows 24]
+
+Targets: the app's process at most 1.5% of one core; at most 5 KB/s to the terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import pty
+import select
+import shutil
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_paint import command_painted, cpu_seconds, screen_text  # noqa: E402
+
+PRESET = """\
+name = "bench-live"
+title = "Live cost benchmark"
+description = "4 KiB random read held at {rate} IOPS, direct I/O, 64 MiB file"
+
+[options]
+ioengine = "psync"
+direct = 1
+rw = "randread"
+bs = "4k"
+size = "64M"
+rate_iops = {rate}
+runtime = {runtime}
+time_based = ""
+"""
+
+
+def children_of(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def process_name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return "?"
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class Terminal:
+    """A child process on a pseudo-terminal; everything it writes is kept and counted."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, columns: int, rows: int) -> None:
+        self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+        self.process = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
+                                        start_new_session=True)
+        os.close(slave)
+        self.received = bytearray()
+
+    def pump(self, seconds: float) -> None:
+        """Read what the app writes for ``seconds``."""
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            if select.select([self.master], [], [], min(left, 0.2))[0]:
+                try:
+                    self.received += os.read(self.master, 1 << 16)
+                except OSError:
+                    return
+
+    def wait_for(self, predicate, timeout_s: float, what: str) -> None:
+        end = time.monotonic() + timeout_s
+        while time.monotonic() < end:
+            # Only the recent output: the screen as it is now, not as it was.
+            if predicate(screen_text(bytes(self.received[-20000:]))):
+                return
+            if self.process.poll() is not None:
+                break
+            self.pump(0.2)
+        tail = screen_text(bytes(self.received[-600:]))
+        raise SystemExit(f"bench_live: no {what} within {timeout_s:.0f} s; the terminal shows: {tail!r}")
+
+    def press(self, keys: bytes) -> None:
+        os.write(self.master, keys)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        os.close(self.master)
+
+
+def one_run(args: argparse.Namespace, work: Path) -> dict:
+    target = work / "target"
+    target.mkdir(exist_ok=True)
+    env = {**os.environ, "TERM": "xterm-256color", "XDG_CONFIG_HOME": str(work / "config")}
+    for name in ("NO_COLOR", "COLUMNS", "LINES"):
+        env.pop(name, None)
+    argv = [sys.executable, "-m", "iotui", "--runs-dir", str(work / "runs"), "--target", str(target),
+            "--preset", "bench-live"]
+    terminal = Terminal(argv, env, Path(__file__).resolve().parents[1], args.columns, args.rows)
+    fio_pids: set[int] = set()
+    try:
+        terminal.wait_for(command_painted, 60, "command preview on Home")
+        terminal.press(b"r")
+        terminal.wait_for(lambda text: "running" in text and "elapsed" in text, 60, "running fio")
+        terminal.pump(args.warmup)
+        pid = terminal.process.pid
+        children = {child: process_name(child) for child in children_of(pid)}
+        fio_pids = {child for child, name in children.items() if name == "fio"}
+        before = {child: cpu_seconds(child) for child in children}
+        app_before, rss_before, bytes_before = cpu_seconds(pid), rss_mib(pid), len(terminal.received)
+        started = time.monotonic()
+        terminal.pump(args.window)
+        wall_s = time.monotonic() - started
+        app_cpu_s = cpu_seconds(pid) - app_before
+        rss_after = rss_mib(pid)
+        written = len(terminal.received) - bytes_before
+        child_cores: dict[str, float] = {}
+        for child, name in children.items():
+            try:
+                used = cpu_seconds(child) - before[child]
+            except OSError:
+                continue
+            label = "fio" if name == "fio" else f"probe ({name})"
+            child_cores[label] = child_cores.get(label, 0.0) + used / wall_s
+        terminal.press(b"s")
+        terminal.wait_for(lambda text: "results" in text.lower() or "finished" in text, 60, "end of the run")
+        terminal.pump(1.0)
+        terminal.press(b"\x11")
+        terminal.pump(2.0)
+        return {
+            "app_cores": app_cpu_s / wall_s,
+            "children": child_cores,
+            "bytes_per_s": written / wall_s,
+            "rss_mib": (rss_before, rss_after),
+            "wall_s": wall_s,
+        }
+    finally:
+        terminal.close()
+        for fio_pid in fio_pids:  # never leave fio behind, whatever happened
+            try:
+                os.kill(fio_pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--window", type=float, default=40.0, help="seconds measured per run")
+    parser.add_argument("--warmup", type=float, default=8.0, help="seconds of the run before measuring")
+    parser.add_argument("--rate", type=int, default=2000, help="fio's IOPS (rate_iops)")
+    parser.add_argument("--columns", type=int, default=80)
+    parser.add_argument("--rows", type=int, default=24)
+    args = parser.parse_args()
+    if shutil.which("fio") is None:
+        raise SystemExit("bench_live: fio is not on PATH; install it (scripts/bootstrap.sh does).")
+    results = []
+    for number in range(args.runs):
+        work = Path(tempfile.mkdtemp(prefix="iotui-bench-live-", dir=os.environ.get("TMPDIR")))
+        try:
+            presets_dir = work / "config" / "iotui" / "presets"
+            presets_dir.mkdir(parents=True)
+            runtime = int(args.warmup + args.window + 60)
+            (presets_dir / "bench-live.toml").write_text(PRESET.format(rate=args.rate, runtime=runtime))
+            result = one_run(args, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        results.append(result)
+        children = ", ".join(f"{name} {cores * 100:.2f}%" for name, cores in sorted(result["children"].items()))
+        print(f"run {number + 1}: app {result['app_cores'] * 100:.2f}% of one core over {result['wall_s']:.0f} s; "
+              f"children: {children}; terminal {result['bytes_per_s'] / 1000:.2f} KB/s; "
+              f"RSS {result['rss_mib'][0]:.1f} -> {result['rss_mib'][1]:.1f} MiB", flush=True)
+    app = [result["app_cores"] * 100 for result in results]
+    rate = [result["bytes_per_s"] / 1000 for result in results]
+    probe = [cores * 100 for result in results for name, cores in result["children"].items() if name != "fio"]
+    print(f"app's own process: median {statistics.median(app):.2f}% of one core (range {min(app):.2f}-{max(app):.2f}); "
+          f"target <= 1.5%")
+    if probe:
+        print(f"wake-up probe child: median {statistics.median(probe):.2f}% of one core")
+    print(f"terminal output: median {statistics.median(rate):.2f} KB/s (range {min(rate):.2f}-{max(rate):.2f}); "
+          f"target <= 5 KB/s at {args.columns}x{args.rows}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
