@@ -13,7 +13,6 @@ from iotui.ui.live import HOST_SPECS, LiveSeries
 from iotui.ui.widgets.figures_panel import FiguresPanel
 from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip, chip_text
 from iotui.ui.widgets.series_panel import SeriesPanel
-from iotui.ui.widgets.series_row import SeriesRow
 from tests.conftest import fio_documents
 from tests.ui.replay import CALM_HOST, RANDRW
 
@@ -86,33 +85,34 @@ def test_the_chip_reads_without_colour() -> None:
     assert chip_text(Assessment(Level.SLUGGISH, "io some 12%", "", None), measuring=False) == "SLUGGISH · io some 12%"
 
 
-async def test_series_rows_repaint_only_when_what_they_show_changes() -> None:
+async def test_series_lines_repaint_only_when_what_they_show_changes() -> None:
     live = LiveSeries()
     for _ in range(live.capacity):
         live.add_host(CALM_HOST)
     panel = SeriesPanel(live, lambda: list(HOST_SPECS), title="host")
 
     class Styled(Bare):
-        CSS_PATH = IotuiApp.CSS_PATH  # one line per row, as in the app
+        CSS_PATH = IotuiApp.CSS_PATH  # as in the app
 
     async with Styled(panel).run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        repainted: list[str] = []
-        for row in panel.query(SeriesRow):
-            original = row.refresh
+        assert panel.size.height == len(HOST_SPECS)
+        drawn: list[int] = []
+        original = panel.render_line
 
-            def counting_refresh(*args, row=row, original=original, **kwargs):
-                repainted.append(row.spec.key)
-                return original(*args, **kwargs)
+        def counting_render_line(y: int):
+            drawn.append(y)
+            return original(y)
 
-            row.refresh = counting_refresh
+        panel.render_line = counting_render_line
         live.add_host(CALM_HOST)  # two minutes of the same figures, and one more
         panel.revision += 1
         await pilot.pause()
-        assert repainted == []
+        assert drawn == []
         live.add_host(replace(CALM_HOST, cpu_user_pct=80.0))
         panel.revision += 1
         await pilot.pause()
-        assert repainted == ["cpu_user_pct"]
-        row = next(row for row in panel.query(SeriesRow) if row.spec.key == "cpu_user_pct")
-        assert "80.0%" in str(row.render())
+        row = [spec.key for spec in HOST_SPECS].index("cpu_user_pct")
+        assert drawn == [row]
+        line = original(row).text
+        assert line.startswith("CPU usr") and line.rstrip().endswith("80.0%")
