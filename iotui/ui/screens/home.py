@@ -82,6 +82,18 @@ class HomeScreen(Screen):
         self._editor_problem: str | None = None
         self._run_when_options_follow = False  # a palette "Run preset" waits for the editor to switch
         self.sub_title = "choose a target and a preset, then press r"
+        self._start_with_breakpoint_classes()
+
+    def _start_with_breakpoint_classes(self) -> None:
+        """The -narrow/-wide/-short/-tall classes for the terminal's size from the start, so the
+        first resize changes nothing instead of styling the whole screen again before the first frame."""
+        try:
+            width, height = self.app.size
+        except Exception:  # no app yet: the first resize sets them, as usual
+            return
+        classes = self._get_breakpoint_classes(width, self.HORIZONTAL_BREAKPOINTS)
+        classes |= self._get_breakpoint_classes(height, self.VERTICAL_BREAKPOINTS)
+        self.add_class(*classes, update=False)
 
     def compose(self) -> ComposeResult:
         yield Header(icon="")
@@ -317,7 +329,7 @@ class HomeScreen(Screen):
         self.query_one("#presets").focus()
 
     def action_edit_options(self) -> None:
-        self.query_one("#option-runtime").focus()
+        self.query_one(OptionEditor).focus_first()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave_options":

@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label
 
 from iotui.ui.services import Overrides
@@ -100,15 +101,31 @@ class OptionEditor(Horizontal):
         overrides: Overrides
         problem: str | None
 
+    _fields_mounted = False
+
     def compose(self) -> ComposeResult:
         yield Label("options (e)", classes="option-title")
+
+    async def _mount_fields(self) -> None:
+        # The fields (a third of Home's widgets) come right after the first frame:
+        # Home draws its lists sooner, and nothing is typed in that moment.
+        fields: list[Widget] = []
         for field_id, label, _key in FIELDS:
-            yield Label(label, classes="option-label")
-            yield Input(id=f"option-{field_id}", compact=True, classes="option-input")
-        yield Checkbox("direct", id="option-direct", compact=True)
+            fields.append(Label(label, classes="option-label"))
+            fields.append(Input(id=f"option-{field_id}", compact=True, classes="option-input"))
+        fields.append(Checkbox("direct", id="option-direct", compact=True))
+        await self.mount_all(fields)
+        self._fields_mounted = True
+        self.watch_preset(self.preset)
+
+    def focus_first(self) -> None:
+        """Focus the first field (once the fields are there)."""
+        for field in self.query(Input).results():
+            field.focus()
+            return
 
     def watch_preset(self, preset: Any) -> None:
-        if not self.is_mounted:
+        if not self.is_mounted or not self._fields_mounted:
             return
         name = getattr(preset, "name", None)
         switched = name != self._shown_for
@@ -138,7 +155,7 @@ class OptionEditor(Horizontal):
         return {k: v for k, v in values.items() if v}, self._direct_choice
 
     def on_mount(self) -> None:
-        self.watch_preset(self.preset)
+        self.call_after_refresh(self._mount_fields)
 
     def _preset_direct(self) -> bool:
         value = preset_option(self.preset, "direct")
