@@ -14,7 +14,7 @@ from pathlib import Path
 def run_app(args: argparse.Namespace) -> int:
     """Open the app with ``--target`` / ``--preset`` chosen when given; return the exit code."""
     # Not cli_common: it imports the whole run machinery, which the app loads only when a run starts.
-    from iotui.core.runs.record import default_runs_dir
+    from iotui.core.runs.paths import default_runs_dir
     from iotui.ui.app import IotuiApp
     from iotui.ui.services import Services
 

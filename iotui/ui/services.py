@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from iotui.core.runs.record import RunRecord, list_records
 
-if TYPE_CHECKING:  # the preset and safety modules are only needed at run time
+if TYPE_CHECKING:
+    from iotui.core.runs.record import RunRecord  # the preset and safety modules are only needed at run time
     from iotui.core.runs.presets import Preset
     from iotui.core.fio.policy import TargetInfo
     from iotui.core.runs.session import RunSession
@@ -248,6 +248,8 @@ class Services:
 
     def list_records(self) -> list[RecordEntry]:
         """Every saved record (or its loading error), as the core lists them."""
+        from iotui.core.runs.record import list_records
+
         try:
             return list_records(self.runs_dir)
         except OSError as error:

@@ -61,3 +61,16 @@ def test_anything_but_the_apps_own_options_goes_to_the_full_parser() -> None:
     # A directory named like a subcommand is still a target: the full parser says so.
     args = build_parser().parse_args(["--target", "presets"])
     assert args.target == "presets" and args.command is None
+
+
+def test_the_apps_modules_load_no_run_machinery_before_the_first_frame() -> None:
+    code = (
+        "import sys\n"
+        "import iotui.commands.app, iotui.ui.app, iotui.ui.services\n"
+        "heavy = ('iotui.core.runs.session', 'iotui.core.runs.record', 'iotui.core.runs.plan',\n"
+        "         'iotui.core.host.counters', 'iotui.core.fio.runner', 'textual_plotext', 'psutil')\n"
+        "print(sorted(name for name in heavy if name in sys.modules))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

@@ -24,6 +24,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
+from iotui.core.runs.paths import default_runs_dir  # noqa: F401  (re-exported: the app's start reads it alone)
 from iotui.core.runs.record_migrate import migrate_v1, rename_run_keys, section_from_row, sections_from_legacy
 from iotui.core.runs.record_schema import (
     DIRECTIONS,
@@ -396,15 +397,6 @@ def _check_v1_summary(doc: dict[str, Any], where: str) -> None:
 
 
 # -- files --------------------------------------------------------------------
-
-
-def default_runs_dir(env: dict[str, str] | None = None) -> Path:
-    """``$IOTUI_RUNS_DIR``, else ``$XDG_DATA_HOME/iotui/runs`` (~/.local/share/iotui/runs)."""
-    env = os.environ if env is None else env
-    if env.get("IOTUI_RUNS_DIR"):
-        return Path(env["IOTUI_RUNS_DIR"]).expanduser()
-    data_home = env.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(data_home).expanduser() / "iotui" / "runs"
 
 
 def load_record(path: Path) -> RunRecord:
