@@ -140,4 +140,6 @@ async def make_session(
     try:
         return await start_run(start_request(args, preset, runs_dir=runs_dir, target=target), on_event)
     except StartError as error:
+        if error.code == "runs-dir":
+            raise CommandError(f"{error} Choose another with --runs-dir (or run with --no-save).") from None
         raise CommandError(str(error)) from None

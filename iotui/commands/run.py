@@ -155,15 +155,15 @@ async def _run_once(args: argparse.Namespace, preset: Any, run_keys: dict[str, A
     loop = asyncio.get_running_loop()
     interrupted = False
 
-    def on_signal() -> None:
+    def on_signal(signum: int) -> None:
         nonlocal interrupted
         if not interrupted:
             print("\nStopping fio (the partial record is kept)...", file=sys.stderr)
         interrupted = True
-        session.request_stop()
+        session.request_stop(f"signal:{signal.Signals(signum).name}")
 
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        loop.add_signal_handler(signum, on_signal)
+        loop.add_signal_handler(signum, on_signal, signum)
     try:
         record = await session.run()
     finally:

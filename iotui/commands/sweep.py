@@ -33,6 +33,7 @@ from iotui.core.runs.lock import RunLockHeld
 from iotui.core.sweep.output import sweep_json, sweep_markdown, sweep_text
 from iotui.core.runs.start import StartError, start_sysbench_run
 from iotui.core.sweep.plan import (
+    CONFIRM_POINTS,
     SweepPlan,
     SweepPlanError,
     check_space,
@@ -78,6 +79,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--slo", metavar="TARGET",
         help='a latency target such as "read p99<=1ms" (read/write/trim; p50, p90, p99, p99.9 or mean): '
         "names the point with the most IOPS that meets it",
+    )
+    parser.add_argument(
+        "--yes", action="store_true",
+        help=f"run a sweep of more than {CONFIRM_POINTS:,} points without asking",
     )
     parser.set_defaults(handler=handle)
 
@@ -240,6 +245,11 @@ async def _run(args: argparse.Namespace) -> int:
     sweep.estimated_disk_bytes = estimate.disk_bytes
     pending = [point.index for point in sweep.pending()]
     print(describe_estimate(plan, estimate, pending), file=out, flush=True)
+    if plan.needs_confirmation and not args.dry_run and not args.yes and not _confirmed(len(plan.params), out):
+        raise CommandError(
+            f"The sweep has {len(plan.params):,} points (more than {CONFIRM_POINTS:,}); nothing was run. "
+            "Give --yes to run it anyway, or vary fewer values."
+        )
     if args.dry_run:
         for point in sweep.points:
             print(f"  {point.index + 1}. {_params(point.params)} ({point.status})", file=out)
@@ -256,16 +266,16 @@ async def _run(args: argparse.Namespace) -> int:
     loop = asyncio.get_running_loop()
     interrupted = False
 
-    def on_signal() -> None:
+    def on_signal(signum: int) -> None:
         nonlocal interrupted
         if not interrupted:
             print("\nStopping the current point (its partial record is kept); resume with --resume.", file=sys.stderr)
         interrupted = True
-        runner.request_stop()
+        runner.request_stop(f"signal:{signal.Signals(signum).name}")
 
     signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     for signum in signals:
-        loop.add_signal_handler(signum, on_signal)
+        loop.add_signal_handler(signum, on_signal, signum)
     try:
         sweep = await runner.run()
     except SweepRecordError as error:
@@ -286,6 +296,18 @@ async def _run(args: argparse.Namespace) -> int:
         )
         return EXIT_FAILED
     return EXIT_OK
+
+
+def _confirmed(points: int, out: TextIO) -> bool:
+    """Ask on a terminal; without one (a script, a pipe) the answer is no."""
+    if not sys.stdin.isatty():
+        return False
+    print(f"Run all {points:,} points? [y/N] ", end="", file=out, flush=True)
+    try:
+        answer = sys.stdin.readline()
+    except (OSError, KeyboardInterrupt):
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 def handle(args: argparse.Namespace) -> int:

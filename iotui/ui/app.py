@@ -62,11 +62,66 @@ class IotuiApp(App[int]):
         self.initial_target = target
         self.initial_preset = preset
         self.quit_when_run_ends = False
+        # The session of the run in progress (set by the run worker), for a signal to stop it.
+        self.current_session: object | None = None
+        self.ended_by_signal: str | None = None
 
     def get_default_screen(self) -> HomeScreen:
         # Home is the app's first screen itself, not pushed over an empty one: one screen
         # fewer to mount and style before the first frame.
         return HomeScreen(self.services, initial_target=self.initial_target, initial_preset=self.initial_preset)
+
+    def on_mount(self) -> None:
+        self._install_signal_handlers()
+
+    # -- signals: SIGHUP (a dropped SSH session), SIGTERM, SIGINT ------------------------
+    def _install_signal_handlers(self) -> None:
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.add_signal_handler(signum, self.on_exit_signal, signum)
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no such signal
+                pass
+
+    def on_unmount(self) -> None:
+        import signal
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        for signum in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT):
+            try:
+                loop.remove_signal_handler(signum)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+
+    def on_exit_signal(self, signum: int) -> None:
+        """End fio, remove the test files, keep the partial record as stopped, then leave."""
+        import signal
+
+        name = f"signal:{signal.Signals(signum).name}"
+        self.ended_by_signal = self.ended_by_signal or name
+        if not self.run_in_progress() and not self._sweep_in_progress():
+            self.exit(0)
+            return
+        self.quit_when_run_ends = True
+        session = self.current_session
+        if session is not None and hasattr(session, "request_stop"):
+            session.request_stop(name)
+        from iotui.ui.screens.sweep import SweepScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, SweepScreen):
+                screen.stop_for_signal(name)
+        self.set_timer(QUIT_GRACE_S, lambda: self.exit(0))
+
+    def _sweep_in_progress(self) -> bool:
+        from iotui.ui.screens.sweep import SweepScreen
+
+        return any(isinstance(screen, SweepScreen) and screen.running for screen in self.screen_stack)
 
     # -- the run worker ---------------------------------------------------------
     @on(HomeScreen.RunRequested)
@@ -94,6 +149,9 @@ class IotuiApp(App[int]):
 
         try:
             session = await self.services.make_session(request, on_event)
+            self.current_session = session
+            if self.ended_by_signal:  # a signal came while the session was being made
+                session.request_stop(self.ended_by_signal)
             screen.post_message(RunStarted(session.plan, session))
             try:
                 return await session.run()
@@ -110,6 +168,8 @@ class IotuiApp(App[int]):
             raise
         except Exception as error:  # a bug must read as a sentence and leave the app running
             screen.post_message(RunFailed(f"The run broke down: {error!r}"))
+        finally:
+            self.current_session = None
         return None
 
     async def _confirm_force(self, error: object) -> bool:

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 PREVIEW_RUN_ID = "X" * 12
 # Presets listed first on Home, in this order; the rest follow by name.
 HOME_FIRST = ("desktop", "desktop-nvme")
+# The private test directory's name in the preview (each run draws a random one).
+PREVIEW_PRIVATE_DIR = ".iotui-" + "X" * 16
 
 RecordEntry = tuple[Path, "RunRecord | None", "str | None"]
 
@@ -187,10 +189,15 @@ class Services:
         except Exception:
             duration_s, disk_bytes = None, None
         try:
-            plan = make_plan(preset, target_path, fio_binary=fio_binary, run_id=PREVIEW_RUN_ID)
+            plan = make_plan(
+                preset, target_path, fio_binary=fio_binary, run_id=PREVIEW_RUN_ID,
+                private_dir_name=PREVIEW_PRIVATE_DIR,
+            )
         except PlanError as error:
             try:
-                argv = command.build_fio_argv(preset, test_file=Path(target_path) / "TEST-FILE", fio_binary=fio_binary)
+                argv = command.build_fio_argv(
+                    preset, test_file=Path(target_path) / PREVIEW_PRIVATE_DIR / "testfile", fio_binary=fio_binary
+                )
                 text = command.format_command(argv)
             except Exception:
                 text = ""

@@ -180,8 +180,26 @@ def test_presets_with_refused_options_name_them(tmp_path: Path, text: str, optio
 
 def test_special_sweep_keys_are_not_fio_options(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
-    path.write_text(GOOD + '[sweep]\nvary = { job = ["x"], tool = ["fio"], target = ["/a"], numjobs = [1, 2] }\n')
+    path.write_text(GOOD + '[[jobs]]\nname = "x"\n[sweep]\nvary = { job = ["x"], tool = ["fio"], numjobs = [1, 2] }\n')
     assert presets.load_preset_file(path).sweep["vary"]["numjobs"] == ["1", "2"]
+
+
+@pytest.mark.parametrize(
+    "vary, words",
+    [
+        ('target = ["/elsewhere"]', "targets come from you"),
+        ('targets = ["/elsewhere"]', "targets come from you"),
+        ('tool = ["sh"]', "not one iotui knows"),
+        ('job = ["nope"]', "not one of the preset's own job sections"),
+        ('ioe = ["exec"]', "runs a command"),
+        ("buffer_pattern = [\"'/etc/passwd'\"]", "read that file"),
+    ],
+)
+def test_a_preset_s_sweep_cannot_choose_targets_tools_or_smuggle_options(tmp_path: Path, vary: str, words: str) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(GOOD + '[[jobs]]\nname = "x"\n[sweep]\nvary = { ' + vary + " }\n")
+    with pytest.raises(PresetPolicyError, match=words):
+        presets.load_preset_file(path)
 
 
 def test_values_become_fio_strings(tmp_path: Path) -> None:
@@ -307,7 +325,7 @@ def test_overrides_keep_the_order_of_the_options() -> None:
 
 def test_set_goes_through_the_policy() -> None:
     preset = shipped("quick")
-    with pytest.raises(PresetPolicyError, match="--set: the option 'write_lat_log' is refused because it writes log files"):
+    with pytest.raises(PresetPolicyError, match="--set: the option 'write_lat_log=/tmp/x' is refused because it writes log files"):
         presets.with_overrides(preset, sets={"write_lat_log": "/tmp/x"})
     with pytest.raises(safety.PolicyError, match="'exec_pre=touch x'|'exec_pre'"):
         presets.with_overrides(preset, sets={"--exec_pre": "touch x"})

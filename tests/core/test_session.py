@@ -75,15 +75,59 @@ async def test_fio_error_text_is_kept(tmp_path: Path, monkeypatch) -> None:
     assert any(isinstance(e, LogLine) and e.source == "stderr" for e in events)
 
 
-async def test_existing_file_is_never_taken_over(tmp_path: Path, monkeypatch) -> None:
+async def test_an_existing_private_directory_is_never_taken_over(tmp_path: Path, monkeypatch) -> None:
+    # Whatever sits at the private directory's name (a directory, a symlink raced in): refused, untouched.
     monkeypatch.setenv("FAKE_FIO_REPLAY", str(FIO_FIXTURES / "randrw-rate200-json+.txt"))
     plan = _plan(tmp_path)
-    plan.test_file.write_text("precious")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    plan.private_dir.symlink_to(elsewhere)
     session = RunSession(plan, fio_version="x", runs_dir=None, runner_factory=_fake_runner)
     record = await session.run()
     assert record.status == "failed"
-    assert "will not overwrite" in record.warnings[-1]["message"]
-    assert plan.test_file.read_text() == "precious"
+    assert "will not use a directory it did not create" in record.warnings[-1]["message"]
+    assert plan.private_dir.is_symlink() and list(elsewhere.iterdir()) == []
+
+
+async def test_the_private_directory_is_0700_and_removed_with_everything_in_it(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("FAKE_FIO_REPLAY", str(FIO_FIXTURES / "randrw-rate200-json+.txt"))
+    monkeypatch.setenv("FAKE_FIO_DELAY_S", "0.01")
+    plan = _plan(tmp_path)
+    seen: list = []
+
+    def runner(argv: list[str]) -> FioRunner:
+        mode = plan.private_dir.stat().st_mode & 0o777
+        (plan.private_dir / "stray-file-fio-wrote").write_text("x")
+        seen.append((mode, sorted(p.name for p in plan.private_dir.iterdir())))
+        return _fake_runner(argv)
+
+    assert plan.private_dir.parent == tmp_path and plan.private_dir.name.startswith(".iotui-")
+    assert plan.test_file.parent == plan.private_dir
+    record = await RunSession(plan, fio_version="x", runs_dir=None, runner_factory=runner).run()
+    assert record.status == "completed"
+    assert seen == [(0o700, [".iotui-owner", "stray-file-fio-wrote", "testfile"])]
+    assert list(tmp_path.iterdir()) == []
+
+
+async def test_leftovers_of_a_run_that_never_ended_are_removed_and_named(tmp_path: Path, monkeypatch) -> None:
+    from iotui.core.runs import test_dir
+
+    monkeypatch.setenv("FAKE_FIO_REPLAY", str(FIO_FIXTURES / "randrw-rate200-json+.txt"))
+    monkeypatch.setenv("FAKE_FIO_DELAY_S", "0.01")
+    dead = tmp_path / ".iotui-00000000deadbeef"
+    dead.mkdir()
+    (dead / ".iotui-owner").write_text('{"pid": 999999999, "boot_id": "another boot"}')
+    (dead / "testfile").write_bytes(b"x" * 1000)
+    alive = test_dir.new_private_dir(tmp_path)
+    test_dir.create_private_dir(alive)  # this process owns it: another run in progress
+    users_own = tmp_path / ".iotui-notes"
+    users_own.mkdir()
+    events: list = []
+    record = await RunSession(_plan(tmp_path), fio_version="x", runs_dir=None, runner_factory=_fake_runner,
+                              on_event=events.append).run()
+    assert record.status == "completed"
+    assert not dead.exists() and alive.is_dir() and users_own.is_dir()
+    assert any(isinstance(e, LogLine) and str(dead) in e.text and "earlier run" in e.text for e in events)
 
 
 def test_plan_refuses_tmpfs_and_bad_targets(tmp_path: Path) -> None:
@@ -96,23 +140,16 @@ def test_plan_refuses_tmpfs_and_bad_targets(tmp_path: Path) -> None:
             make_plan(preset, shm, fio_binary="fio")
 
 
-async def test_every_numbered_file_is_created_exclusively_and_removed(tmp_path: Path, monkeypatch) -> None:
+async def test_many_files_go_to_the_private_directory_and_are_removed(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("FAKE_FIO_REPLAY", str(FIO_FIXTURES / "randrw-rate200-json+.txt"))
     monkeypatch.setenv("FAKE_FIO_DELAY_S", "0.01")
     preset = presets.with_overrides(
-        presets.find_preset("quick", [presets.shipped_presets_dir()]), size="1M", runtime_s=1, sets={"nrfiles": "3"}
+        presets.find_preset("quick", [presets.shipped_presets_dir()]), size="1M", runtime_s=1, sets={"nrfiles": "3000"}
     )
     plan = make_plan(preset, tmp_path, fio_binary="fio")
-    assert len(plan.test_files) == 3
-    seen: list[list[str]] = []
-
-    def runner(argv: list[str]) -> FioRunner:
-        seen.append(sorted(p.name for p in tmp_path.iterdir()))
-        return _fake_runner(argv)
-
-    record = await RunSession(plan, fio_version="x", runs_dir=None, runner_factory=runner).run()
+    assert plan.test_files == [] and f"--directory={plan.private_dir}" in plan.argv
+    record = await RunSession(plan, fio_version="x", runs_dir=None, runner_factory=_fake_runner).run()
     assert record.status == "completed"
-    assert seen[0] == sorted(p.name for p in plan.test_files)
     assert list(tmp_path.iterdir()) == []
 
 

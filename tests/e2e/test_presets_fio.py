@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -26,18 +27,31 @@ TINY = {"runtime_s": 1, "size": "4M", "sets": {"ramp_time": "0"}}
 _SWEEP_SPECIAL = {"job", "target", "targets", "tool"}
 
 
+PRIVATE_NAME = ".iotui-e2e0123456789ab"
+
+
 def run_fio(preset: Preset, directory: Path) -> tuple[dict, str, list[Path]]:
-    """Run fio with iotui's argv on a test file created as iotui creates it; (final document, stderr, files)."""
-    test_file = directory / ".iotui-e2e.fio-test"
-    os.close(os.open(test_file, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    """Run fio with iotui's argv in a private test directory made as iotui makes it.
+
+    (final document, stderr, every file fio left in the private directory).
+    """
+    private = directory / PRIVATE_NAME
+    if private.exists():
+        shutil.rmtree(private)
+    private.mkdir(mode=0o700)
+    test_file = private / "testfile"
+    for path in command.created_file_paths(preset, test_file):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    for path in command.placement_dirs(preset, private):
+        path.mkdir(parents=True, exist_ok=True)
     argv = command.build_fio_argv(preset, test_file=test_file)
-    result = subprocess.run(argv, capture_output=True, text=True, timeout=180, cwd=directory)
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=180, cwd=private)
     assert result.returncode == 0, (command.format_command(argv), result.stderr)
     splitter = StatusSplitter()
     items = splitter.feed(result.stdout.encode()) + splitter.close()
     documents = [item.doc for item in items if isinstance(item, FioDocument)]
     assert documents, result.stdout[-2000:]
-    return documents[-1], result.stderr, command.created_file_paths(preset, test_file)
+    return documents[-1], result.stderr, sorted(path for path in private.rglob("*") if path.is_file())
 
 
 def assert_clean_run(preset: Preset, document: dict, stderr: str) -> None:
@@ -56,7 +70,7 @@ def test_every_shipped_preset_runs_on_real_fio(tmp_path: Path, name: str) -> Non
     document, stderr, files = run_fio(preset, tmp_path)
     assert_clean_run(preset, document, stderr)
     # All jobs share the one test file: what lands on disk is what iotui estimated.
-    assert sorted(tmp_path.iterdir()) == files
+    assert sorted(tmp_path.iterdir()) == [tmp_path / PRIVATE_NAME] and len(files) == 1
     assert sum(path.stat().st_size for path in files) == command.required_bytes(preset) == 4 << 20
 
 
@@ -78,8 +92,6 @@ def test_every_sweep_point_runs_on_real_fio(tmp_path: Path, name: str, point: di
     preset = presets.with_overrides(preset, runtime_s=1, size="4M", sets={"ramp_time": "0", **point})
     document, stderr, files = run_fio(preset, tmp_path)
     assert_clean_run(preset, document, stderr)
-    for file in files:
-        file.unlink()
 
 
 def test_sweep_points_exist() -> None:
@@ -110,7 +122,7 @@ def test_the_disk_estimate_is_what_fio_lays_out(tmp_path: Path, options: dict[st
     preset = Preset("layout", "t", "d", "", {"rw": "write", "bs": "64k", **options}, (JobSection("w", {}),))
     assert command.required_bytes(preset) == expected_bytes
     _, _, files = run_fio(preset, tmp_path)
-    assert files[0].stat().st_size == expected_bytes
+    assert sum(path.stat().st_size for path in files) == expected_bytes
 
 
 def test_a_colon_in_the_target_path_reaches_fio_escaped(tmp_path: Path) -> None:
@@ -118,15 +130,23 @@ def test_a_colon_in_the_target_path_reaches_fio_escaped(tmp_path: Path) -> None:
     target.mkdir()
     preset = Preset("colon", "t", "d", "", {"rw": "write", "bs": "64k", "size": "1M"}, (JobSection("w", {}),))
     _, _, files = run_fio(preset, target)
-    assert files == [target / ".iotui-e2e.fio-test"] and files[0].stat().st_size == 1 << 20
+    assert files == [target / PRIVATE_NAME / "testfile"] and files[0].stat().st_size == 1 << 20
     assert sorted(tmp_path.iterdir()) == [target]
 
 
-def test_several_files_are_exactly_the_ones_listed(tmp_path: Path) -> None:
+def test_several_files_are_fio_s_own_in_the_private_directory(tmp_path: Path) -> None:
     preset = Preset("files", "t", "d", "", {"rw": "write", "bs": "64k", "size": "3M", "nrfiles": "3"}, (JobSection("w", {}),))
     _, _, files = run_fio(preset, tmp_path)
     assert len(files) == 3 and all(path.stat().st_size == 1 << 20 for path in files)
-    assert sorted(tmp_path.iterdir()) == sorted(files + [tmp_path / ".iotui-e2e.fio-test"])
+    assert sum(path.stat().st_size for path in files) == command.required_bytes(preset)
+    assert sorted(tmp_path.iterdir()) == [tmp_path / PRIVATE_NAME]
+
+
+def test_three_thousand_files_fit_on_the_command_line(tmp_path: Path) -> None:
+    preset = Preset("many", "t", "d", "", {"rw": "write", "bs": "4k", "size": "12M", "nrfiles": "3000"}, (JobSection("w", {}),))
+    _, _, files = run_fio(preset, tmp_path)
+    on_disk = sum(path.stat().st_size for path in files)
+    assert len(files) == 3000 and 0.99 * command.required_bytes(preset) <= on_disk <= command.required_bytes(preset)
 
 
 def test_job_file_sections_run_together_and_preset_sections_in_turn(tmp_path: Path) -> None:
@@ -136,8 +156,6 @@ def test_job_file_sections_run_together_and_preset_sections_in_turn(tmp_path: Pa
     work.mkdir()
     together, _, _ = run_fio(presets.load_job_file(job), work)
     assert len({j["groupid"] for j in together["jobs"]}) == 1  # one group: they ran at the same time
-    for path in work.iterdir():
-        path.unlink()
     in_turn, _, _ = run_fio(Preset("p", "t", "d", "", {"size": "1M", "bs": "64k"}, (JobSection("reader", {"rw": "read"}), JobSection("writer", {"rw": "write"}))), work)
     assert len({j["groupid"] for j in in_turn["jobs"]}) == 2  # stonewall: one after another
 
@@ -151,7 +169,7 @@ def test_fio_runs_abbreviated_options_so_the_policy_refuses_them(tmp_path: Path)
         capture_output=True, text=True, timeout=60, cwd=tmp_path,
     )
     assert marker.exists()
-    with pytest.raises(safety.PolicyError, match="abbreviation of the refused option 'exec_prerun'"):
+    with pytest.raises(safety.PolicyError, match="fio reads 'exec_pre' as 'exec_prerun'.*runs a command"):
         safety.check_options({"exec_pre": f"touch {marker}"}, "--set")
 
 
@@ -169,17 +187,13 @@ def fio_engines() -> list[str]:
     return [line.strip() for line in text.splitlines()[1:] if line.strip()]
 
 
-def test_no_real_fio_option_is_refused_by_the_abbreviation_rule() -> None:
-    names = fio_option_names()
-    assert {"bs", "rw", "direct", "exec_prerun"} <= names
-    wrongly_refused = sorted(
-        name for name in names
-        if safety.normal_option_name(name) not in safety.REFUSED_OPTIONS and safety.key_refusal(name) is not None
-    )
-    assert wrongly_refused == []
+def test_the_option_table_holds_every_option_and_engine_of_the_installed_fio() -> None:
+    from iotui.core.fio.options import table_for
 
-
-def test_every_engine_of_the_installed_fio_is_known() -> None:
+    table = table_for(shutil.which("fio"))
     engines = fio_engines()
-    assert "psync" in engines
-    assert set(engines) <= safety.KNOWN_ENGINES
+    assert "psync" in engines and set(engines) == set(table.engine_options)
+    known = set(table.options) | {name for names in table.engine_options.values() for name in names}
+    assert fio_option_names() == known
+    # Every engine iotui lets through is one this fio has.
+    assert safety.SAFE_ENGINES - {"solarisaio", "windowsaio"} <= set(engines)

@@ -34,7 +34,7 @@ def test_the_preview_is_the_exact_command_with_a_placeholder_file(tmp_path) -> N
     preset = services.apply_overrides(find_preset("quick"), Overrides(runtime_s=3, size="16M", direct=False))
     preview = services.preview(preset, str(tmp_path))
     assert preview.error is None
-    assert f"--filename={tmp_path.resolve()}/.iotui-XXXXXXXXXXXX.fio-test" in preview.command
+    assert f"--filename={tmp_path.resolve()}/.iotui-XXXXXXXXXXXXXXXX/testfile" in preview.command
     assert "--runtime=3" in preview.command and "--size=16M" in preview.command and "--direct=0" in preview.command
     assert preview.duration_s == 3
     assert preview.disk_bytes == 16 * 2**20

@@ -1,13 +1,22 @@
-"""Preset + test file -> fio's argv. iotui, not the preset, decides the file."""
+"""Preset + private test directory -> fio's argv. iotui, not the preset, decides where files go.
+
+Every file fio touches lives in iotui's private test directory (created
+inside the target with mode 0700 and a random name, removed after the run):
+the one shared test file by default, ``directory=`` plus fio's own naming
+where a job asks for ``nrfiles`` > 1, and a job file's relative ``filename=``
+and ``directory=`` placed inside it. Only canonical option names (already
+resolved and judged by :mod:`iotui.core.fio.policy`) reach the argv.
+"""
 
 from __future__ import annotations
 
+import re
 import shlex
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Mapping
 
 from iotui.core.fio import policy as safety
-from iotui.core.runs.presets import Preset, PresetPolicyError, estimate, section_options
+from iotui.core.runs.presets import Preset, PresetPolicyError, estimate, merge_options, section_options
 
 # What iotui needs from fio's output: cumulative json+ every second, no ETA line.
 OUTPUT_ARGS = ("--output-format=json+", "--status-interval=1", "--eta=never")
@@ -15,55 +24,107 @@ OUTPUT_ARGS = ("--output-format=json+", "--status-interval=1", "--eta=never")
 # so signals to fio's process group (pause, stop, the end of iotui) would miss
 # them and a job could outlive iotui. Threads share the process's fate.
 PROCESS_ARGS = ("--thread",)
+PLACEMENT = ("filename", "directory")
+_SPECIAL_FILES = ("/dev/null", "/dev/zero")
 
 
 def _option_args(options: Mapping[str, str]) -> list[str]:
     args = []
-    for key, value in options.items():
+    # The engine first: fio's command line knows an engine's own options only after --ioengine.
+    ordered = sorted(options.items(), key=lambda item: item[0] != "ioengine")
+    for key, value in ordered:
         # An empty value is a flag, as in a job file (time_based, group_reporting).
         args.append(f"--{key}" if value == "" else f"--{key}={value}")
     return args
 
 
-def _file_count(options: Mapping[str, str]) -> int:
-    for key in ("nrfiles", "nr_files"):
-        if key in options:
-            text = options[key].strip()
-            return int(text) if text.isdigit() and int(text) > 0 else 1
-    return 1
+def file_count(options: Mapping[str, str]) -> int:
+    text = options.get("nrfiles", "1").strip()
+    return int(text) if text.isdigit() and int(text) > 0 else 1
 
 
-def _fio_filename(paths: list[Path]) -> str:
-    # fio splits --filename on ':'; a colon inside a path is escaped with a backslash.
-    return ":".join(str(path).replace(":", "\\:") for path in paths)
+def _escape(path: str) -> str:
+    # fio splits filename and directory on ':'; a colon inside a path is escaped with a backslash.
+    return path.replace(":", "\\:")
+
+
+def _parts(value: str) -> list[str]:
+    return [part.strip() for part in re.split(r"(?<!\\):", value) if part.strip()]
+
+
+def _inside(private_dir: Path, relative: str) -> Path:
+    return private_dir / PurePosixPath(relative)
+
+
+def section_placement(options: Mapping[str, str], private_dir: Path, test_file: Path) -> dict[str, str]:
+    """``filename``/``directory`` for one section's effective options, inside ``private_dir``.
+
+    Relative names are placed inside the private directory (with a
+    ``directory=`` they stay relative to it, as fio reads them); /dev/null and
+    /dev/zero stay. Without either, the shared test file, or for nrfiles > 1
+    the private directory with fio's own file names.
+    """
+    placement: dict[str, str] = {}
+    directory = options.get("directory")
+    filename = options.get("filename")
+    if directory is not None:
+        placement["directory"] = ":".join(_escape(str(_inside(private_dir, part))) for part in _parts(directory))
+    if filename is not None:
+        parts = []
+        for part in _parts(filename):
+            if part in _SPECIAL_FILES or directory is not None:
+                parts.append(part)
+            else:
+                parts.append(_escape(str(_inside(private_dir, part))))
+        placement["filename"] = ":".join(parts)
+    if not placement:
+        if file_count(options) > 1:
+            placement["directory"] = _escape(str(private_dir))
+        else:
+            placement["filename"] = _escape(str(test_file))
+    return placement
+
+
+def uses_shared_file(preset: Preset) -> bool:
+    """Does a section use iotui's one shared test file (no placement of its own, one file)?"""
+    return any(
+        not any(key in options for key in PLACEMENT) and file_count(options) == 1
+        for options in section_options(preset)
+    )
+
+
+def placement_dirs(preset: Preset, private_dir: Path) -> list[Path]:
+    """Directories inside ``private_dir`` the job's own names need (created before fio starts)."""
+    needed: list[Path] = []
+    for options in section_options(preset):
+        directory = options.get("directory")
+        bases = [_inside(private_dir, part) for part in _parts(directory)] if directory else [private_dir]
+        needed += bases
+        for part in _parts(options.get("filename", "")):
+            if part not in _SPECIAL_FILES:
+                for base in bases:
+                    needed.append((base / PurePosixPath(part)).parent)
+        file_format = options.get("filename_format")
+        if file_format:
+            for base in bases:
+                needed.append((base / PurePosixPath(file_format)).parent)
+    return [path for path in dict.fromkeys(needed) if path != private_dir]
 
 
 def created_file_paths(preset: Preset, test_file: Path) -> list[Path]:
-    """Every file fio creates for this preset: the test file, or ``<test file>.0``... for nrfiles=N.
-
-    The caller that creates and removes the test file removes all of these.
-    """
-    counts = sorted({_file_count(options) for options in section_options(preset)})
-    paths: list[Path] = []
-    for count in counts:
-        paths += _numbered(test_file, count)
-    return list(dict.fromkeys(paths))
-
-
-def _numbered(test_file: Path, count: int) -> list[Path]:
-    if count == 1:
-        return [test_file]
-    return [test_file.with_name(f"{test_file.name}.{index}") for index in range(count)]
+    """The files iotui creates itself before fio starts: the shared test file, when used."""
+    return [test_file] if uses_shared_file(preset) else []
 
 
 def _check(preset: Preset) -> None:
     origin = str(preset.source) if preset.source else f"preset {preset.name}"
     try:
-        safety.check_options(preset.options, origin)
+        checked = safety.check_options(preset.options, origin)
+        engines = [checked.get("ioengine", "")]
         for section in preset.jobs:
-            safety.check_options(section.options, f"{origin} [{section.name}]")
+            safety.check_options(section.options, f"{origin} [{section.name}]", engines=[e for e in engines if e])
     except safety.PolicyError as error:
-        raise PresetPolicyError(str(error)) from None
+        raise PresetPolicyError.of(error) from None
 
 
 def build_fio_argv(
@@ -74,16 +135,15 @@ def build_fio_argv(
     fio_binary: str = "fio",
     readonly: bool = False,
 ) -> list[str]:
-    """The exact command: fio, output options, the file, globals, then each job section.
+    """The exact command: fio, output options, globals, then each job section with its files.
 
-    Sections after the first get ``--stonewall`` (they run one after another)
+    ``test_file``: the shared test file inside iotui's private test directory
+    (its parent); every file a section uses is placed in that directory
+    (:func:`section_placement`). Sections after the first get ``--stonewall``
     unless the preset is a job file that keeps fio's own ordering. A raw block
-    device always runs with ``--readonly``. The option policy is applied again
-    here, so no Preset, however it was made, reaches fio with a refused option.
-
-    ``nrfiles=N`` (N > 1) needs N files (fio given one ``--filename`` would
-    silently use that one): fio gets ``<test file>.0`` ... ``<test file>.N-1``,
-    which :func:`created_file_paths` lists for the caller to remove.
+    device always runs with ``--readonly`` and takes no placement of the job's.
+    The option policy is applied again here, so no Preset, however it was
+    made, reaches fio with a refused option.
     """
     if (test_file is None) == (block_device is None):
         raise ValueError("give exactly one of test_file or block_device")
@@ -91,27 +151,30 @@ def build_fio_argv(
     argv = [fio_binary, *OUTPUT_ARGS, *PROCESS_ARGS]
     if readonly or block_device is not None:
         argv.append("--readonly")
-    global_files = _file_count(preset.options)
+    global_options = {key: value for key, value in preset.options.items() if key not in PLACEMENT and key != "name"}
     if block_device is not None:
-        argv.append(f"--filename={_fio_filename([block_device])}")
-    else:
-        assert test_file is not None
-        argv.append(f"--filename={_fio_filename(_numbered(test_file, global_files))}")
-    argv += _option_args(preset.options)
+        if any(key in options for options in section_options(preset) for key in PLACEMENT):
+            raise PresetPolicyError(
+                f"{preset.source or preset.name}: the job names files of its own (filename=/directory=), "
+                "which needs a directory target, not a raw device.",
+                code="refused-value", facts={"option": "filename", "reason": "raw device target"},
+            )
+        argv.append(f"--filename={_escape(str(block_device))}")
+    argv += _option_args(global_options)
     sections = preset.jobs or ()
     if not sections:
         argv.append(f"--name={preset.name}")
+        if test_file is not None:
+            argv += _option_args(section_placement(preset.options, test_file.parent, test_file))
     for index, section in enumerate(sections):
         argv.append(f"--name={section.name}")
         if index > 0 and preset.serial:
             argv.append("--stonewall")
+        own = {key: value for key, value in section.options.items() if key not in PLACEMENT and key != "name"}
         if test_file is not None:
-            count = _file_count(section.options) if any(
-                key in section.options for key in ("nrfiles", "nr_files")
-            ) else global_files
-            if count != global_files:
-                argv.append(f"--filename={_fio_filename(_numbered(test_file, count))}")
-        argv += _option_args(section.options)
+            effective = merge_options(preset.options, section.options)
+            own = {**section_placement(effective, test_file.parent, test_file), **own}
+        argv += _option_args(own)
     return argv
 
 
@@ -121,5 +184,5 @@ def format_command(argv: list[str]) -> str:
 
 
 def required_bytes(preset: Preset) -> int | None:
-    """Disk space the test file needs (all jobs share it); None when a size is unknown."""
+    """Disk space the run's files need (see :func:`iotui.core.runs.presets.estimate`); None when unknown."""
     return estimate(preset)[1]

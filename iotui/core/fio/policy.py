@@ -1,699 +1,374 @@
-"""What iotui refuses to run, and where it refuses to write.
+"""The one option policy: what iotui lets reach fio, from every channel.
 
-Two policies live here:
+An allow-list, not a deny-list. Every name is first resolved the way the
+channel that carries it to fio would (:mod:`iotui.core.fio.options`: any
+unique prefix on fio's command line, exact names and aliases in a job file),
+then judged by its canonical name *and* its value: options known to shape a
+benchmark pass, everything else is refused with a sentence that says why and
+that such a job can still be run with fio directly. Only canonical names come
+out, so no abbreviation reaches fio's argv.
 
-* options: a preset, a job file or ``--set`` must not run commands, load code
-  or write anywhere but iotui's own test file. Allowed by default, with a
-  deny-list that gives a reason for each entry (``docs/presets.md``);
-* targets: a directory on a mounted filesystem, checked before fio starts
-  (space, permissions, filesystem kind), or a raw block device behind strict
-  guards (read-only presets, nothing mounted, held or swapped on it).
+``--set``, ``--vary``, job files, user presets (options, jobs, sweep values)
+and the app's option editor all go through :func:`check_options`.
+Where tests run is :mod:`iotui.core.host.targets` (re-exported here).
 """
 
 from __future__ import annotations
 
-import os
 import re
-import secrets
-import shutil
-import stat
-import sys
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+
+from iotui.core.fio.options import COMMAND_LINE, JOB_FILE, Channel, OptionNameError, OptionTable, default_table
+from iotui.core.host.targets import (  # noqa: F401 - the target half, kept importable from here
+    FREE_SPACE_MARGIN_BYTES,
+    MEMORY_FILESYSTEMS,
+    PSEUDO_FILESYSTEMS,
+    WARN_FILESYSTEMS,
+    TargetError,
+    TargetInfo,
+    _filesystem_warning,
+    _Mount,
+    _mount_for,
+    check_target,
+    inspect_target,
+    list_targets,
+    parse_mountinfo,
+    raw_device_problem,
+    read_mounts,
+)
 
 if TYPE_CHECKING:  # presets imports this module; the type is only for hints
     from iotui.core.runs.presets import Preset
 
+FIO_DIRECTLY = "A job that needs it can still be run with fio directly."
+
 
 class PolicyError(Exception):
-    """An option iotui refuses; str() names the option and why, as a sentence."""
+    """An option iotui refuses: ``code`` says what kind, ``facts`` the details, str() a sentence.
 
-
-class TargetError(Exception):
-    """A target iotui refuses; str() says why and what to do."""
-
-
-# -- the option policy ------------------------------------------------------------------
-
-_RUNS_COMMANDS = "it runs a command, and iotui runs nothing but fio itself"
-_WRITES_ELSEWHERE = (
-    "it makes fio read or write files other than iotui's own test file; iotui decides where the test "
-    "file lives (a hidden file in the target you choose with --target)"
-)
-_LOG_FILES = (
-    "it writes log files to a path of its own, outside the target; iotui samples fio once a second "
-    "and keeps the figures in the run record"
-)
-_IOTUI_READS_OUTPUT = "iotui runs fio itself and reads its JSON output, which this option would change"
-
-# Normalised option name (lower case, '_' for '-') -> why it is refused.
-REFUSED_OPTIONS: dict[str, str] = {
-    # Options that run commands or load code.
-    "exec_prerun": _RUNS_COMMANDS,
-    "exec_postrun": _RUNS_COMMANDS,
-    "trigger": _RUNS_COMMANDS,
-    "trigger_file": "it runs fio's trigger command when a file appears, and iotui runs nothing but fio itself",
-    "trigger_timeout": "it runs fio's trigger command after a time, and iotui runs nothing but fio itself",
-    "trigger_remote": _RUNS_COMMANDS,
-    "include": "it pulls in another job file that iotui has not checked",
-    "remote_config": "it hands a job file to a remote fio server",
-    "client": "it sends jobs to fio servers on other machines",
-    "server": "it turns fio into a server that accepts jobs from the network",
-    "server_internal": "it turns fio into a server that accepts jobs from the network",
-    "daemonize": "it starts a background fio server and writes a pid file",
-    "profile": "it loads a built-in fio profile that adds options of its own, device names included",
-    # Options that read or write outside the chosen target, or change the machine.
-    "filename": _WRITES_ELSEWHERE,
-    "directory": _WRITES_ELSEWHERE,
-    "filename_format": _WRITES_ELSEWHERE,
-    "opendir": _WRITES_ELSEWHERE,
-    "unlink": "it deletes the job's files, and iotui removes its own test file itself after the run",
-    "unlink_each_loop": "it deletes the job's files, and iotui removes its own test file itself after the run",
-    "write_bw_log": _LOG_FILES,
-    "write_lat_log": _LOG_FILES,
-    "write_iops_log": _LOG_FILES,
-    "write_hist_log": _LOG_FILES,
-    "bandwidth_log": "it writes aggregate bandwidth logs to fio's working directory, outside the target",
-    "latency_log": _LOG_FILES,
-    "write_iolog": "it writes an I/O log to a path of its own, outside the target",
-    "read_iolog": "it replays an I/O log, which names its own files and devices",
-    "merge_blktrace_file": "it writes a merged trace file to a path of its own",
-    "merge_blktrace_only": "it merges trace files instead of running the job",
-    "replay_redirect": "it sends replayed I/O to another device",
-    "ioscheduler": "it changes the I/O scheduler of the whole device, for every program on the machine",
-    "cgroup": "it creates a control group on the system, outside the target",
-    "aux_path": "it puts fio's state files in a directory of its own, outside the target",
-    "verify_dump": "it writes dump files of mismatching blocks to fio's working directory, outside the target",
-    "allow_mounted_write": "it lets fio write to a mounted block device, past fio's own guard",
-    "fill_device": "it writes until the filesystem is full, which can break the machine; give a size instead",
-    "fill_fs": "it writes until the filesystem is full, which can break the machine; give a size instead",
-    "inflate_log": "it reads a log file and prints it instead of running the job",
-    # Options iotui owns: how fio reports, and how jobs are named and guarded.
-    "output": "iotui reads fio's report from fio's output itself",
-    "output_format": "iotui sets the output format itself (json+)",
-    "status_interval": "iotui sets the status interval itself (1 s)",
-    "eta": "iotui turns fio's progress line off itself (never)",
-    "eta_newline": "iotui turns fio's progress line off itself (never)",
-    "eta_interval": "iotui turns fio's progress line off itself (never)",
-    "minimal": _IOTUI_READS_OUTPUT,
-    "append_terse": _IOTUI_READS_OUTPUT,
-    "terse_version": _IOTUI_READS_OUTPUT,
-    "debug": _IOTUI_READS_OUTPUT,
-    "idle_prof": _IOTUI_READS_OUTPUT,
-    "parse_only": "it stops fio before any I/O; iotui runs the job or refuses it",
-    "showcmd": _IOTUI_READS_OUTPUT,
-    "version": _IOTUI_READS_OUTPUT,
-    "help": _IOTUI_READS_OUTPUT,
-    "cmdhelp": _IOTUI_READS_OUTPUT,
-    "enghelp": _IOTUI_READS_OUTPUT,
-    "crctest": _IOTUI_READS_OUTPUT,
-    "cpuclock_test": _IOTUI_READS_OUTPUT,
-    "memcpytest": _IOTUI_READS_OUTPUT,
-    "section": "iotui runs every section of the preset or job file, and picks sections with sweeps (job=NAME)",
-    "readonly": "iotui adds it itself when it runs on a raw block device",
-    "name": "iotui names each job after the preset's job sections (the [[jobs]] name key)",
-}
-
-# Real fio options that are proper prefixes of refused names. fio's command line
-# (getopt_long_only) takes an exact name before an abbreviation, so these are safe;
-# a test checks this list against the installed fio's own option table.
-_OPTIONS_THAT_PREFIX_REFUSED = frozenset({"ba", "direct", "mem", "verify"})
-
-# I/O engines fio ships. Any other name fio tries to dlopen() as a library, which
-# is loading code, so an unknown engine name is refused rather than passed on.
-KNOWN_ENGINES = frozenset({
-    "sync", "psync", "vsync", "pvsync", "pvsync2", "io_uring", "io_uring_cmd", "libaio", "posixaio",
-    "solarisaio", "windowsaio", "mmap", "splice", "sg", "null", "cpuio", "falloc", "ftruncate",
-    "e4defrag", "filecreate", "filestat", "filedelete", "dircreate", "dirstat", "dirdelete", "mtd",
-    "dev-dax", "libpmem", "pmemblk", "libcufile", "xnvme", "libblkio", "ime_psync", "ime_psyncv",
-    "ime_aio", "guasi",
-    # Engines for remote systems, refused below with their own reason.
-    "net", "netsplice", "rdma", "nbd", "http", "rados", "rbd", "gfapi", "gfapi_async", "libhdfs",
-    "libiscsi", "nfs", "dfs",
-    # Refused below: they run commands or load code.
-    "exec", "external",
-})
-_REMOTE_ENGINES = frozenset({
-    "net", "netsplice", "rdma", "nbd", "http", "rados", "rbd", "gfapi", "gfapi_async", "libhdfs",
-    "libiscsi", "nfs", "dfs",
-})
-_OPTION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*\Z")
-_CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def normal_option_name(key: str) -> str:
-    """How the policy compares names: case-insensitive, '-' and '_' alike, no leading dashes."""
-    return key.strip().lstrip("-").lower().replace("-", "_")
-
-
-def key_refusal(key: str) -> str | None:
-    """Why an option name is refused (a clause to follow "because"), or None.
-
-    fio's command line accepts any unambiguous abbreviation of an option name
-    (``--exec_pre`` runs ``exec_prerun``), and iotui passes options on fio's
-    command line, so an abbreviation of a refused name is refused too.
+    Codes: ``unknown-option``, ``ambiguous-option``, ``refused-option`` (the name
+    is not on the allow-list), ``refused-value`` (an allowed name with a value
+    that is not), ``refused-engine``, ``refused-key`` (a preset key that is
+    not a fio option, such as ``target``). Facts: ``origin``, ``given`` (the
+    name as written), ``option`` (fio's canonical name), ``value``, ``reason``,
+    ``candidates``.
     """
-    name = normal_option_name(key)
-    if not _OPTION_NAME.match(key.strip().lstrip("-") or "-"):
-        return "it is not an option name (letters, digits, '_' and '-' only)"
-    if name in REFUSED_OPTIONS:
-        return REFUSED_OPTIONS[name]
-    if name in _OPTIONS_THAT_PREFIX_REFUSED:
+
+    def __init__(self, message: str, *, code: str = "refused-option", facts: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.facts: dict[str, Any] = dict(facts or {})
+
+
+def refusal(code: str, *, origin: str, given: str, option: str | None, value: str | None, reason: str,
+            candidates: Iterable[str] = ()) -> PolicyError:
+    """A PolicyError whose sentence names the option as written (and as fio reads it) and why."""
+    shown = given if value in (None, "") else f"{given}={value}"
+    read_as = f" (fio reads '{given}' as '{option}')" if option and option != given else ""
+    message = f"{origin}: the option '{shown}'{read_as} is refused because {reason}. {FIO_DIRECTLY}"
+    facts = {"origin": origin, "given": given, "option": option, "value": value, "reason": reason,
+             "candidates": list(candidates)}
+    return PolicyError(message, code=code, facts=facts)
+
+
+# -- engines ----------------------------------------------------------------------
+
+# Engines that do their I/O on the job's own files (iotui's private test directory).
+SAFE_ENGINES = frozenset({
+    "sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "posixaio", "mmap", "null",
+    "splice", "falloc", "ftruncate", "filecreate", "filestat", "filedelete", "cpuio",
+    "solarisaio", "windowsaio",
+})
+_NETWORK_ENGINES = frozenset({
+    "net", "netsplice", "rdma", "nbd", "http", "rados", "rbd", "gfapi", "gfapi_async", "libhdfs",
+    "libiscsi", "nfs", "dfs", "librpma_apm_client", "librpma_apm_server", "librpma_gpspm_client",
+    "librpma_gpspm_server", "sheepdog",
+})
+_RUNS_COMMANDS = "it runs a command, and iotui runs nothing but fio itself"
+
+
+def engine_refusal(engine: str, table: OptionTable | None = None) -> str | None:
+    """Why an ioengine value is refused (a clause after "because"), or None."""
+    name = engine.strip()
+    if name in SAFE_ENGINES:
         return None
-    for refused in REFUSED_OPTIONS:
-        if refused.startswith(name):
-            return (
-                f"fio would read it as an abbreviation of the refused option '{refused}' "
-                f"({REFUSED_OPTIONS[refused]})"
-            )
+    if name == "exec":
+        return _RUNS_COMMANDS
+    if name.startswith("external") or "/" in name or ".so" in name or ":" in name:
+        return "it makes fio load an I/O engine's code from a file"
+    if name in _NETWORK_ENGINES:
+        return "that engine talks to another system over the network, not to the test file"
+    if name == "e4defrag":
+        return "that engine moves blocks between the test file and another file it names (donorname)"
+    table = table or default_table()
+    if name in table.engine_options:
+        return "that engine works on devices or services, not on iotui's test file"
+    return (
+        "it is not an I/O engine this fio has, and fio would try to load a library of that name (code); "
+        f"use one of {', '.join(sorted(SAFE_ENGINES - {'solarisaio', 'windowsaio'}))}"
+    )
+
+
+# -- the allow-list -----------------------------------------------------------------
+
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
+_FALSE = ("0", "false", "no", "off", "none")
+
+# Options that shape the benchmark and touch nothing but the job's own files.
+ALLOWED_OPTIONS = frozenset({
+    # labels and ordering
+    "description", "name", "wait_for", "stonewall", "new_group", "exitall", "exit_what", "exitall_on_error",
+    # where, inside iotui's private test directory (relative values only; see placement_refusal)
+    "filename", "directory", "filename_format", "unique_filename", "lockfile", "nrfiles", "file_service_type",
+    "openfiles", "allow_file_create", "create_serialize", "create_fsync", "create_on_open",
+    "create_only", "pre_read", "fallocate", "fadvise_hint", "invalidate",
+    # what and how
+    "rw", "rw_sequencer", "bs", "ba", "bsrange", "bssplit", "bs_unaligned", "randrepeat", "randseed",
+    "allrandrepeat", "norandommap", "random_generator", "random_distribution", "percentage_random",
+    "ignore_error", "continue_on_error", "error_dump", "ioengine", "iodepth", "iodepth_batch",
+    "iodepth_batch_complete_min", "iodepth_batch_complete_max", "iodepth_low", "serialize_overlap",
+    "io_submit_mode", "size", "io_size", "filesize", "offset", "offset_increment", "offset_align", "number_ios",
+    "fsync", "fdatasync", "write_barrier", "sync_file_range", "end_fsync", "fsync_on_close", "sync", "direct",
+    "atomic", "buffered", "overwrite", "loops", "numjobs", "startdelay", "runtime", "time_based", "ramp_time",
+    "clocksource", "mem", "lockmem", "hugepage-size", "write_hint", "unlink", "unlink_each_loop",
+    "rwmixread", "rwmixwrite", "nice", "prio", "prioclass", "cpumask", "cpus_allowed", "cpus_allowed_policy",
+    "numa_cpu_nodes", "numa_mem_policy", "thread", "gtod_reduce", "gtod_cpu",
+    # data and verification (inside the test file)
+    "zero_buffers", "refill_buffers", "scramble_buffers", "buffer_pattern", "buffer_compress_percentage",
+    "buffer_compress_chunk", "dedupe_percentage", "dedupe_mode", "dedupe_working_set_percentage",
+    "dedupe_global", "verify", "do_verify", "verify_only", "verify_interval", "verify_offset", "verify_pattern",
+    "verify_fatal", "verify_async", "verify_backlog", "verify_backlog_batch", "experimental_verify",
+    "verify_state_save", "verify_state_load", "trim_percentage", "trim_verify_zero", "trim_backlog",
+    "trim_backlog_batch",
+    # pacing
+    "thinktime", "thinktime_spin", "thinktime_blocks", "thinktime_blocks_type", "thinktime_iotime", "rate",
+    "rate_min", "rate_process", "rate_cycle", "rate_ignore_thinktime", "rate_iops", "rate_iops_min",
+    "max_latency", "latency_target", "latency_window", "latency_percentile", "latency_run", "flow_id", "flow",
+    "flow_sleep", "steadystate", "steadystate_duration", "steadystate_ramp_time",
+    # zones of a regular file
+    "zonemode", "zonesize", "zonecapacity", "zonerange", "zoneskip", "read_beyond_wp", "max_open_zones",
+    "job_max_open_zones", "ignore_zone_limits", "zone_reset_threshold", "zone_reset_frequency",
+    # reporting (what fio counts, not where it writes)
+    "group_reporting", "stats", "clat_percentiles", "lat_percentiles", "slat_percentiles", "percentile_list",
+    "significant_figures", "disk_util", "disable_lat", "disable_clat", "disable_slat", "disable_bw_measurement",
+    "unified_rw_reporting", "block_error_percentiles", "bwavgtime", "iopsavgtime", "per_job_logs",
+    "kb_base", "unit_base",
+    # options of the engines above
+    "hipri", "hipri_percentage", "uncached", "nowait", "cmdprio_percentage", "cmdprio_class", "cmdprio",
+    "cmdprio_bssplit", "fixedbufs", "registerfiles", "sqthread_poll", "sqthread_poll_cpu", "nonvectored",
+    "force_async", "userspace_reap", "thp", "cpuload", "cpuchunks", "cpumode", "exit_on_io_done", "stat_type",
+})
+
+_OTHER_FILES = "it makes fio read or write files of its own choosing, outside iotui's private test directory"
+_LOGS = "it writes log files of its own, outside iotui's private test directory (iotui keeps fio's figures in the run record)"
+# Why some options outside the allow-list are refused (the rest: "not on the list").
+REFUSAL_REASONS: dict[str, str] = {
+    "exec_prerun": _RUNS_COMMANDS, "exec_postrun": _RUNS_COMMANDS, "trigger": _RUNS_COMMANDS,
+    "trigger-remote": _RUNS_COMMANDS, "trigger-file": _RUNS_COMMANDS, "trigger-timeout": _RUNS_COMMANDS,
+    "program": _RUNS_COMMANDS, "arguments": _RUNS_COMMANDS, "std_redirect": _OTHER_FILES,
+    "donorname": "it names another file whose blocks fio moves (the e4defrag engine truncated unrelated files)",
+    "inplace": "it belongs to the e4defrag engine, which changes files other than the test file",
+    "opendir": _OTHER_FILES, "read_iolog": "it replays an I/O log, which names files and devices of its own",
+    "write_iolog": _LOGS, "write_bw_log": _LOGS, "write_lat_log": _LOGS, "write_iops_log": _LOGS,
+    "write_hist_log": _LOGS, "bandwidth-log": _LOGS, "latency-log": _LOGS, "verify_dump": _OTHER_FILES,
+    "merge_blktrace_file": _LOGS, "merge-blktrace-only": _LOGS,
+    "replay_redirect": "it sends replayed I/O to another device",
+    "ioscheduler": "it changes the I/O scheduler of a whole device, for every program on the machine",
+    "cgroup": "it creates a control group on the system", "cgroup_weight": "it creates a control group on the system",
+    "cgroup_nodelete": "it leaves a control group on the system",
+    "uid": "it switches fio to another user", "gid": "it switches fio to another group",
+    "allow_mounted_write": "it lets fio write to a mounted block device, past fio's own guard",
+    "fill_device": "it writes until the filesystem is full, whatever size was checked",
+    "profile": "it loads a built-in fio profile that adds options of its own, device names included",
+    "aux-path": _OTHER_FILES, "output": "iotui reads fio's report itself", "client": "it sends jobs to other machines",
+    "server": "it turns fio into a server that accepts jobs from the network", "daemonize": _OTHER_FILES,
+    "remote-config": "it hands a job file to a remote fio server", "inflate-log": _OTHER_FILES,
+    "section": "iotui runs every section of the job (a sweep picks one with job=NAME)",
+    "readonly": "iotui adds it itself when it runs on a raw block device",
+    "file_append": "it makes fio write past the end of the file, beyond the size iotui checked against the free space",
+}
+_IOTUI_OWNS = "iotui sets how fio reports itself (JSON every second, no progress line) and reads that output"
+for _name in ("output-format", "status-interval", "eta", "eta-newline", "eta-interval", "minimal", "append-terse",
+              "terse-version", "debug", "idle-prof", "parse-only", "showcmd", "version", "help", "cmdhelp",
+              "enghelp", "crctest", "cpuclock-test", "memcpytest", "warnings-fatal", "max-jobs", "alloc-size"):
+    REFUSAL_REASONS[_name] = _IOTUI_OWNS
+for _name in ("replay_no_stall", "replay_scale", "replay_align", "replay_time_scale", "replay_skip",
+              "read_iolog_chunked", "merge_blktrace_scalars", "merge_blktrace_iters"):
+    REFUSAL_REASONS[_name] = "it belongs to replaying I/O logs, which name files and devices of their own"
+for _name in ("hostname", "port", "protocol", "listen", "pingpong", "interface", "ttl", "window_size", "mss",
+              "nodelay", "bindname", "verb", "uri", "clustername", "pool", "clientname", "conf", "rbdname",
+              "volume", "brick", "single-instance", "busy_poll", "touch_objects"):
+    REFUSAL_REASONS[_name] = "it belongs to an engine that talks to another system over the network"
+for _name in ("sg_write_mode", "readfua", "writefua", "stream_id", "skip_bad", "cmd_type"):
+    REFUSAL_REASONS[_name] = "it belongs to an engine that works on devices, not on the test file"
+
+_NOT_LISTED = "it is not on iotui's list of options known to be safe for a benchmark"
+
+
+def _is_false(value: str) -> bool:
+    return value.strip().lower() in _FALSE
+
+
+def _only_off(name: str, why_on: str) -> Callable[[str], str | None]:
+    def check(value: str) -> str | None:
+        return None if value.strip() != "" and _is_false(value) else f"{why_on} ({name}=0 passes)"
+    return check
+
+
+def _pattern(value: str) -> str | None:
+    # fio reads a file for a pattern in single quotes ('FILE'); hex, numbers and "strings" are data.
+    if "'" in value:
+        return "a pattern in single quotes makes fio read that file into the test data"
     return None
 
 
-def value_refusal(key: str, value: str) -> str | None:
-    """Why an option's value is refused (a clause to follow "because"), or None."""
-    name = normal_option_name(key)
-    if "$" in value:
-        return (
-            "it contains a '$' expansion (${VAR}, $mb_memory and the like), which fio replaces with "
-            "values from the environment, so the job would not be what the file says"
-        )
+def _engine(value: str) -> str | None:
+    return engine_refusal(value)
+
+
+def _memory(value: str) -> str | None:
+    if ":" in value:
+        return "it names a file to memory-map (mmap:PATH, mmaphuge:PATH), outside the private test directory"
+    return None
+
+
+def _choice(*allowed: str) -> Callable[[str], str | None]:
+    def check(value: str) -> str | None:
+        return None if value.strip().lower() in allowed else f"only {', '.join(allowed)} are allowed for it"
+    return check
+
+
+def _path_in_private_dir(value: str) -> str | None:
+    """filename/directory/filename_format: relative paths are placed in the private test directory."""
+    for part in re.split(r"(?<!\\):", value):
+        part = part.strip()
+        if part in ("/dev/null", "/dev/zero"):
+            continue
+        if part in ("", "-"):
+            return "an empty name or '-' (standard input/output) is not a file in the private test directory"
+        if part.startswith(("/", "~")) or "\\" in part:
+            return (
+                "it names a path outside iotui's private test directory (relative names are placed inside "
+                "it; /dev/null and /dev/zero are allowed)"
+            )
+        if ".." in part.split("/"):
+            return "'..' would leave iotui's private test directory"
+    return None
+
+
+_VALUE_RULES: dict[str, Callable[[str], str | None]] = {
+    "ioengine": _engine,
+    "mem": _memory,
+    "buffer_pattern": _pattern,
+    "verify_pattern": _pattern,
+    "verify_state_save": _only_off("verify_state_save", "it writes verify state files outside the private test directory"),
+    "verify_state_load": _only_off("verify_state_load", "it reads verify state files named by fio"),
+    "unlink": _only_off("unlink", "iotui removes the test files itself after the run"),
+    "unlink_each_loop": _only_off("unlink_each_loop", "iotui removes the test files itself after the run"),
+    "zonemode": _choice("none", "strided"),
+    "filename": _path_in_private_dir,
+    "directory": _path_in_private_dir,
+    "filename_format": _path_in_private_dir,
+}
+_NEGATIVE_ALLOWED = frozenset({"nice", "prio", "description", "name", "filename", "directory", "filename_format"})
+
+
+def value_refusal(option: str, value: str) -> str | None:
+    """Why an allowed option's value is refused (a clause after "because"), or None."""
     if _CONTROL_CHARACTERS.search(value):
         return "its value contains a line break or another control character"
-    if name == "ioengine":
-        return _engine_refusal(value)
-    if name in ("mem", "iomem") and ":" in value:
-        return "it names a file to memory-map (mmap:PATH, mmaphuge:PATH), which fio would create outside the target"
-    return None
-
-
-def _engine_refusal(engine: str) -> str | None:
-    if engine == "exec":
-        return _RUNS_COMMANDS
-    if engine.startswith("external") or "/" in engine or ".so" in engine or ":" in engine:
-        return "it loads an I/O engine's code from a file"
-    if engine in _REMOTE_ENGINES:
-        return "that engine talks to another system over the network, not to the chosen target"
-    if engine not in KNOWN_ENGINES:
+    if "$" in value and option not in ("description",):
         return (
-            "it is not an I/O engine fio ships, and fio would try to load a library of that name (code); "
-            "use an engine fio ships, such as psync, libaio, io_uring or posixaio"
+            "its value holds a '$' substitution: $mb_memory, $ncpus and $pagesize are fio's own built-in "
+            "values (this machine's memory in MiB, its CPU count and its page size) and ${NAME} reads an "
+            "environment variable, so what runs would not be what iotui checked and shows"
         )
-    return None
+    if value.strip().startswith("-") and option not in _NEGATIVE_ALLOWED:
+        return f"a negative value makes no sense for {option}"
+    rule = _VALUE_RULES.get(option)
+    return rule(value) if rule else None
 
 
-def check_option(key: str, value: str, origin: str) -> None:
-    """Raise PolicyError when one option is refused; the message names it and says why."""
-    value = str(value)
-    reason = key_refusal(key)
-    shown = key
+def judge(option: str, value: str) -> tuple[str, str] | None:
+    """(code, reason) when a canonical option with its value is refused, else None."""
+    if option not in ALLOWED_OPTIONS:
+        return "refused-option", REFUSAL_REASONS.get(option, _NOT_LISTED)
+    reason = value_refusal(option, value)
     if reason is None:
-        reason = value_refusal(key, value)
-        shown = f"{key}={value}" if value else key
-    if reason is not None:
-        raise PolicyError(f"{origin}: the option '{shown}' is refused because {reason}.")
-
-
-def check_options(options: Mapping[str, str], origin: str) -> None:
-    """Raise PolicyError for the first refused option; ``origin`` names the file or flag."""
-    for key, value in options.items():
-        check_option(str(key), str(value), origin)
-
-
-# -- targets ------------------------------------------------------------------------
-
-WARN_FILESYSTEMS = {
-    "overlay": "an overlay filesystem (a container's layered root, typically): it measures a stack, not a device",
-    "fuse": "a FUSE filesystem: it measures a user-space daemon and what is behind it, a stack, not a device",
-    "nfs": "a network filesystem (NFS): it measures the network and the server, not a local device",
-    "nfs4": "a network filesystem (NFS): it measures the network and the server, not a local device",
-    "cifs": "a network filesystem (SMB): it measures the network and the server, not a local device",
-    "smb3": "a network filesystem (SMB): it measures the network and the server, not a local device",
-    "ceph": "a network filesystem (Ceph): it measures the cluster and the network, not a local device",
-    "glusterfs": "a network filesystem (GlusterFS): it measures the cluster and the network, not a local device",
-    "9p": "a 9p filesystem (often a VM's share of the host): it measures the share, not a device",
-    "virtiofs": "a virtio-fs share: it measures the host's filesystem through the VM, not a device",
-    "btrfs": "btrfs: copy-on-write and checksums shape the numbers, so it measures a stack, not the bare device",
-    "zfs": "ZFS: its ARC cache and copy-on-write shape the numbers, and direct I/O may not bypass the ARC",
-    "bcachefs": "bcachefs: copy-on-write and checksums shape the numbers, so it measures a stack, not the bare device",
-    "ecryptfs": "an encrypting stacked filesystem (eCryptfs): it measures a stack, not a device",
-}
-MEMORY_FILESYSTEMS = {"tmpfs", "ramfs", "devtmpfs"}
-PSEUDO_FILESYSTEMS = {
-    "proc", "sysfs", "devpts", "cgroup", "cgroup2", "securityfs", "pstore", "debugfs", "tracefs",
-    "configfs", "fusectl", "mqueue", "hugetlbfs", "bpf", "autofs", "binfmt_misc", "rpc_pipefs",
-    "nsfs", "efivarfs", "selinuxfs", "squashfs", "devtmpfs", "ramfs", "fuse.lxcfs", "nfsd",
-    "overlayfs_internal",
-}
-# Directories under which mounts are the system's, not places to benchmark.
-_SYSTEM_MOUNT_PREFIXES = ("/proc", "/sys", "/dev", "/run", "/snap", "/var/lib/docker", "/var/lib/containers")
-_OFFERED_UNDER_SYSTEM = ("/run/media",)  # removable drives mount here
-FREE_SPACE_MARGIN_BYTES = 64 << 20
-
-
-@dataclass
-class TargetInfo:
-    """What iotui knows about a target before a run (a directory, or a raw device)."""
-
-    path: Path
-    filesystem: str
-    device: str
-    mount_point: Path
-    mount_options: str
-    is_block_device: bool
-    rotational: bool | None
-    model: str | None
-    free_bytes: int | None
-    warnings: list[tuple[str, str]] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class _Mount:
-    """One line of /proc/self/mountinfo."""
-
-    mount_point: Path
-    filesystem: str
-    source: str
-    options: str
-    major: int = -1
-    minor: int = -1
-    root: str = "/"
-
-
-def _unescape(field_text: str) -> str:
-    # mountinfo escapes space, tab, newline and backslash as octal.
-    return re.sub(r"\\([0-7]{3})", lambda match: chr(int(match.group(1), 8)), field_text)
-
-
-def parse_mountinfo(text: str) -> list[_Mount]:
-    """The lines of a mountinfo file, in order (a later mount on the same point is on top)."""
-    mounts: list[_Mount] = []
-    for line in text.splitlines():
-        left, _, right = line.partition(" - ")
-        left_fields, right_fields = left.split(), right.split()
-        if len(left_fields) < 6 or len(right_fields) < 2:
-            continue
-        super_options = right_fields[2] if len(right_fields) > 2 else ""
-        # Per-mount and superblock options, each once, in order.
-        options = ",".join(dict.fromkeys((left_fields[5] + "," + super_options).strip(",").split(",")))
-        major_text, _, minor_text = left_fields[2].partition(":")
-        try:
-            major, minor = int(major_text), int(minor_text)
-        except ValueError:
-            major, minor = -1, -1
-        mounts.append(
-            _Mount(
-                Path(_unescape(left_fields[4])), right_fields[0], _unescape(right_fields[1]), options,
-                major, minor, _unescape(left_fields[3]),
-            )
-        )
-    return mounts
-
-
-def read_mounts(mountinfo: Path = Path("/proc/self/mountinfo")) -> list[_Mount]:
-    """The mount table: mountinfo on Linux, psutil's partitions elsewhere, [] when unknown."""
-    try:
-        return parse_mountinfo(mountinfo.read_text())
-    except OSError:
-        pass
-    if sys.platform.startswith("linux"):
-        return []
-    try:
-        import psutil
-
-        return [
-            _Mount(Path(part.mountpoint), part.fstype, part.device, part.opts)
-            for part in psutil.disk_partitions(all=True)
-        ]
-    except Exception:  # noqa: BLE001 - no mount table only means fewer facts
-        return []
-
-
-def _mount_for(path: Path, mounts: list[_Mount]) -> _Mount | None:
-    """The mount holding ``path``: the longest mount point above it, the latest on ties."""
-    best: _Mount | None = None
-    for mount in mounts:
-        try:
-            path.relative_to(mount.mount_point)
-        except ValueError:
-            continue
-        if best is None or len(mount.mount_point.parts) >= len(best.mount_point.parts):
-            best = mount
-    return best
-
-
-def _read_text(path: Path) -> str | None:
-    try:
-        return path.read_text().strip()
-    except (OSError, UnicodeDecodeError):
         return None
+    return ("refused-engine" if option == "ioengine" else "refused-value"), reason
 
 
-def _sysfs_dir(major: int, minor: int, sys_root: Path) -> Path | None:
-    """The sysfs directory of a block device (disk or partition), None when there is none."""
-    if major <= 0:
-        return None
-    link = sys_root / "dev" / "block" / f"{major}:{minor}"
-    try:
-        return link.resolve(strict=True)
-    except OSError:
-        return None
+# -- the one function every channel goes through ------------------------------------------
 
 
-def _device_numbers(device: str) -> tuple[int, int] | None:
-    try:
-        rdev = os.stat(os.path.realpath(device)).st_rdev
-    except OSError:
-        return None
-    return os.major(rdev), os.minor(rdev)
-
-
-def _whole_disk(device_dir: Path) -> Path:
-    """A partition's disk; a disk is its own."""
-    return device_dir.parent if (device_dir / "partition").exists() else device_dir
-
-
-def _disk_facts(device_dir: Path | None) -> tuple[bool | None, str | None]:
-    """(rotational, model) of the disk under a device; dm/md devices are followed to their disks."""
-    if device_dir is None:
-        return None, None
-    disk = _whole_disk(device_dir)
-    rotational_text = _read_text(disk / "queue" / "rotational")
-    rotational = None if rotational_text is None else rotational_text == "1"
-    model = _read_text(disk / "device" / "model") or None
-    if model is None:
-        try:
-            slaves = sorted((disk / "slaves").iterdir())
-        except OSError:
-            slaves = []
-        for slave in slaves:
-            slave_rotational, model = _disk_facts(slave.resolve())
-            if rotational is None:
-                rotational = slave_rotational
-            if model:
-                break
-    return rotational, model
-
-
-def _device_dir_for_mount(mount: _Mount, sys_root: Path) -> Path | None:
-    found = _sysfs_dir(mount.major, mount.minor, sys_root)
-    if found is None and mount.source.startswith("/dev/"):
-        # btrfs and friends show an anonymous device number; the source names the disk.
-        numbers = _device_numbers(mount.source)
-        if numbers is not None:
-            found = _sysfs_dir(*numbers, sys_root)
-    return found
-
-
-def _filesystem_warning(filesystem: str) -> tuple[str, str] | None:
-    base = filesystem.split(".", 1)[0]
-    if base.startswith("fuse"):
-        base = "fuse"
-    for name in (filesystem, base):
-        if name in WARN_FILESYSTEMS:
-            return f"fs-{name}", f"The target is on {WARN_FILESYSTEMS[name]}."
-    return None
-
-
-def _free_bytes(path: Path) -> int | None:
-    try:
-        return shutil.disk_usage(path).free
-    except OSError:
-        return None
-
-
-def inspect_target(
-    path: Path, mounts: list[_Mount] | None = None, *, sys_root: Path = Path("/sys")
-) -> TargetInfo:
-    """Facts about a target path (mount, filesystem, device, free space, warnings).
-
-    Raises TargetError when the path does not exist, since nothing can be said
-    about it.
-    """
-    path = Path(path).expanduser()
-    if not path.exists():
-        raise TargetError(f"The target {path} does not exist; give an existing directory with --target.")
-    resolved = path.resolve()
-    try:
-        status = os.stat(resolved)
-    except OSError as error:
-        raise TargetError(f"Cannot look at the target {path} ({error.strerror}).") from None
-    mounts = read_mounts() if mounts is None else mounts
-    if stat.S_ISBLK(status.st_mode):
-        device_dir = _sysfs_dir(os.major(status.st_rdev), os.minor(status.st_rdev), sys_root)
-        rotational, model = _disk_facts(device_dir)
-        return TargetInfo(resolved, "raw", str(resolved), resolved, "", True, rotational, model, None)
-    mount = _mount_for(resolved, mounts)
-    rotational, model = _disk_facts(_device_dir_for_mount(mount, sys_root)) if mount else (None, None)
-    filesystem = mount.filesystem if mount else "unknown"
-    info = TargetInfo(
-        path=resolved,
-        filesystem=filesystem,
-        device=mount.source if mount else "unknown",
-        mount_point=mount.mount_point if mount else Path(resolved.anchor or "/"),
-        mount_options=mount.options if mount else "",
-        is_block_device=False,
-        rotational=rotational,
-        model=model,
-        free_bytes=_free_bytes(resolved),
-    )
-    warning = _filesystem_warning(filesystem)
-    if warning:
-        info.warnings.append(warning)
-    if filesystem in MEMORY_FILESYSTEMS:
-        info.warnings.append(
-            ("fs-memory", f"The target is on {filesystem}: it measures memory, not storage (refused without --allow-cache).")
-        )
-    return info
-
-
-def _mem_total_bytes() -> int | None:
-    try:
-        import psutil
-
-        return int(psutil.virtual_memory().total)
-    except Exception:  # noqa: BLE001 - an unknown RAM size only drops one warning
-        return None
-
-
-def _format_mib(size_bytes: int) -> str:
-    return f"{size_bytes / (1 << 20):,.0f} MiB"
-
-
-def check_target(
-    info: TargetInfo,
+def check_options(
+    options: Mapping[str, Any],
+    origin: str,
     *,
-    needs_bytes: int | None,
-    direct: bool,
-    read_only: bool,
-    allow_cache: bool,
-    mem_total_bytes: int | None = None,
-    mounts: list[_Mount] | None = None,
-    sys_root: Path = Path("/sys"),
-    swaps: Path = Path("/proc/swaps"),
-) -> list[tuple[str, str]]:
-    """Refuse the target (TargetError, a sentence with what to do) or return its warnings.
+    channel: Channel = COMMAND_LINE,
+    engines: Iterable[str] = (),
+    table: OptionTable | None = None,
+) -> dict[str, str]:
+    """Resolve every name as ``channel`` would, judge name and value, return them by canonical name.
 
-    ``read_only``: the preset only reads (see :func:`is_write_workload`).
-    ``needs_bytes``: the test file's size (``command.required_bytes``).
+    ``engines``: the I/O engine(s) in effect from outside (a job file's
+    [global], a preset's global options); an ``ioengine`` among ``options``
+    replaces them. Raises PolicyError for the first refused option.
     """
-    path = info.path
-    if info.is_block_device and not read_only:
-        raise TargetError(
-            f"{path} is a raw block device and this preset writes: iotui refuses write tests on raw "
-            "devices (they destroy data). Choose a read-only preset or a directory on a filesystem."
-        )
-    if not path.exists():
-        raise TargetError(f"The target {path} does not exist; give an existing directory with --target.")
-    memory_bytes = mem_total_bytes if mem_total_bytes is not None else _mem_total_bytes()
-    if info.is_block_device:
-        _check_raw_device(info, mounts=mounts, sys_root=sys_root, swaps=swaps)
-        warnings = list(info.warnings)
-        if not direct and needs_bytes and memory_bytes and needs_bytes < 2 * memory_bytes:
-            warnings.append(_page_cache_warning(needs_bytes, memory_bytes))
-        return warnings
-    if not path.is_dir():
-        raise TargetError(
-            f"The target {path} is not a directory; give a directory (or a raw device for read-only presets)."
-        )
-    if info.filesystem in MEMORY_FILESYSTEMS and not allow_cache:
-        raise TargetError(
-            f"The target {path} is on {info.filesystem}, which is memory: the results would not be storage "
-            "numbers. Choose a directory on a disk, or pass --allow-cache to measure memory anyway."
-        )
-    _check_writable(path)
-    if needs_bytes and info.free_bytes is not None and needs_bytes + FREE_SPACE_MARGIN_BYTES > info.free_bytes:
-        raise TargetError(
-            f"Not enough free space in {path}: the run needs {_format_mib(needs_bytes)} plus a "
-            f"{_format_mib(FREE_SPACE_MARGIN_BYTES)} margin and {_format_mib(info.free_bytes)} is free. "
-            "Use --size to make the test file smaller, free some space, or choose another target."
-        )
-    warnings = list(info.warnings)
-    if not direct and needs_bytes and memory_bytes and needs_bytes < 2 * memory_bytes:
-        warnings.append(_page_cache_warning(needs_bytes, memory_bytes))
-    return warnings
-
-
-def _page_cache_warning(needs_bytes: int, memory_bytes: int) -> tuple[str, str]:
-    return (
-        "cache-small-file",
-        f"Direct I/O is off and the test file ({_format_mib(needs_bytes)}) is smaller than twice the RAM "
-        f"({memory_bytes / (1 << 30):,.1f} GiB): the page cache will serve much of it, so results will be "
-        "too good. Set direct=1 or a larger --size.",
-    )
-
-
-def _check_writable(path: Path) -> None:
-    """os.access, then a real exclusive create and remove: ACLs, read-only mounts and quotas show up."""
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise TargetError(f"Cannot write to {path}: permission denied. Choose a directory you can write to with --target.")
-    probe = path / f".iotui-probe-{os.getpid()}-{secrets.token_hex(4)}"
-    try:
-        descriptor = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    except OSError as error:
-        raise TargetError(
-            f"Cannot write to {path}: creating a file there failed ({error.strerror}). "
-            "Choose a directory you can write to with --target."
-        ) from None
-    os.close(descriptor)
-    try:
-        probe.unlink()
-    except OSError:
-        pass
-
-
-@dataclass(frozen=True)
-class _BlockNode:
-    name: str
-    numbers: tuple[int, int] | None
-    sys_dir: Path
-
-
-def _block_family(device_dir: Path) -> list[_BlockNode]:
-    """The device and, for a whole disk, its partitions."""
-    members = [device_dir]
-    if not (device_dir / "partition").exists():
+    table = table or default_table()
+    items = [(str(key).strip(), "" if value is None else str(value)) for key, value in options.items()]
+    # Pass 1: names without the engine's own options, to find the engine in effect here.
+    resolved: dict[int, str] = {}
+    engine_here: str | None = None
+    for index, (given, value) in enumerate(items):
         try:
-            members += sorted(entry for entry in device_dir.iterdir() if (entry / "partition").exists())
-        except OSError:
-            pass
-    family = []
-    for member in members:
-        numbers_text = _read_text(member / "dev") or ""
-        major, _, minor = numbers_text.partition(":")
-        numbers = (int(major), int(minor)) if major.isdigit() and minor.isdigit() else None
-        family.append(_BlockNode(member.name, numbers, member))
-    return family
-
-
-def raw_device_problem(device_dir: Path, mounts: list[_Mount], swap_devices: list[str]) -> str | None:
-    """Why a raw device must not be read (mounted, held, swap), or None.
-
-    ``device_dir`` is the device's sysfs directory; ``swap_devices`` the first
-    column of /proc/swaps.
-    """
-    family = _block_family(device_dir)
-    names = {node.name for node in family}
-    numbers = {node.numbers: node.name for node in family if node.numbers}
-    for mount in mounts:
-        source_name = Path(os.path.realpath(mount.source)).name if mount.source.startswith("/dev/") else None
-        hit = numbers.get((mount.major, mount.minor)) or (source_name if source_name in names else None)
-        if hit:
-            return f"{hit} is mounted at {mount.mount_point}; test the mounted directory instead"
-    for node in family:
-        try:
-            holders = sorted(entry.name for entry in (node.sys_dir / "holders").iterdir())
-        except OSError:
-            holders = []
-        if holders:
-            return (
-                f"{node.name} is held by {', '.join(holders)} (device mapper, LVM, dm-crypt or RAID), "
-                "so reading it raw bypasses what is built on it"
-            )
-    for swap in swap_devices:
-        swap_numbers = _device_numbers(swap) if swap.startswith("/dev/") else None
-        if Path(os.path.realpath(swap)).name in names or (swap_numbers and swap_numbers in numbers):
-            return f"{Path(swap).name} is used as swap"
-    return None
-
-
-def _swap_devices(swaps: Path) -> list[str]:
-    try:
-        lines = swaps.read_text().splitlines()[1:]
-    except OSError:
-        return []
-    return [line.split()[0] for line in lines if line.split()]
-
-
-def _check_raw_device(info: TargetInfo, *, mounts: list[_Mount] | None, sys_root: Path, swaps: Path) -> None:
-    """Only a device nothing uses may be read raw (the caller has refused writes already)."""
-    device = info.path
-    numbers = _device_numbers(str(device))
-    device_dir = _sysfs_dir(*numbers, sys_root) if numbers else None
-    if device_dir is None:
-        raise TargetError(
-            f"Cannot find the block device {device} in {sys_root}, so iotui cannot check that nothing uses it; "
-            "choose a directory on a filesystem instead."
-        )
-    problem = raw_device_problem(device_dir, read_mounts() if mounts is None else mounts, _swap_devices(swaps))
-    if problem:
-        raise TargetError(f"iotui will not read {device} raw: {problem}.")
-    if not os.access(device, os.R_OK):
-        raise TargetError(f"Cannot read {device}: permission denied. Run as a user who may read the device.")
-
-
-def _under(path: Path, prefixes: tuple[str, ...]) -> bool:
-    return any(path == Path(prefix) or Path(prefix) in path.parents for prefix in prefixes)
-
-
-def _offered(mount: _Mount) -> bool:
-    """Is this mount a place a user would benchmark (not a pseudo or system filesystem)?"""
-    if mount.filesystem in PSEUDO_FILESYSTEMS or mount.filesystem.startswith("cgroup"):
-        return False
-    if _under(mount.mount_point, _SYSTEM_MOUNT_PREFIXES) and not _under(mount.mount_point, _OFFERED_UNDER_SYSTEM):
-        return False
-    return "ro" not in mount.options.split(",")
-
-
-def list_targets(
-    cwd: Path | None = None, *, mounts: list[_Mount] | None = None, sys_root: Path = Path("/sys")
-) -> list[TargetInfo]:
-    """Mounted filesystems worth offering, the current directory first, each with its warnings.
-
-    Pseudo and system filesystems and read-only mounts are left out; a bind
-    mount of a filesystem already listed is shown once.
-    """
-    cwd = Path(cwd or os.getcwd())
-    mounts = read_mounts() if mounts is None else mounts
-    targets: list[TargetInfo] = []
-    seen_paths: set[Path] = set()
-    seen_filesystems: set[tuple[int, int, str]] = set()
-    try:
-        first = inspect_target(cwd, mounts, sys_root=sys_root)
-        targets.append(first)
-        seen_paths.add(first.path)
-    except TargetError:
-        pass
-    # The mount on top of each mount point is the one that counts.
-    on_top = {mount.mount_point: mount for mount in mounts}
-    for mount in on_top.values():
-        if not _offered(mount) or mount.mount_point in seen_paths:
+            name = table.resolve(given, channel)
+        except OptionNameError:
             continue
-        filesystem_key = (mount.major, mount.minor, mount.root)
-        if mount.major >= 0 and filesystem_key in seen_filesystems:
-            continue
-        try:
-            info = inspect_target(mount.mount_point, mounts, sys_root=sys_root)
-        except TargetError:
-            continue
-        if not os.access(info.path, os.W_OK | os.X_OK):
-            info.warnings.append(
-                ("unwritable", f"You cannot create files in {info.path}: choose a directory inside it you can write to.")
-            )
-        seen_filesystems.add(filesystem_key)
-        seen_paths.add(mount.mount_point)
-        targets.append(info)
-    return targets
+        resolved[index] = name
+        if name == "ioengine":
+            engine_here = value.strip()
+    in_effect = [engine_here] if engine_here else [engine for engine in engines if engine]
+    result: dict[str, str] = {}
+    for index, (given, value) in enumerate(items):
+        if not given:
+            raise refusal("unknown-option", origin=origin, given=given, option=None, value=value,
+                          reason="it has no name")
+        name = resolved.get(index)
+        if name is None:
+            try:
+                name = table.resolve(given, channel, in_effect)
+            except OptionNameError as error:
+                reason = error.reason()
+                owners = [engine for candidate in error.candidates for engine in table.engines_with(candidate)]
+                if given in table._engine_names(table.engines()):
+                    owners = table.engines_with(given)
+                    reason = (
+                        f"it is an option of the {', '.join(owners)} engine{'s' if len(owners) > 1 else ''}, "
+                        "which this job does not use"
+                    )
+                raise refusal(error.code, origin=origin, given=given, option=None, value=value, reason=reason,
+                              candidates=error.candidates) from None
+        verdict = judge(name, value)
+        if verdict is not None:
+            code, reason = verdict
+            raise refusal(code, origin=origin, given=given, option=name, value=value, reason=reason)
+        result.pop(name, None)
+        result[name] = value
+    return result
+
+
+def check_option(key: str, value: str, origin: str, **kwargs: Any) -> tuple[str, str]:
+    """One option through :func:`check_options`; returns (canonical name, value)."""
+    (name, checked), = check_options({key: value}, origin, **kwargs).items()
+    return name, checked
+
+
+def engine_of(options: Mapping[str, str]) -> str | None:
+    """The ioengine set in canonical options, if any."""
+    value = options.get("ioengine")
+    return value.strip() if value else None
 
 
 # -- what a preset does --------------------------------------------------------------
@@ -722,3 +397,14 @@ def is_write_workload(preset: Preset) -> bool:
         if any(key in options for key in ("trim_percentage", "trim_backlog", "trim_verify_zero")):
             return True
     return False
+
+
+# Kept for callers that compare names loosely (aliases are resolved by the table).
+def normal_option_name(key: str) -> str:
+    """A name as written, without leading dashes or surrounding spaces."""
+    return key.strip().lstrip("-")
+
+
+__all__ = ["PolicyError", "TargetError", "TargetInfo", "check_options", "check_option", "judge",
+           "engine_refusal", "value_refusal", "is_write_workload", "ALLOWED_OPTIONS", "SAFE_ENGINES",
+           "JOB_FILE", "COMMAND_LINE"]

@@ -98,8 +98,9 @@ async def fio_version(fio_binary: str) -> str:
 # iotui died (even by SIGKILL), and the guard ends fio's whole group. fio does
 # not always honour one SIGTERM, so the guard escalates to SIGKILL.
 _GUARD_SOURCE = r"""
-import os, signal, sys, time
+import os, shutil, signal, sys, time
 group = int(sys.argv[1])
+cleanup_dir = sys.argv[2] if len(sys.argv) > 2 else ""
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 signal.signal(signal.SIGHUP, signal.SIG_IGN)
 data = b""
@@ -110,18 +111,24 @@ while True:
     data += chunk
 if b"done" in data:
     sys.exit(0)
-for signum, grace_s in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 0.0)):
-    try:
-        os.killpg(group, signum)
-    except OSError:
-        sys.exit(0)
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
+
+def end_group():
+    for signum, grace_s in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 5.0)):
         try:
-            os.killpg(group, 0)
+            os.killpg(group, signum)
         except OSError:
-            sys.exit(0)
-        time.sleep(0.05)
+            return
+        deadline = time.monotonic() + grace_s
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(group, 0)
+            except OSError:
+                return
+            time.sleep(0.05)
+
+end_group()
+if cleanup_dir and os.path.basename(cleanup_dir).startswith(".iotui-"):
+    shutil.rmtree(cleanup_dir, ignore_errors=True)
 """
 
 
@@ -148,9 +155,13 @@ class FioRunner:
         cwd: str | None = None,
         sigint_grace_s: float = 10.0,
         sigterm_grace_s: float = 5.0,
+        cleanup_dir: "os.PathLike[str] | str | None" = None,
     ) -> None:
+        """``cwd``: fio's working directory (iotui's private test directory, so a stray relative
+        write lands there); ``cleanup_dir``: what the guard removes if iotui dies during the run."""
         self.argv = list(argv)
         self.cwd = cwd
+        self.cleanup_dir = str(cleanup_dir) if cleanup_dir else ""
         self.sigint_grace_s = sigint_grace_s
         self.sigterm_grace_s = sigterm_grace_s
         self.process: asyncio.subprocess.Process | None = None
@@ -187,7 +198,7 @@ class FioRunner:
 
         try:
             self._guard = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-c", _GUARD_SOURCE, str(group)],
+                [sys.executable, "-I", "-S", "-c", _GUARD_SOURCE, str(group), self.cleanup_dir],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

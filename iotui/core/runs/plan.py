@@ -63,13 +63,16 @@ def make_plan(
     fio_binary: str,
     allow_cache: bool = False,
     run_id: str | None = None,
+    private_dir_name: str | None = None,
 ) -> RunPlan:
     """Validate the options and the target; decide the test file and fio's argv."""
     run_id = run_id or uuid.uuid4().hex
+    origin = preset.source and str(preset.source) or preset.name
     try:
-        safety.check_options(dict(preset.options), preset.source and str(preset.source) or preset.name)
+        checked = safety.check_options(dict(preset.options), origin)
+        engines = [engine for engine in [checked.get("ioengine", "")] if engine]
         for section in preset.jobs:
-            safety.check_options(dict(section.options), f"{preset.name} [{section.name}]")
+            safety.check_options(dict(section.options), f"{origin} [{section.name}]", engines=engines)
     except safety.PolicyError as error:
         raise PlanError(str(error)) from None
     target_path = Path(target if target is not None else os.getcwd()).expanduser()
@@ -80,6 +83,11 @@ def make_plan(
     direct = presets.uses_direct_io(preset)
     read_only = not safety.is_write_workload(preset)
     needs_bytes = command.required_bytes(preset)
+    if needs_bytes is None and not info.is_block_device:
+        raise PlanError(
+            f"{origin}: the size of the files cannot be known before the run (no size, or a percentage), "
+            "so iotui cannot check the free space; give a size (--size)."
+        )
     try:
         warnings = safety.check_target(
             info, needs_bytes=needs_bytes, direct=direct, read_only=read_only, allow_cache=allow_cache
@@ -88,15 +96,24 @@ def make_plan(
         raise PlanError(str(error)) from None
     is_block_device = info.is_block_device
     test_files: list[Path] = []
-    if is_block_device:
-        test_file = None
-        argv = command.build_fio_argv(
-            preset, block_device=target_path, fio_binary=fio_binary, readonly=True
-        )
-    else:
-        test_file = new_test_file_path(target_path.resolve(), run_id)
-        argv = command.build_fio_argv(preset, test_file=test_file, fio_binary=fio_binary)
-        test_files = command.created_file_paths(preset, test_file)
+    private_dir: Path | None = None
+    private_subdirs: list[Path] = []
+    try:
+        if is_block_device:
+            test_file = None
+            argv = command.build_fio_argv(
+                preset, block_device=target_path, fio_binary=fio_binary, readonly=True
+            )
+        else:
+            test_file = new_test_file_path(target_path.resolve(), run_id)
+            if private_dir_name:  # a preview shows a placeholder name
+                test_file = target_path.resolve() / private_dir_name / test_file.name
+            private_dir = test_file.parent
+            argv = command.build_fio_argv(preset, test_file=test_file, fio_binary=fio_binary)
+            test_files = command.created_file_paths(preset, test_file)
+            private_subdirs = command.placement_dirs(preset, private_dir)
+    except safety.PolicyError as error:
+        raise PlanError(str(error)) from None
     devices = _devices_for(target_path, is_block_device)
     duration_s, _ = presets.estimate(preset)
     target_table = {
@@ -124,6 +141,8 @@ def make_plan(
         devices=devices,
         numjobs=_numjobs(preset),
         estimated_duration_s=duration_s,
+        private_dir=private_dir,
+        private_subdirs=private_subdirs,
     )
 
 

@@ -41,7 +41,22 @@ class PresetError(Exception):
 
 
 class PresetPolicyError(PresetError, safety.PolicyError):
-    """A preset, job file or override holding an option the policy refuses (either except catches it)."""
+    """A preset, job file or override holding an option the policy refuses (either except catches it).
+
+    ``code`` and ``facts`` are the policy's (see :class:`iotui.core.fio.policy.PolicyError`).
+    """
+
+    def __init__(
+        self, message: str, *, code: str = "refused-option", facts: Mapping[str, Any] | None = None,
+        path: Path | None = None, key: str | None = None,
+    ) -> None:
+        PresetError.__init__(self, message, path=path, key=key)
+        self.code = code
+        self.facts = dict(facts or {})
+
+    @classmethod
+    def of(cls, error: safety.PolicyError, *, path: Path | None = None) -> "PresetPolicyError":
+        return cls(str(error), code=error.code, facts=error.facts, path=path, key=error.facts.get("given"))
 
 
 @dataclass(frozen=True)
@@ -110,9 +125,19 @@ _SAME_SETTING: tuple[frozenset[str], ...] = tuple(
 )
 
 
+_ALIASES = {
+    alias: canonical for group in _SAME_SETTING for alias in group for canonical in group
+    if canonical in ("bs", "rw", "runtime", "nrfiles", "io_size", "offset", "mem", "ba", "bsrange", "bs_unaligned",
+                     "iodepth_batch", "iodepth_batch_complete_min", "fill_device", "stonewall", "steadystate",
+                     "steadystate_duration", "steadystate_ramp_time", "rate_cycle", "rate_min",
+                     "disable_bw_measurement", "iomem_align") and alias != canonical
+}
+
+
 def same_setting(key: str) -> frozenset[str]:
     """The names that set what ``key`` sets (itself included), e.g. bs -> {bs, blocksize}."""
     name = safety.normal_option_name(key)
+    name = _ALIASES.get(name, name)
     for group in _SAME_SETTING:
         if name in group:
             return group
@@ -218,14 +243,30 @@ def _text(doc: Mapping[str, Any], key: str, where: str, *, required: bool, one_l
     return value.strip() if one_line else value
 
 
-def _check_policy(options: Mapping[str, str], origin: str) -> None:
+def _check_policy(
+    options: Mapping[str, str], origin: str, *, channel: safety.Channel = safety.COMMAND_LINE,
+    engines: Iterable[str] = (), path: Path | None = None,
+) -> dict[str, str]:
+    """The options by fio's canonical names, through the one policy; PresetPolicyError if refused."""
     try:
-        safety.check_options(options, origin)
+        return safety.check_options(options, origin, channel=channel, engines=engines)
     except safety.PolicyError as error:
-        raise PresetPolicyError(str(error)) from None
+        raise PresetPolicyError.of(error, path=path) from None
 
 
-def _sweep_table(sweep: Any, where: str) -> dict:
+def _engines(options: Mapping[str, str], sections: Iterable[JobSection] = ()) -> list[str]:
+    """The engines in effect: the global one and every section's own."""
+    found = [options.get("ioengine", "")] + [section.options.get("ioengine", "") for section in sections]
+    return [engine for engine in dict.fromkeys(found) if engine]
+
+
+SWEEP_TOOLS = ("fio", "sysbench")
+
+
+def _sweep_table(sweep: Any, where: str, *, sections: Iterable[str], engines: Iterable[str]) -> dict:
+    """A preset's [sweep]: every varied fio option through the policy (canonical names kept);
+    ``target``/``targets`` refused (targets come from the user), ``job`` only the preset's own
+    sections, ``tool`` only the tools iotui knows."""
     if not isinstance(sweep, dict):
         raise PresetError(f"{where}: key 'sweep' should be a table ([sweep]) with a 'vary' table.", key="sweep")
     unknown = sorted(set(sweep) - set(_SWEEP_KEYS))
@@ -236,20 +277,47 @@ def _sweep_table(sweep: Any, where: str) -> dict:
     vary = sweep.get("vary", {})
     if not isinstance(vary, dict):
         raise PresetError(f"{where}: key 'sweep.vary' should be a table of KEY = [values].", key="sweep.vary")
+    section_names = list(sections)
     checked: dict[str, list[str]] = {}
     for key, values in vary.items():
         entry = f"sweep.vary.{key}"
         if not isinstance(values, list) or not values:
             raise PresetError(f"{where}: key '{entry}' should be a non-empty array of values.", key=entry)
         strings = [_option_value(value, where, f"{entry}[{index}]") for index, value in enumerate(values)]
-        if key not in _SWEEP_SPECIAL_KEYS:
-            for value in strings:
-                _check_policy({key: value}, f"{where} [sweep]")
-        checked[key] = strings
+        special = _special_refusal(str(key), strings, section_names)
+        if special is not None:
+            raise PresetPolicyError(
+                f"{where}: the key '{entry}' is refused because {special}.", code="refused-key",
+                facts={"origin": where, "given": str(key), "option": str(key), "value": ",".join(strings),
+                       "reason": special},
+                key=entry,
+            )
+        if str(key) in ("tool", "job"):
+            checked[str(key)] = strings
+            continue
+        canonical = None
+        for value in strings:
+            ((canonical, _),) = _check_policy({key: value}, f"{where} [sweep]", engines=engines).items()
+        checked[canonical or str(key)] = strings
     note = sweep.get("note")
     if note is not None and not isinstance(note, str):
         raise PresetError(f"{where}: key 'sweep.note' should be a string.", key="sweep.note")
     return {**sweep, "vary": checked}
+
+
+def _special_refusal(key: str, values: list[str], sections: list[str]) -> str | None:
+    """Why a [sweep] key that is not a fio option is refused in a preset file, or None."""
+    if key in ("target", "targets"):
+        return "a preset file cannot choose where a run writes; targets come from you (--target, --targets)"
+    if key == "tool":
+        unknown = [value for value in values if value not in SWEEP_TOOLS]
+        if unknown:
+            return f"the tool {unknown[0]!r} is not one iotui knows ({' or '.join(SWEEP_TOOLS)})"
+    if key == "job":
+        unknown = [value for value in values if value not in sections]
+        if unknown:
+            return f"{unknown[0]!r} is not one of the preset's own job sections ({', '.join(sections)})"
+    return None
 
 
 def preset_from_dict(doc: Mapping[str, Any], where: str, source: Path | None = None) -> Preset:
@@ -285,9 +353,12 @@ def preset_from_dict(doc: Mapping[str, Any], where: str, source: Path | None = N
         jobs.append(JobSection(job_name, _options_table(section_table, where, f"jobs[{index}]")))
     if not jobs:
         jobs.append(JobSection(name, {}))
-    _check_policy(options, where)
-    for section in jobs:
-        _check_policy(section.options, f"{where} [{section.name}]")
+    options = _check_policy(options, where)
+    global_engines = _engines(options)
+    jobs = [
+        JobSection(section.name, _check_policy(section.options, f"{where} [{section.name}]", engines=global_engines))
+        for section in jobs
+    ]
     sweep = doc.get("sweep")
     return Preset(
         name=name,
@@ -297,7 +368,9 @@ def preset_from_dict(doc: Mapping[str, Any], where: str, source: Path | None = N
         options=options,
         jobs=tuple(jobs),
         source=source,
-        sweep=None if sweep is None else _sweep_table(sweep, where),
+        sweep=None if sweep is None else _sweep_table(
+            sweep, where, sections=[section.name for section in jobs], engines=_engines(options, jobs)
+        ),
     )
 
 
@@ -483,9 +556,17 @@ def load_job_file(path: Path) -> Preset:
     except UnicodeDecodeError:
         raise PresetError(f"{path}: the job file is not UTF-8 text; expected a fio job file.", path=path) from None
     global_options, sections = parse_job_file_text(text, str(path))
-    _check_policy(global_options, f"{path} [global]")
-    for section in sections:
-        _check_policy(section.options, f"{path} [{section.name}]")
+    global_options = _check_policy(global_options, f"{path} [global]", channel=safety.JOB_FILE, path=path)
+    global_options.pop("name", None)  # a label: each section has its own name
+    global_engines = _engines(global_options)
+    sections = [
+        JobSection(
+            section.name,
+            _check_policy(section.options, f"{path} [{section.name}]", channel=safety.JOB_FILE,
+                          engines=global_engines, path=path),
+        )
+        for section in sections
+    ]
     return Preset(
         name=f"job-file:{path.stem}",
         title=path.name,
@@ -570,16 +651,18 @@ def with_overrides(
         changes.append(("--numjobs", "numjobs", _positive_whole(numjobs, "--numjobs"), frozenset({"numjobs"})))
     if direct is not None:
         changes.append(("--direct", "direct", "1" if direct else "0", same_setting("direct")))
-    for raw_key, value in (sets or {}).items():
-        key = str(raw_key).strip().lstrip("-")
-        changes.append(("--set", key, str(value), same_setting(key)))
-    if not changes:
-        return preset
     for origin, key, value, _ in changes:
         _check_policy({key: value}, origin)
     for origin, key, value, _ in changes:
         if origin in ("--size", "--bs"):
             _a_size(value, origin, "")
+    set_pairs = {str(raw_key).strip().lstrip("-"): str(value) for raw_key, value in (sets or {}).items()}
+    if set_pairs:
+        # Every --set name as fio's command line reads it (any unique prefix), by its canonical name.
+        for key, value in _check_policy(set_pairs, "--set", engines=_engines(preset.options, preset.jobs)).items():
+            changes.append(("--set", key, value, same_setting(key)))
+    if not changes:
+        return preset
     options = dict(preset.options)
     jobs = list(preset.jobs)
     for _, key, value, replaced in changes:
@@ -697,24 +780,41 @@ def _section_seconds(options: Mapping[str, str]) -> float | None:
     return runtime + ramp + start_delay
 
 
-def _section_disk(options: Mapping[str, str]) -> tuple[int, int] | None:
-    """(number of files, bytes on disk) for one section sharing iotui's test file(s)."""
+def _section_disk(options: Mapping[str, str]) -> tuple[tuple[str, str], int] | None:
+    """(which files, bytes on disk) for one section, by its effective options.
+
+    The files: ``("shared", "")`` for iotui's one shared test file (every job of
+    every such section uses it, so numjobs does not multiply it); ``("file", NAME)``
+    for a job's own ``filename=`` (its clones share it); ``("own", "")`` where
+    fio names the files itself (``directory=`` or nrfiles > 1: each clone has
+    its own, so numjobs multiplies). Size: ``filesize`` per file, else ``size``
+    (else ``io_size``) split over the files, plus offsets. None when a size is
+    unknown (a percentage, or none given).
+    """
     kb_base = 1000 if (_lookup(options, "kb_base") or "").strip() == "1000" else 1024
     nrfiles = _whole(_lookup(options, "nrfiles"), 1)
     numjobs = _whole(_lookup(options, "numjobs"), 1)
     if not nrfiles or not numjobs:
         return None
-    # Clones share the file; offset_increment moves each clone further into it.
     offset = parse_size_bytes(_lookup(options, "offset"), kb_base=kb_base) or 0
     increment = parse_size_bytes(_lookup(options, "offset_increment"), kb_base=kb_base) or 0
     reach = offset + (numjobs - 1) * increment
     filesize = parse_size_bytes(_upper(_lookup(options, "filesize")), kb_base=kb_base)
-    if filesize is not None:
-        return nrfiles, nrfiles * (reach + filesize)
     size = parse_size_bytes(_lookup(options, "size"), kb_base=kb_base)
     if size is None:
+        size = parse_size_bytes(_lookup(options, "io_size"), kb_base=kb_base)
+    if filesize is not None:
+        per_job = nrfiles * (reach + filesize)
+    elif size is not None:
+        per_job = size + nrfiles * reach
+    else:
         return None
-    return nrfiles, size + nrfiles * reach
+    if "directory" in options or nrfiles > 1:
+        return ("own", ""), numjobs * per_job
+    filename = _lookup(options, "filename")
+    if filename is not None:
+        return ("file", filename), per_job
+    return ("shared", ""), per_job
 
 
 def _sequential_groups(preset: Preset, values: list[float]) -> list[list[float]]:
@@ -735,9 +835,10 @@ def estimate(preset: Preset) -> tuple[float | None, int | None]:
 
     Duration: runtime + ramp_time (+ startdelay) per section, summed over
     sections that run one after another; unknown when a section has no runtime
-    (it ends when its size is done). Disk: all jobs share iotui's test file, so
-    numjobs does not multiply it: the largest section's size (plus offsets) is
-    what lands on disk. Unknown when a size is a percentage or missing.
+    (it ends when its size is done). Disk: each section's effective size
+    (size, filesize, nrfiles, io_size, numjobs, offsets; see
+    :func:`_section_disk`); sections on iotui's shared test file share it.
+    Unknown when a size is a percentage or missing.
     """
     options_list = section_options(preset)
     seconds = [_section_seconds(options) for options in options_list]
@@ -749,9 +850,13 @@ def estimate(preset: Preset) -> tuple[float | None, int | None]:
     known_disks = [disk for disk in disks if disk is not None]
     disk_bytes = None
     if known_disks and len(known_disks) == len(disks):
-        # Sections with the same number of files share them; different counts are different files.
-        largest: dict[int, int] = {}
+        # Sections on the same shared or named file share it; files fio names are each section's own.
+        largest: dict[tuple[str, str], int] = {}
+        own = 0
         for files, size_bytes in known_disks:
-            largest[files] = max(largest.get(files, 0), size_bytes)
-        disk_bytes = sum(largest.values()) or None
+            if files[0] == "own":
+                own += size_bytes
+            else:
+                largest[files] = max(largest.get(files, 0), size_bytes)
+        disk_bytes = (sum(largest.values()) + own) or None
     return duration, disk_bytes

@@ -34,9 +34,13 @@ from iotui.core.fio.sections import SectionTracker, fio_sections
 from iotui.core.fio.summary import sample_row
 from iotui.core.runs.pauses import PauseLog, unpause_sections
 from iotui.core.runs.section_figures import assign_sections, section_host_figures
+from iotui.core.runs import test_dir
+from iotui.core.runs.runs_dir import RunsDirError, check_runs_dir
 
-TEST_FILE_PREFIX = ".iotui-"
+TEST_FILE_PREFIX = test_dir.PRIVATE_DIR_PREFIX
 TEST_FILE_SUFFIX = ".fio-test"
+# fio stopped from outside (SIGSTOP) this long, not by iotui's pause: a stall.
+STALL_AFTER_S = 3.0
 
 
 class Runner(Protocol):
@@ -67,6 +71,10 @@ class RunPlan:
     test_files: list[Path] = field(default_factory=list)
     estimated_duration_s: float | None = None
     title: str = ""
+    # iotui's private test directory inside the target (mode 0700, random name), removed after the run.
+    private_dir: Path | None = None
+    # Directories inside it that the job's own relative names need.
+    private_subdirs: list[Path] = field(default_factory=list)
 
 
 # -- events -----------------------------------------------------------------
@@ -113,7 +121,8 @@ def host_identity() -> dict[str, Any]:
 
 
 def new_test_file_path(directory: Path, run_id: str) -> Path:
-    return directory / f"{TEST_FILE_PREFIX}{run_id[:12]}{TEST_FILE_SUFFIX}"
+    """The shared test file, inside a new private directory of ``directory`` (see test_dir)."""
+    return test_dir.new_private_dir(directory) / test_dir.SHARED_FILE_NAME
 
 
 class RunSession(RunRecorder):
@@ -140,7 +149,10 @@ class RunSession(RunRecorder):
         self.plan = plan
         self.fio_version = fio_version
         self.runs_dir = runs_dir
-        self.runner_factory = runner_factory or (lambda argv: FioRunner(argv))
+        self.runner_factory = runner_factory or (
+            lambda argv: FioRunner(argv, cwd=str(plan.private_dir) if plan.private_dir else None,
+                                   cleanup_dir=plan.private_dir)
+        )
         self.baseline_s = baseline_s
         self.run_id = run_id or uuid.uuid4().hex
         self.runner: Runner | None = None
@@ -158,12 +170,23 @@ class RunSession(RunRecorder):
         self.stop_requested = False
         self.paused = False
         self._created_test_files: list[Path] = []
+        self._created_private_dir: Path | None = None
         self._started_monotonic = 0.0
+        # Why the run ended other than by itself: user | signal:SIGHUP | stall | target-vanished | ...
+        self.ended_by: str | None = None
+        self.stalled_s = 0.0
+        self.target_vanished = False
 
     # -- control ------------------------------------------------------------
-    def request_stop(self) -> None:
-        """Stop fio (SIGINT, then SIGTERM, then SIGKILL); the record is kept."""
+    def request_stop(self, ended_by: str = "user") -> None:
+        """Stop fio (SIGINT, then SIGTERM, then SIGKILL); the record is kept.
+
+        ``ended_by``: who asked (``user``, ``signal:SIGHUP``...), kept as the
+        record's ``run.ended_by`` (the first reason wins).
+        """
         self.stop_requested = True
+        if self.ended_by is None:
+            self.ended_by = ended_by
         if self.runner is not None:
             asyncio.ensure_future(self.runner.stop())
 
@@ -185,13 +208,26 @@ class RunSession(RunRecorder):
     def _planned_test_files(self) -> list[Path]:
         if self.plan.test_file is None:
             return []
+        if self.plan.private_dir is not None:
+            return list(self.plan.test_files)
         return list(self.plan.test_files) or [self.plan.test_file]
 
     def _create_test_file(self) -> None:
+        """The private test directory (exclusive, 0700) with its marker, subdirectories and shared file."""
+        private_dir = self.plan.private_dir
+        if private_dir is not None:
+            for removed in test_dir.remove_leftovers(private_dir.parent):
+                self._log("iotui", f"Removed {removed}, a test directory left behind by an earlier run that did "
+                          "not end (power loss or a killed iotui).")
+            try:
+                test_dir.create_private_dir(private_dir, self.plan.private_subdirs)
+            except test_dir.TestDirError as error:
+                raise RunError(str(error)) from None
+            self._created_private_dir = private_dir
         for test_file in self._planned_test_files():
             try:
                 # Exclusive create: never take over a file that already exists.
-                descriptor = os.open(test_file, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+                descriptor = os.open(test_file, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600)
             except FileExistsError:
                 raise RunError(
                     f"{test_file} already exists; iotui will not overwrite a file it did not create."
@@ -213,6 +249,29 @@ class RunSession(RunRecorder):
             except OSError as error:
                 self._log("iotui", f"Could not remove the test file {test_file}: {error.strerror}.")
         self._created_test_files = []
+        private_dir, self._created_private_dir = self._created_private_dir, None
+        if private_dir is not None:
+            problem = test_dir.remove_private_dir(private_dir)
+            if problem:
+                self._log("iotui", problem)
+
+    def _sample_host(self) -> None:
+        super()._sample_host()
+        self._watch_fio(self.host_interval_s)
+
+    def _watch_fio(self, interval_s: float) -> None:
+        """Stalls (fio stopped from outside) and a target that disappeared."""
+        pid = self.runner.pid if self.runner is not None else None
+        if pid is None or self.stop_requested:
+            return
+        if not self.paused and _process_stopped(pid):
+            self.stalled_s += interval_s
+        private_dir = self.plan.private_dir
+        if private_dir is not None and not self.target_vanished and not os.path.isdir(private_dir):
+            self.target_vanished = True
+            self._log("iotui", f"The target {self.plan.target_path} (or iotui's test directory in it) vanished "
+                      "during the run; fio was stopped.")
+            self.request_stop("target-vanished")
 
     def _tool_running(self) -> bool:
         return self.runner is not None and self.runner.pid is not None
@@ -230,7 +289,13 @@ class RunSession(RunRecorder):
         self._started_monotonic = time.monotonic()
         exit_event: FioExited | None = None
         failure: str | None = None
+        cancelled = False
         try:
+            if self.runs_dir is not None:
+                try:
+                    check_runs_dir(self.runs_dir)
+                except RunsDirError as error:
+                    raise RunError(str(error)) from None
             self._create_test_file()
             self.watch.start()
             if self.baseline_s > 0:
@@ -246,14 +311,24 @@ class RunSession(RunRecorder):
         except RunError as error:
             failure = str(error)
         except asyncio.CancelledError:
+            # The caller went away (the app is leaving): end fio, remove the files, and keep what
+            # fio measured as a stopped record before passing the cancellation on.
             self.stop_requested = True
-            if self.runner is not None:
-                await self.runner.stop()
-            raise
+            self.ended_by = self.ended_by or "user"
+            if self.runner is None:
+                raise
+            cancelled = True
+            try:
+                await asyncio.shield(self.runner.stop())
+            except BaseException:  # noqa: BLE001 - the cleanup below must still run
+                pass
         finally:
             self.watch.stop()
             self._remove_test_file()
-        return self._finish(started, exit_event, failure)
+        record = self._finish(started, exit_event, failure)
+        if cancelled:
+            raise asyncio.CancelledError
+        return record
 
     async def _run_fio(self) -> FioExited | None:
         self.runner = self.runner_factory(self.plan.argv)
@@ -353,6 +428,21 @@ class RunSession(RunRecorder):
             pauses=list(self.pause_log.pauses),
         )
         annotate_record(record, final_doc)
+        ended_by = self._ended_by(status)
+        if ended_by is not None:
+            record.run["ended_by"] = ended_by
+        if self.stalled_s >= STALL_AFTER_S:
+            record.add_warning(
+                "stall",
+                f"fio made no progress for about {self.stalled_s:.0f} s while iotui had not paused it (stopped "
+                "from outside, e.g. by SIGSTOP): the figures include that time.",
+            )
+        if self.target_vanished:
+            record.add_warning(
+                "target-vanished",
+                f"The target {self.plan.target_path} vanished during the run; fio was stopped and its figures "
+                "stop there.",
+            )
         for code, message in self.plan.warnings:
             record.add_warning(code, message)
         for code, message in suspicious_results(record):
@@ -364,6 +454,28 @@ class RunSession(RunRecorder):
             record.add_warning("fio-message", text)
         self._save_and_announce(record, self.runs_dir, failure, fio_report=self.last_document)
         return record
+
+    def _ended_by(self, status: str) -> str | None:
+        """``run.ended_by``: why the run ended other than by itself (schema 2), or None."""
+        if self.target_vanished:
+            return "target-vanished"
+        if self.ended_by is not None and status != "completed":
+            return self.ended_by
+        if self.stalled_s >= STALL_AFTER_S:
+            return "stall"
+        if status == "failed":
+            return "error"
+        return None
+
+
+def _process_stopped(pid: int) -> bool:
+    """Is the process stopped (state T: SIGSTOP from someone)? Linux /proc; False elsewhere."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat_file:
+            text = stat_file.read()
+    except OSError:
+        return False
+    return text.rpartition(")")[2].split()[:1] == ["T"]
 
 
 class RunError(Exception):

@@ -18,6 +18,7 @@ from iotui.core.fio.runner import FioNotFoundError, fio_version, resolve_fio
 from iotui.core.host.counters import HostSampler
 from iotui.core.host.responsiveness import ResponsivenessMonitor, WakeupProbe
 from iotui.core.runs.plan import PlanError, make_plan
+from iotui.core.runs.runs_dir import RunsDirError, check_runs_dir
 from iotui.core.runs.session import EventCallback, LogLine, RunPlan, RunSession
 from iotui.core.sysbench.session import SysbenchSession, find_sysbench
 
@@ -50,7 +51,8 @@ class StartError(Exception):
     """A run that cannot start. ``code`` names the fact; str() is the sentence.
 
     Codes: ``fio-missing`` (no fio binary), ``refused`` (the plan refused the
-    preset or the target; ``cause`` is the core's own error), ``sysbench-missing``.
+    preset or the target; ``cause`` is the core's own error), ``sysbench-missing``,
+    ``runs-dir`` (the runs directory cannot take a record; checked before fio starts).
     """
 
     def __init__(self, message: str, *, code: str, cause: Exception | None = None) -> None:
@@ -75,8 +77,19 @@ def plan_run(request: StartRequest, fio_binary: str) -> RunPlan:
         raise StartError(str(error), code="refused", cause=error) from None
 
 
+def check_runs_dir_for(request: StartRequest) -> None:
+    """The runs directory can take the record (created, writable, room), or StartError ``runs-dir``."""
+    if request.runs_dir is None:
+        return
+    try:
+        check_runs_dir(request.runs_dir)
+    except RunsDirError as error:
+        raise StartError(str(error), code="runs-dir", cause=error) from None
+
+
 async def start_run(request: StartRequest, on_event: EventCallback) -> RunSession:
     """A ready-to-run fio session; the plan's warnings are emitted as log lines first."""
+    check_runs_dir_for(request)
     fio_binary = resolve_fio_binary(request.fio)
     try:
         version = await fio_version(fio_binary)

@@ -40,6 +40,10 @@ SYSBENCH_COMPARE_PRESET = "sysbench-compare"
 FREE_SPACE_MARGIN_BYTES = 64 << 20
 # Seconds each point spends around fio (planning, start, report, file removal).
 POINT_OVERHEAD_S = 1.0
+# A plan with more points than this asks first (CLI: --yes; app: a confirmation).
+CONFIRM_POINTS = 10_000
+# A plan with more points than this is refused before anything is made.
+MAX_POINTS = 100_000
 
 
 class SweepPlanError(Exception):
@@ -59,6 +63,14 @@ class SweepPlanError(Exception):
         self.entry = entry
 
 
+def point_count(axes: Sequence[SweepAxis]) -> int:
+    """How many points the axes make, without making them."""
+    count = 1
+    for axis in axes:
+        count *= len(axis.values)
+    return count
+
+
 @dataclass
 class SweepPlan:
     """Everything decided before the first point runs."""
@@ -73,6 +85,11 @@ class SweepPlan:
     @property
     def keys(self) -> list[str]:
         return [axis.key for axis in self.axes]
+
+    @property
+    def needs_confirmation(self) -> bool:
+        """More than CONFIRM_POINTS points: the user is asked before anything runs."""
+        return len(self.params) > CONFIRM_POINTS
 
 
 @dataclass(frozen=True)
@@ -148,6 +165,7 @@ def plan_sweep(
             notes.append("sysbench is installed: each point also runs with real sysbench fileio (tool=sysbench).")
         else:
             notes.append("sysbench is not installed, so only fio runs; install sysbench to compare with it.")
+    axes = _checked_axes(preset, axes)
     for axis in axes:
         if axis.key == JOB_KEY:
             unknown = [value for value in axis.values if value not in sections]
@@ -167,6 +185,12 @@ def plan_sweep(
             code="nothing-to-vary",
             entry=preset.name,
         )
+    count = point_count(axes)
+    if count > MAX_POINTS:
+        raise SweepPlanError(
+            f"The sweep would have {count:,} points ({' x '.join(str(len(axis.values)) for axis in axes)}); "
+            f"iotui runs at most {MAX_POINTS:,} in one sweep. Vary fewer values."
+        )
     return SweepPlan(
         preset=preset,
         axes=axes,
@@ -175,6 +199,33 @@ def plan_sweep(
         base=dict(base or {}),
         notes=notes,
     )
+
+
+def _checked_axes(preset: Any, axes: list[SweepAxis]) -> list[SweepAxis]:
+    """Every varied fio option through the one policy, by fio's canonical name (``--vary ioe=...``
+    is ``ioengine``); a key varied twice under two names is refused."""
+    from iotui.core.fio import policy as safety
+
+    engines = [dict(getattr(preset, "options", {}) or {}).get("ioengine", "")]
+    engines += [section.options.get("ioengine", "") for section in getattr(preset, "jobs", ()) or ()]
+    checked: list[SweepAxis] = []
+    for axis in axes:
+        if axis.key in SPECIAL_KEYS:
+            checked.append(axis)
+            continue
+        canonical = axis.key
+        for value in axis.values:
+            try:
+                ((canonical, _),) = safety.check_options(
+                    {axis.key: value}, f"--vary {axis.key}", engines=[e for e in engines if e]
+                ).items()
+            except safety.PolicyError as error:
+                raise SweepPlanError(str(error)) from None
+        checked.append(SweepAxis(canonical, axis.values))
+    try:
+        return merge_axes(checked)
+    except SweepValueError as error:
+        raise SweepPlanError(str(error)) from None
 
 
 def fio_options(params: Mapping[str, str]) -> dict[str, str]:

@@ -114,8 +114,10 @@ class SweepRunner:
         self._actual_done_s = 0.0
 
     # -- control ---------------------------------------------------------------------
-    def request_stop(self) -> None:
+    def request_stop(self, ended_by: str = "user") -> None:
         """Stop the current point (its partial record is kept) and run no more.
+
+        ``ended_by``: who asked (``user``, ``signal:SIGHUP``...), for the point's record.
 
         A fio session still in its responsiveness baseline (no fio process yet)
         is cancelled instead: nothing was measured, and the point stays pending.
@@ -123,6 +125,8 @@ class SweepRunner:
         self.stop_requested = True
         if self.current is None:
             return
+        if getattr(self.current, "ended_by", "") is None:
+            self.current.ended_by = ended_by
         if getattr(self.current, "runner", "no runner attribute") is None and self._point_task is not None:
             self._point_task.cancel()
         else:

@@ -450,6 +450,21 @@ class SweepScreen(Screen):
             return self.phase in (SweepPhase.DONE, SweepPhase.STOPPED) and self.sweep is not None
         return True
 
+    @property
+    def running(self) -> bool:
+        """A sweep is running or stopping."""
+        return self.phase in ACTIVE_PHASES
+
+    def stop_for_signal(self, ended_by: str) -> None:
+        """A signal reached the app: stop as s does, the current point's record saying which signal."""
+        if self.phase != "running":
+            return
+        self.phase = "stopping"
+        self.point_phase = "stopping"
+        self._show_status()
+        if self.control is not None:
+            self.control.request_stop(ended_by)
+
     def action_stop(self) -> None:
         if self.phase is not SweepPhase.RUNNING:
             return

@@ -1,4 +1,4 @@
-"""The option policy and the target checks."""
+"""The target checks (mounts, sysfs, space, raw devices) and what a preset does."""
 
 from __future__ import annotations
 
@@ -11,145 +11,9 @@ import pytest
 from iotui.core.runs import presets
 
 from iotui.core.fio import policy as safety
+from iotui.core.host import targets as target_checks
 from iotui.core.runs.presets import JobSection, Preset
-from iotui.core.fio.policy import PolicyError, TargetError, _Mount
-
-# -- the option policy --------------------------------------------------------------
-
-
-def refusal(options: dict[str, str]) -> str:
-    with pytest.raises(PolicyError) as error:
-        safety.check_options(options, "test.toml")
-    message = str(error.value)
-    assert "test.toml" in message and "refused because" in message and message.endswith(".")
-    return message
-
-
-@pytest.mark.parametrize("name", sorted(safety.REFUSED_OPTIONS))
-def test_every_refused_option_is_named_with_its_reason(name: str) -> None:
-    message = refusal({name: "x"})
-    assert f"'{name}=x'" in message or f"'{name}'" in message
-    assert safety.REFUSED_OPTIONS[name] in message
-
-
-@pytest.mark.parametrize(
-    "options, shown",
-    [
-        ({"exec_prerun": "rm -rf /"}, "exec_prerun"),
-        ({"exec_postrun": "x"}, "exec_postrun"),
-        ({"include": "other.fio"}, "include"),
-        ({"trigger": "cmd"}, "trigger"),
-        ({"trigger-file": "f"}, "trigger-file"),
-        ({"trigger_timeout": "1"}, "trigger_timeout"),
-        ({"trigger-remote": "x"}, "trigger-remote"),
-        ({"remote-config": "x"}, "remote-config"),
-        ({"filename": "/dev/sda"}, "filename"),
-        ({"directory": "/"}, "directory"),
-        ({"filename_format": "x"}, "filename_format"),
-        ({"opendir": "/"}, "opendir"),
-        ({"unlink": "1"}, "unlink"),
-        ({"unlink_each_loop": "1"}, "unlink_each_loop"),
-        ({"write_bw_log": "x"}, "write_bw_log"),
-        ({"write_lat_log": "x"}, "write_lat_log"),
-        ({"write_iops_log": "x"}, "write_iops_log"),
-        ({"write_hist_log": "x"}, "write_hist_log"),
-        ({"write_iolog": "x"}, "write_iolog"),
-        ({"read_iolog": "x"}, "read_iolog"),
-        ({"replay_redirect": "/dev/sdb"}, "replay_redirect"),
-        ({"ioscheduler": "none"}, "ioscheduler"),
-        ({"output": "/tmp/out"}, "output"),
-        ({"output-format": "normal"}, "output-format"),
-        ({"status-interval": "5"}, "status-interval"),
-        ({"eta": "always"}, "eta"),
-        ({"cgroup": "x"}, "cgroup"),
-        ({"--Exec-Prerun": "x"}, "--Exec-Prerun"),  # case, dashes and leading dashes do not help
-    ],
-)
-def test_the_issue_s_refusals_name_the_option(options: dict[str, str], shown: str) -> None:
-    assert f"'{shown}" in refusal(options)
-
-
-@pytest.mark.parametrize(
-    "abbreviation, refused",
-    [
-        ("exec_pre", "exec_prerun"),
-        ("exec_po", "exec_postrun"),
-        ("directo", "directory"),
-        ("filename_f", "filename_format"),
-        ("trigger-f", "trigger_file"),
-        ("write_bw", "write_bw_log"),
-        ("ioschedul", "ioscheduler"),
-        ("remote", "remote_config"),
-        ("aux", "aux_path"),
-    ],
-)
-def test_abbreviations_of_refused_options_are_refused(abbreviation: str, refused: str) -> None:
-    # fio's command line resolves unambiguous abbreviations (tests/e2e shows --exec_pre running).
-    message = refusal({abbreviation: "x"})
-    assert f"'{abbreviation}=x'" not in message and f"'{abbreviation}'" in message
-    assert f"abbreviation of the refused option '{refused}'" in message
-
-
-@pytest.mark.parametrize("name", ["direct", "verify", "mem", "ba", "bs", "rw", "readwrite", "exitall_on_error", "pre_read"])
-def test_real_options_that_look_like_prefixes_pass(name: str) -> None:
-    safety.check_options({name: "1"}, "x")
-
-
-@pytest.mark.parametrize(
-    "engine, words",
-    [
-        ("exec", "runs a command"),
-        ("external:/lib/x.so", "loads an I/O engine's code"),
-        ("external", "loads an I/O engine's code"),
-        ("/tmp/engine.so", "loads an I/O engine's code"),
-        ("myengine.so", "loads an I/O engine's code"),
-        ("libevil", "not an I/O engine fio ships"),
-        ("LIBAIO", "not an I/O engine fio ships"),
-        ("net", "network"),
-        ("rbd", "network"),
-        ("http", "network"),
-    ],
-)
-def test_engines_that_load_code_or_leave_the_target_are_refused(engine: str, words: str) -> None:
-    message = refusal({"ioengine": engine})
-    assert f"'ioengine={engine}'" in message and words in message
-
-
-@pytest.mark.parametrize("engine", ["sync", "psync", "libaio", "io_uring", "posixaio", "pvsync2", "mmap", "null"])
-def test_shipped_engines_pass(engine: str) -> None:
-    safety.check_options({"ioengine": engine}, "x")
-
-
-@pytest.mark.parametrize(
-    "options, shown, words",
-    [
-        ({"size": "$mb_memory"}, "size=$mb_memory", "'$' expansion"),
-        ({"bs": "${BS}"}, "bs=${BS}", "'$' expansion"),
-        ({"numjobs": "$ncpus"}, "numjobs=$ncpus", "'$' expansion"),
-        ({"description": "a\nexec_prerun=x"}, "description=a\nexec_prerun=x", "line break"),
-        ({"mem": "mmaphuge:/hugetlbfs/file"}, "mem=mmaphuge:/hugetlbfs/file", "memory-map"),
-        ({"iomem": "mmap:/etc/x"}, "iomem=mmap:/etc/x", "memory-map"),
-        ({"bad key": "1"}, "bad key", "not an option name"),
-        ({"": "1"}, "'", "not an option name"),
-    ],
-)
-def test_values_that_expand_or_name_files_are_refused(options: dict[str, str], shown: str, words: str) -> None:
-    message = refusal(options)
-    assert f"'{shown}" in message and words in message
-
-
-def test_ordinary_options_pass() -> None:
-    safety.check_options(
-        {"rw": "randread", "bs": "4k", "ioengine": "io_uring", "time_based": "", "mem": "mmap", "description": "a b"}, "x"
-    )
-
-
-def test_every_shipped_preset_passes_the_policy() -> None:
-    found, errors = presets.list_presets([presets.shipped_presets_dir()])
-    assert errors == [] and found
-    for preset in found:
-        for options in presets.section_options(preset):
-            safety.check_options(options, preset.name)
+from iotui.core.fio.policy import TargetError, _Mount
 
 
 # -- mounts and sysfs --------------------------------------------------------------------
@@ -299,13 +163,13 @@ def test_a_failing_create_is_refused_even_when_access_says_yes(tmp_path: Path, m
     def refuse(*args: object, **kwargs: object) -> int:
         raise OSError(30, "Read-only file system")
 
-    monkeypatch.setattr(safety.os, "open", refuse)
+    monkeypatch.setattr(target_checks.os, "open", refuse)
     with pytest.raises(TargetError, match=r"Cannot write to .*creating a file there failed \(Read-only file system\)"):
         check(directory_info(tmp_path))
 
 
 def test_permission_denied_by_access_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(safety.os, "access", lambda *args, **kwargs: False)
+    monkeypatch.setattr(target_checks.os, "access", lambda *args, **kwargs: False)
     with pytest.raises(TargetError, match="Cannot write to .*permission denied.*--target"):
         check(directory_info(tmp_path))
 

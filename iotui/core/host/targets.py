@@ -1,0 +1,496 @@
+"""Where iotui may write: mounted filesystems, target facts and the checks before a run.
+
+A target is a directory on a mounted filesystem, checked before fio starts
+(space, permissions, filesystem kind), or a raw block device behind strict
+guards (read-only presets, nothing mounted, held or swapped on it).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+class TargetError(Exception):
+    """A target iotui refuses; str() says why and what to do."""
+
+
+# -- targets ------------------------------------------------------------------------
+
+WARN_FILESYSTEMS = {
+    "overlay": "an overlay filesystem (a container's layered root, typically): it measures a stack, not a device",
+    "fuse": "a FUSE filesystem: it measures a user-space daemon and what is behind it, a stack, not a device",
+    "nfs": "a network filesystem (NFS): it measures the network and the server, not a local device",
+    "nfs4": "a network filesystem (NFS): it measures the network and the server, not a local device",
+    "cifs": "a network filesystem (SMB): it measures the network and the server, not a local device",
+    "smb3": "a network filesystem (SMB): it measures the network and the server, not a local device",
+    "ceph": "a network filesystem (Ceph): it measures the cluster and the network, not a local device",
+    "glusterfs": "a network filesystem (GlusterFS): it measures the cluster and the network, not a local device",
+    "9p": "a 9p filesystem (often a VM's share of the host): it measures the share, not a device",
+    "virtiofs": "a virtio-fs share: it measures the host's filesystem through the VM, not a device",
+    "btrfs": "btrfs: copy-on-write and checksums shape the numbers, so it measures a stack, not the bare device",
+    "zfs": "ZFS: its ARC cache and copy-on-write shape the numbers, and direct I/O may not bypass the ARC",
+    "bcachefs": "bcachefs: copy-on-write and checksums shape the numbers, so it measures a stack, not the bare device",
+    "ecryptfs": "an encrypting stacked filesystem (eCryptfs): it measures a stack, not a device",
+}
+MEMORY_FILESYSTEMS = {"tmpfs", "ramfs", "devtmpfs"}
+PSEUDO_FILESYSTEMS = {
+    "proc", "sysfs", "devpts", "cgroup", "cgroup2", "securityfs", "pstore", "debugfs", "tracefs",
+    "configfs", "fusectl", "mqueue", "hugetlbfs", "bpf", "autofs", "binfmt_misc", "rpc_pipefs",
+    "nsfs", "efivarfs", "selinuxfs", "squashfs", "devtmpfs", "ramfs", "fuse.lxcfs", "nfsd",
+    "overlayfs_internal",
+}
+# Directories under which mounts are the system's, not places to benchmark.
+_SYSTEM_MOUNT_PREFIXES = ("/proc", "/sys", "/dev", "/run", "/snap", "/var/lib/docker", "/var/lib/containers")
+_OFFERED_UNDER_SYSTEM = ("/run/media",)  # removable drives mount here
+FREE_SPACE_MARGIN_BYTES = 64 << 20
+
+
+@dataclass
+class TargetInfo:
+    """What iotui knows about a target before a run (a directory, or a raw device)."""
+
+    path: Path
+    filesystem: str
+    device: str
+    mount_point: Path
+    mount_options: str
+    is_block_device: bool
+    rotational: bool | None
+    model: str | None
+    free_bytes: int | None
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Mount:
+    """One line of /proc/self/mountinfo."""
+
+    mount_point: Path
+    filesystem: str
+    source: str
+    options: str
+    major: int = -1
+    minor: int = -1
+    root: str = "/"
+
+
+def _unescape(field_text: str) -> str:
+    # mountinfo escapes space, tab, newline and backslash as octal.
+    return re.sub(r"\\([0-7]{3})", lambda match: chr(int(match.group(1), 8)), field_text)
+
+
+def parse_mountinfo(text: str) -> list[_Mount]:
+    """The lines of a mountinfo file, in order (a later mount on the same point is on top)."""
+    mounts: list[_Mount] = []
+    for line in text.splitlines():
+        left, _, right = line.partition(" - ")
+        left_fields, right_fields = left.split(), right.split()
+        if len(left_fields) < 6 or len(right_fields) < 2:
+            continue
+        super_options = right_fields[2] if len(right_fields) > 2 else ""
+        # Per-mount and superblock options, each once, in order.
+        options = ",".join(dict.fromkeys((left_fields[5] + "," + super_options).strip(",").split(",")))
+        major_text, _, minor_text = left_fields[2].partition(":")
+        try:
+            major, minor = int(major_text), int(minor_text)
+        except ValueError:
+            major, minor = -1, -1
+        mounts.append(
+            _Mount(
+                Path(_unescape(left_fields[4])), right_fields[0], _unescape(right_fields[1]), options,
+                major, minor, _unescape(left_fields[3]),
+            )
+        )
+    return mounts
+
+
+def read_mounts(mountinfo: Path = Path("/proc/self/mountinfo")) -> list[_Mount]:
+    """The mount table: mountinfo on Linux, psutil's partitions elsewhere, [] when unknown."""
+    try:
+        return parse_mountinfo(mountinfo.read_text())
+    except OSError:
+        pass
+    if sys.platform.startswith("linux"):
+        return []
+    try:
+        import psutil
+
+        return [
+            _Mount(Path(part.mountpoint), part.fstype, part.device, part.opts)
+            for part in psutil.disk_partitions(all=True)
+        ]
+    except Exception:  # noqa: BLE001 - no mount table only means fewer facts
+        return []
+
+
+def _mount_for(path: Path, mounts: list[_Mount]) -> _Mount | None:
+    """The mount holding ``path``: the longest mount point above it, the latest on ties."""
+    best: _Mount | None = None
+    for mount in mounts:
+        try:
+            path.relative_to(mount.mount_point)
+        except ValueError:
+            continue
+        if best is None or len(mount.mount_point.parts) >= len(best.mount_point.parts):
+            best = mount
+    return best
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _sysfs_dir(major: int, minor: int, sys_root: Path) -> Path | None:
+    """The sysfs directory of a block device (disk or partition), None when there is none."""
+    if major <= 0:
+        return None
+    link = sys_root / "dev" / "block" / f"{major}:{minor}"
+    try:
+        return link.resolve(strict=True)
+    except OSError:
+        return None
+
+
+def _device_numbers(device: str) -> tuple[int, int] | None:
+    try:
+        rdev = os.stat(os.path.realpath(device)).st_rdev
+    except OSError:
+        return None
+    return os.major(rdev), os.minor(rdev)
+
+
+def _whole_disk(device_dir: Path) -> Path:
+    """A partition's disk; a disk is its own."""
+    return device_dir.parent if (device_dir / "partition").exists() else device_dir
+
+
+def _disk_facts(device_dir: Path | None) -> tuple[bool | None, str | None]:
+    """(rotational, model) of the disk under a device; dm/md devices are followed to their disks."""
+    if device_dir is None:
+        return None, None
+    disk = _whole_disk(device_dir)
+    rotational_text = _read_text(disk / "queue" / "rotational")
+    rotational = None if rotational_text is None else rotational_text == "1"
+    model = _read_text(disk / "device" / "model") or None
+    if model is None:
+        try:
+            slaves = sorted((disk / "slaves").iterdir())
+        except OSError:
+            slaves = []
+        for slave in slaves:
+            slave_rotational, model = _disk_facts(slave.resolve())
+            if rotational is None:
+                rotational = slave_rotational
+            if model:
+                break
+    return rotational, model
+
+
+def _device_dir_for_mount(mount: _Mount, sys_root: Path) -> Path | None:
+    found = _sysfs_dir(mount.major, mount.minor, sys_root)
+    if found is None and mount.source.startswith("/dev/"):
+        # btrfs and friends show an anonymous device number; the source names the disk.
+        numbers = _device_numbers(mount.source)
+        if numbers is not None:
+            found = _sysfs_dir(*numbers, sys_root)
+    return found
+
+
+def _filesystem_warning(filesystem: str) -> tuple[str, str] | None:
+    base = filesystem.split(".", 1)[0]
+    if base.startswith("fuse"):
+        base = "fuse"
+    for name in (filesystem, base):
+        if name in WARN_FILESYSTEMS:
+            return f"fs-{name}", f"The target is on {WARN_FILESYSTEMS[name]}."
+    return None
+
+
+def _free_bytes(path: Path) -> int | None:
+    try:
+        return shutil.disk_usage(path).free
+    except OSError:
+        return None
+
+
+def inspect_target(
+    path: Path, mounts: list[_Mount] | None = None, *, sys_root: Path = Path("/sys")
+) -> TargetInfo:
+    """Facts about a target path (mount, filesystem, device, free space, warnings).
+
+    Raises TargetError when the path does not exist, since nothing can be said
+    about it.
+    """
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise TargetError(f"The target {path} does not exist; give an existing directory with --target.")
+    resolved = path.resolve()
+    try:
+        status = os.stat(resolved)
+    except OSError as error:
+        raise TargetError(f"Cannot look at the target {path} ({error.strerror}).") from None
+    mounts = read_mounts() if mounts is None else mounts
+    if stat.S_ISBLK(status.st_mode):
+        device_dir = _sysfs_dir(os.major(status.st_rdev), os.minor(status.st_rdev), sys_root)
+        rotational, model = _disk_facts(device_dir)
+        return TargetInfo(resolved, "raw", str(resolved), resolved, "", True, rotational, model, None)
+    mount = _mount_for(resolved, mounts)
+    rotational, model = _disk_facts(_device_dir_for_mount(mount, sys_root)) if mount else (None, None)
+    filesystem = mount.filesystem if mount else "unknown"
+    info = TargetInfo(
+        path=resolved,
+        filesystem=filesystem,
+        device=mount.source if mount else "unknown",
+        mount_point=mount.mount_point if mount else Path(resolved.anchor or "/"),
+        mount_options=mount.options if mount else "",
+        is_block_device=False,
+        rotational=rotational,
+        model=model,
+        free_bytes=_free_bytes(resolved),
+    )
+    warning = _filesystem_warning(filesystem)
+    if warning:
+        info.warnings.append(warning)
+    if filesystem in MEMORY_FILESYSTEMS:
+        info.warnings.append(
+            ("fs-memory", f"The target is on {filesystem}: it measures memory, not storage (refused without --allow-cache).")
+        )
+    return info
+
+
+def _mem_total_bytes() -> int | None:
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().total)
+    except Exception:  # noqa: BLE001 - an unknown RAM size only drops one warning
+        return None
+
+
+def _format_mib(size_bytes: int) -> str:
+    return f"{size_bytes / (1 << 20):,.0f} MiB"
+
+
+def check_target(
+    info: TargetInfo,
+    *,
+    needs_bytes: int | None,
+    direct: bool,
+    read_only: bool,
+    allow_cache: bool,
+    mem_total_bytes: int | None = None,
+    mounts: list[_Mount] | None = None,
+    sys_root: Path = Path("/sys"),
+    swaps: Path = Path("/proc/swaps"),
+) -> list[tuple[str, str]]:
+    """Refuse the target (TargetError, a sentence with what to do) or return its warnings.
+
+    ``read_only``: the preset only reads (see :func:`is_write_workload`).
+    ``needs_bytes``: the test file's size (``command.required_bytes``).
+    """
+    path = info.path
+    if info.is_block_device and not read_only:
+        raise TargetError(
+            f"{path} is a raw block device and this preset writes: iotui refuses write tests on raw "
+            "devices (they destroy data). Choose a read-only preset or a directory on a filesystem."
+        )
+    if not path.exists():
+        raise TargetError(f"The target {path} does not exist; give an existing directory with --target.")
+    memory_bytes = mem_total_bytes if mem_total_bytes is not None else _mem_total_bytes()
+    if info.is_block_device:
+        _check_raw_device(info, mounts=mounts, sys_root=sys_root, swaps=swaps)
+        warnings = list(info.warnings)
+        if not direct and needs_bytes and memory_bytes and needs_bytes < 2 * memory_bytes:
+            warnings.append(_page_cache_warning(needs_bytes, memory_bytes))
+        return warnings
+    if not path.is_dir():
+        raise TargetError(
+            f"The target {path} is not a directory; give a directory (or a raw device for read-only presets)."
+        )
+    if info.filesystem in MEMORY_FILESYSTEMS and not allow_cache:
+        raise TargetError(
+            f"The target {path} is on {info.filesystem}, which is memory: the results would not be storage "
+            "numbers. Choose a directory on a disk, or pass --allow-cache to measure memory anyway."
+        )
+    _check_writable(path)
+    if needs_bytes and info.free_bytes is not None and needs_bytes + FREE_SPACE_MARGIN_BYTES > info.free_bytes:
+        raise TargetError(
+            f"Not enough free space in {path}: the run needs {_format_mib(needs_bytes)} plus a "
+            f"{_format_mib(FREE_SPACE_MARGIN_BYTES)} margin and {_format_mib(info.free_bytes)} is free. "
+            "Use --size to make the test file smaller, free some space, or choose another target."
+        )
+    warnings = list(info.warnings)
+    if not direct and needs_bytes and memory_bytes and needs_bytes < 2 * memory_bytes:
+        warnings.append(_page_cache_warning(needs_bytes, memory_bytes))
+    return warnings
+
+
+def _page_cache_warning(needs_bytes: int, memory_bytes: int) -> tuple[str, str]:
+    return (
+        "cache-small-file",
+        f"Direct I/O is off and the test file ({_format_mib(needs_bytes)}) is smaller than twice the RAM "
+        f"({memory_bytes / (1 << 30):,.1f} GiB): the page cache will serve much of it, so results will be "
+        "too good. Set direct=1 or a larger --size.",
+    )
+
+
+def _check_writable(path: Path) -> None:
+    """os.access, then a real exclusive create and remove: ACLs, read-only mounts and quotas show up."""
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise TargetError(f"Cannot write to {path}: permission denied. Choose a directory you can write to with --target.")
+    probe = path / f".iotui-probe-{os.getpid()}-{secrets.token_hex(4)}"
+    try:
+        descriptor = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except OSError as error:
+        raise TargetError(
+            f"Cannot write to {path}: creating a file there failed ({error.strerror}). "
+            "Choose a directory you can write to with --target."
+        ) from None
+    os.close(descriptor)
+    try:
+        probe.unlink()
+    except OSError:
+        pass
+
+
+@dataclass(frozen=True)
+class _BlockNode:
+    name: str
+    numbers: tuple[int, int] | None
+    sys_dir: Path
+
+
+def _block_family(device_dir: Path) -> list[_BlockNode]:
+    """The device and, for a whole disk, its partitions."""
+    members = [device_dir]
+    if not (device_dir / "partition").exists():
+        try:
+            members += sorted(entry for entry in device_dir.iterdir() if (entry / "partition").exists())
+        except OSError:
+            pass
+    family = []
+    for member in members:
+        numbers_text = _read_text(member / "dev") or ""
+        major, _, minor = numbers_text.partition(":")
+        numbers = (int(major), int(minor)) if major.isdigit() and minor.isdigit() else None
+        family.append(_BlockNode(member.name, numbers, member))
+    return family
+
+
+def raw_device_problem(device_dir: Path, mounts: list[_Mount], swap_devices: list[str]) -> str | None:
+    """Why a raw device must not be read (mounted, held, swap), or None.
+
+    ``device_dir`` is the device's sysfs directory; ``swap_devices`` the first
+    column of /proc/swaps.
+    """
+    family = _block_family(device_dir)
+    names = {node.name for node in family}
+    numbers = {node.numbers: node.name for node in family if node.numbers}
+    for mount in mounts:
+        source_name = Path(os.path.realpath(mount.source)).name if mount.source.startswith("/dev/") else None
+        hit = numbers.get((mount.major, mount.minor)) or (source_name if source_name in names else None)
+        if hit:
+            return f"{hit} is mounted at {mount.mount_point}; test the mounted directory instead"
+    for node in family:
+        try:
+            holders = sorted(entry.name for entry in (node.sys_dir / "holders").iterdir())
+        except OSError:
+            holders = []
+        if holders:
+            return (
+                f"{node.name} is held by {', '.join(holders)} (device mapper, LVM, dm-crypt or RAID), "
+                "so reading it raw bypasses what is built on it"
+            )
+    for swap in swap_devices:
+        swap_numbers = _device_numbers(swap) if swap.startswith("/dev/") else None
+        if Path(os.path.realpath(swap)).name in names or (swap_numbers and swap_numbers in numbers):
+            return f"{Path(swap).name} is used as swap"
+    return None
+
+
+def _swap_devices(swaps: Path) -> list[str]:
+    try:
+        lines = swaps.read_text().splitlines()[1:]
+    except OSError:
+        return []
+    return [line.split()[0] for line in lines if line.split()]
+
+
+def _check_raw_device(info: TargetInfo, *, mounts: list[_Mount] | None, sys_root: Path, swaps: Path) -> None:
+    """Only a device nothing uses may be read raw (the caller has refused writes already)."""
+    device = info.path
+    numbers = _device_numbers(str(device))
+    device_dir = _sysfs_dir(*numbers, sys_root) if numbers else None
+    if device_dir is None:
+        raise TargetError(
+            f"Cannot find the block device {device} in {sys_root}, so iotui cannot check that nothing uses it; "
+            "choose a directory on a filesystem instead."
+        )
+    problem = raw_device_problem(device_dir, read_mounts() if mounts is None else mounts, _swap_devices(swaps))
+    if problem:
+        raise TargetError(f"iotui will not read {device} raw: {problem}.")
+    if not os.access(device, os.R_OK):
+        raise TargetError(f"Cannot read {device}: permission denied. Run as a user who may read the device.")
+
+
+def _under(path: Path, prefixes: tuple[str, ...]) -> bool:
+    return any(path == Path(prefix) or Path(prefix) in path.parents for prefix in prefixes)
+
+
+def _offered(mount: _Mount) -> bool:
+    """Is this mount a place a user would benchmark (not a pseudo or system filesystem)?"""
+    if mount.filesystem in PSEUDO_FILESYSTEMS or mount.filesystem.startswith("cgroup"):
+        return False
+    if _under(mount.mount_point, _SYSTEM_MOUNT_PREFIXES) and not _under(mount.mount_point, _OFFERED_UNDER_SYSTEM):
+        return False
+    return "ro" not in mount.options.split(",")
+
+
+def list_targets(
+    cwd: Path | None = None, *, mounts: list[_Mount] | None = None, sys_root: Path = Path("/sys")
+) -> list[TargetInfo]:
+    """Mounted filesystems worth offering, the current directory first, each with its warnings.
+
+    Pseudo and system filesystems and read-only mounts are left out; a bind
+    mount of a filesystem already listed is shown once.
+    """
+    cwd = Path(cwd or os.getcwd())
+    mounts = read_mounts() if mounts is None else mounts
+    targets: list[TargetInfo] = []
+    seen_paths: set[Path] = set()
+    seen_filesystems: set[tuple[int, int, str]] = set()
+    try:
+        first = inspect_target(cwd, mounts, sys_root=sys_root)
+        targets.append(first)
+        seen_paths.add(first.path)
+    except TargetError:
+        pass
+    # The mount on top of each mount point is the one that counts.
+    on_top = {mount.mount_point: mount for mount in mounts}
+    for mount in on_top.values():
+        if not _offered(mount) or mount.mount_point in seen_paths:
+            continue
+        filesystem_key = (mount.major, mount.minor, mount.root)
+        if mount.major >= 0 and filesystem_key in seen_filesystems:
+            continue
+        try:
+            info = inspect_target(mount.mount_point, mounts, sys_root=sys_root)
+        except TargetError:
+            continue
+        if not os.access(info.path, os.W_OK | os.X_OK):
+            info.warnings.append(
+                ("unwritable", f"You cannot create files in {info.path}: choose a directory inside it you can write to.")
+            )
+        seen_filesystems.add(filesystem_key)
+        seen_paths.add(mount.mount_point)
+        targets.append(info)
+    return targets
