@@ -137,7 +137,7 @@ ALLOWED_OPTIONS = frozenset({
     "zero_buffers", "refill_buffers", "scramble_buffers", "buffer_pattern", "buffer_compress_percentage",
     "buffer_compress_chunk", "dedupe_percentage", "dedupe_mode", "dedupe_working_set_percentage",
     "dedupe_global", "verify", "do_verify", "verify_only", "verify_interval", "verify_offset", "verify_pattern",
-    "verify_fatal", "verify_async", "verify_backlog", "verify_backlog_batch", "experimental_verify",
+    "verify_fatal", "verify_dump", "verify_async", "verify_backlog", "verify_backlog_batch", "experimental_verify",
     "verify_state_save", "verify_state_load", "trim_percentage", "trim_verify_zero", "trim_backlog",
     "trim_backlog_batch",
     # pacing
@@ -170,7 +170,7 @@ REFUSAL_REASONS: dict[str, str] = {
     "inplace": "it belongs to the e4defrag engine, which changes files other than the test file",
     "opendir": _OTHER_FILES, "read_iolog": "it replays an I/O log, which names files and devices of its own",
     "write_iolog": _LOGS, "write_bw_log": _LOGS, "write_lat_log": _LOGS, "write_iops_log": _LOGS,
-    "write_hist_log": _LOGS, "bandwidth-log": _LOGS, "latency-log": _LOGS, "verify_dump": _OTHER_FILES,
+    "write_hist_log": _LOGS, "bandwidth-log": _LOGS, "latency-log": _LOGS,
     "merge_blktrace_file": _LOGS, "merge-blktrace-only": _LOGS,
     "replay_redirect": "it sends replayed I/O to another device",
     "ioscheduler": "it changes the I/O scheduler of a whole device, for every program on the machine",

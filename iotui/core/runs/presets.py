@@ -546,6 +546,18 @@ def parse_job_file_text(text: str, where: str) -> tuple[dict[str, str], list[Job
     return global_options, [JobSection(name, options) for name, options in sections]
 
 
+def _confine_directory(options: dict[str, str], confined: list[str]) -> dict[str, str]:
+    """``directory=`` with an absolute path (not a device) -> ``.``: the private test directory."""
+    value = options.get("directory")
+    if value is None:
+        return options
+    parts = [part.strip() for part in re.split(r"(?<!\\):", value)]
+    if any(part.startswith("/") and not part.startswith(("/dev/", "/proc/", "/sys/")) for part in parts):
+        confined.append(value)
+        return {**options, "directory": "."}
+    return options
+
+
 def load_job_file(path: Path) -> Preset:
     """A user's fio job file in the preset model; its sections keep fio's own ordering."""
     path = Path(path)
@@ -556,6 +568,12 @@ def load_job_file(path: Path) -> Preset:
     except UnicodeDecodeError:
         raise PresetError(f"{path}: the job file is not UTF-8 text; expected a fio job file.", path=path) from None
     global_options, sections = parse_job_file_text(text, str(path))
+    # A job file's directory= says where its files go, which is what the target is for: an absolute
+    # one (/data1, /scratch, /mount-point-of-ssd) becomes iotui's private test directory in the target.
+    # filename= names a file, so an absolute one stays refused (except /dev/null and /dev/zero).
+    confined: list[str] = []
+    global_options = _confine_directory(global_options, confined)
+    sections = [JobSection(section.name, _confine_directory(section.options, confined)) for section in sections]
     global_options = _check_policy(global_options, f"{path} [global]", channel=safety.JOB_FILE, path=path)
     global_options.pop("name", None)  # a label: each section has its own name
     global_engines = _engines(global_options)
@@ -567,10 +585,13 @@ def load_job_file(path: Path) -> Preset:
         )
         for section in sections
     ]
+    note = ""
+    if confined:
+        note = f"; its directory={', directory='.join(dict.fromkeys(confined))} is iotui's private test directory in the target"
     return Preset(
         name=f"job-file:{path.stem}",
         title=path.name,
-        description=f"fio job file {path.name}",
+        description=f"fio job file {path.name}{note}",
         tells="",
         options=global_options,
         jobs=tuple(sections),
