@@ -234,6 +234,11 @@ async def _run(args: argparse.Namespace) -> int:
     plan = _plan(args)
     for note in plan.notes:
         print(note, file=out)
+    if plan.needs_confirmation and not args.dry_run and not args.yes and not _confirmed(len(plan.params), out):
+        raise CommandError(
+            f"The sweep has {len(plan.params):,} points (more than {CONFIRM_POINTS:,}); nothing was run. "
+            "Give --yes to run it anyway, or vary fewer values."
+        )
     try:
         estimate = estimate_sweep(plan, baseline_s=max(0.0, float(args.baseline or 0.0)))
         check_space(estimate)
@@ -245,11 +250,6 @@ async def _run(args: argparse.Namespace) -> int:
     sweep.estimated_disk_bytes = estimate.disk_bytes
     pending = [point.index for point in sweep.pending()]
     print(describe_estimate(plan, estimate, pending), file=out, flush=True)
-    if plan.needs_confirmation and not args.dry_run and not args.yes and not _confirmed(len(plan.params), out):
-        raise CommandError(
-            f"The sweep has {len(plan.params):,} points (more than {CONFIRM_POINTS:,}); nothing was run. "
-            "Give --yes to run it anyway, or vary fewer values."
-        )
     if args.dry_run:
         for point in sweep.points:
             print(f"  {point.index + 1}. {_params(point.params)} ({point.status})", file=out)

@@ -7,6 +7,7 @@ format is documented in ``docs/presets.md``.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -134,6 +135,7 @@ _ALIASES = {
 }
 
 
+@functools.lru_cache(maxsize=1024)
 def same_setting(key: str) -> frozenset[str]:
     """The names that set what ``key`` sets (itself included), e.g. bs -> {bs, blocksize}."""
     name = safety.normal_option_name(key)
@@ -164,7 +166,7 @@ def _lookup(options: Mapping[str, str], key: str) -> str | None:
     names = {key} if key in ("direct", "buffered") else same_setting(key)
     found = None
     for option, value in options.items():
-        if safety.normal_option_name(option) in names:
+        if option in names or option.lstrip("-") in names:
             found = value
     return found
 
@@ -387,6 +389,8 @@ def load_preset_file(path: Path, *, platform: str | None = None) -> Preset:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise PresetError(f"{path}: the preset is not valid TOML ({error}).", path=path) from None
+    except RecursionError:
+        raise PresetError(f"{path}: the preset nests too deeply to be a preset; it is not used.", path=path) from None
     try:
         return for_platform(preset_from_dict(doc, str(path), source=path), platform)
     except PresetError as error:

@@ -25,6 +25,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
 from iotui.core.runs.paths import default_runs_dir  # noqa: F401  (re-exported: the app's start reads it alone)
+from iotui.core.runs.record_guard import record_problem
 from iotui.core.runs.record_migrate import migrate_v1, rename_run_keys, section_from_row, sections_from_legacy
 from iotui.core.runs.record_schema import (
     DIRECTIONS,
@@ -412,7 +413,17 @@ def load_record(path: Path) -> RunRecord:
         raise RecordError(f"{path}: the record is not UTF-8 text.") from None
     except tomllib.TOMLDecodeError as error:
         raise RecordError(f"{path}: the record is not valid TOML ({error}).") from None
-    record = validate_toml_dict(doc, str(path))
+    except RecursionError:
+        raise RecordError(f"{path}: the record nests too deeply to be a record.") from None
+    problem = record_problem(doc)
+    if problem:
+        raise RecordError(f"{path}: the record cannot be used: {problem}.")
+    try:
+        record = validate_toml_dict(doc, str(path))
+    except RecordError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError, OverflowError, RecursionError) as error:
+        raise RecordError(f"{path}: the record does not hold what a record holds ({error!r}).") from None
     record.path = path
     return record
 

@@ -288,8 +288,8 @@ def estimate_sweep(plan: SweepPlan, *, baseline_s: float = 0.0) -> SweepEstimate
     for index, params in enumerate(plan.params):
         try:
             point_preset = preset_for_point(plan.preset, params)
-            duration_s, _ = presets.estimate(point_preset)
-            needed = _disk_bytes(point_preset)
+            duration_s, disk_bytes = presets.estimate(point_preset)
+            needed = int(disk_bytes or 0)
         except (presets.PresetError, SweepPlanError) as error:  # a refused option: say which point
             raise SweepPlanError(f"The point {_describe(params)} cannot be planned: {error}") from None
         if duration_s is not None:

@@ -108,6 +108,8 @@ class SweepScreen(Screen):
         self.overrides = overrides or Overrides()
         self.initial_vary = default_vary_text(preset) if vary is None else vary
         self.setup: SweepSetup | None = None
+        # The user said yes to a plan of more points than CONFIRM_POINTS (reset on each new plan).
+        self.confirmed_points = False
         self.plan_problem: str | None = None
         self.control: Any = None
         self.live = LiveSeries()
@@ -192,6 +194,7 @@ class SweepScreen(Screen):
 
     def _plan(self, vary_text: str) -> None:
         try:
+            self.confirmed_points = False
             self.setup = self.services.plan_sweep(self.preset, self.target_path, vary_text, self.overrides)
             self.plan_problem = None
         except ServiceError as error:
@@ -297,6 +300,16 @@ class SweepScreen(Screen):
             self.slo = self.services.parse_slo(self.query_one("#sweep-slo", Input).value)
         except ServiceError as error:
             self.notify(str(error), title="Latency target", severity="error", timeout=10, markup=False)
+            return
+        if self.setup.plan.needs_confirmation and not self.confirmed_points:
+            from iotui.ui.screens.confirm_points import ConfirmPointsScreen
+
+            def answered(run_them: bool | None) -> None:
+                if run_them:
+                    self.confirmed_points = True
+                    self.action_start()
+
+            self.app.push_screen(ConfirmPointsScreen(len(self.setup.points)), answered)
             return
         self.phase = SweepPhase.RUNNING
         self.total = len(self.setup.points)
@@ -457,22 +470,16 @@ class SweepScreen(Screen):
 
     def stop_for_signal(self, ended_by: str) -> None:
         """A signal reached the app: stop as s does, the current point's record saying which signal."""
-        if self.phase != "running":
-            return
-        self.phase = "stopping"
-        self.point_phase = "stopping"
-        self._show_status()
-        if self.control is not None:
-            self.control.request_stop(ended_by)
+        self.action_stop(ended_by)
 
-    def action_stop(self) -> None:
+    def action_stop(self, ended_by: str = "user") -> None:
         if self.phase is not SweepPhase.RUNNING:
             return
         self.phase = SweepPhase.STOPPING
         self.point_phase = RunPhase.STOPPING
         self._show_status()
         if self.control is not None:
-            self.control.request_stop()
+            self.control.request_stop(ended_by)
 
     def action_export(self) -> None:
         """Copy the sweep's markdown table and analysis and write them next to the sweep record."""
