@@ -278,7 +278,7 @@ def test_malformed_job_files_are_sentences(tmp_path: Path, text: str, expected: 
         ("[j]\nexec_postrun=touch /tmp/x\n", "exec_postrun"),
         ("[j]\nexec_post=touch /tmp/x\n", "exec_post"),
         ("[global]\nfilename=/etc/passwd\n[j]\n", "filename"),
-        ("[j]\ndirectory=/etc\n", "directory"),
+        ("[j]\ndirectory=../elsewhere\n", "directory"),
         ("[j]\nsize=${SIZE}\n", "size"),
         ("[j]\nioengine=external:/tmp/evil.so\n", "ioengine"),
         ("[j]\nwrite_bw_log=/tmp/bw\n", "write_bw_log"),
@@ -289,6 +289,13 @@ def test_job_files_that_smuggle_are_refused(tmp_path: Path, text: str, option: s
     with pytest.raises(PresetPolicyError) as error:
         job_file(tmp_path, text)
     assert f"'{option}" in str(error.value) and "my.fio" in str(error.value)
+
+
+def test_a_job_file_s_absolute_directory_becomes_the_private_test_directory(tmp_path: Path) -> None:
+    preset = job_file(tmp_path, "[global]\ndirectory=/scratch\n[j]\nfilename=data\n")
+    assert preset.options["directory"] == "." and "directory=/scratch is iotui's private test directory" in preset.description
+    with pytest.raises(PresetPolicyError, match="'directory=/dev/sda'"):
+        job_file(tmp_path, "[j]\ndirectory=/dev/sda\n")
 
 
 # -- overrides ---------------------------------------------------------------------------

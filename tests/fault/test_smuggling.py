@@ -66,7 +66,6 @@ PAYLOADS: dict[str, dict[str, str]] = {
     "ioscheduler": {"ioscheduler": "none"},
     "fill_device": {"fill_device": "1"},
     "fill_fs": {"fill_fs": "1"},
-    "verify_dump": {"verify_dump": "1"},
     "output": {"output": "CANARY"},
     "profile": {"profile": "tiobench"},
     "aux-path": {"aux-path": "DIR"},
@@ -164,7 +163,16 @@ def test_every_payload_is_refused_on_every_channel(world, capsys, channel: str, 
     _refused(_attempt(argv, world, capsys))
 
 
-@pytest.mark.parametrize("name", sorted(PAYLOADS))
+def test_a_job_file_s_directory_outside_is_confined_to_the_private_directory(world, capsys, tmp_path: Path) -> None:
+    # directory= in a job file says where its files go, which is the target's role: nothing lands there.
+    job = tmp_path / "elsewhere.fio"
+    job.write_text(f"[global]\nrw=write\ndirectory={world['DIR']}\n[x]\nfilename=data\n")
+    common = ["--target", str(world["target"]), "--runtime", "1", "--size", "1M", "--baseline", "0"]
+    assert cli.main(["run", "--job-file", str(job), *common]) == 0, capsys.readouterr().err
+    assert [path.name for path in world["DIR"].iterdir()] == ["SECRET-FILE"] and not list(world["target"].iterdir())
+
+
+@pytest.mark.parametrize("name", sorted(set(PAYLOADS) - {"directory"}))
 def test_every_payload_is_refused_in_a_job_file(world, capsys, tmp_path: Path, name: str) -> None:
     lines = "".join(f"{key}={_text(value, world)}\n" for key, value in PAYLOADS[name].items())
     job = tmp_path / "evil.fio"
