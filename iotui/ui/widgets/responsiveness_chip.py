@@ -11,7 +11,7 @@ from typing import Any
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from iotui.core.host.responsiveness import Level
+from iotui.core.host.levels import Level
 
 _LEVEL_WORDS = {Level.OK: "OK", Level.SLUGGISH: "SLUGGISH", Level.UNRESPONSIVE: "UNRESPONSIVE"}
 
