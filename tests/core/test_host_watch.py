@@ -6,7 +6,9 @@ import pytest
 
 from iotui.core.host.counters import HostSample
 from iotui.core.host.watch import HostWatch
-from iotui.core.host.responsiveness import Level, ProbeStats, ResponsivenessMonitor
+from iotui.core.host.io_probe import IoProbeStats
+from iotui.core.host.levels import Level, ResponsivenessMonitor
+from iotui.core.host.wakeup_probe import ProbeStats
 
 
 class Sampler:
@@ -33,7 +35,7 @@ class Probe:
         self.started = True
 
     def read_latest(self) -> ProbeStats:
-        return ProbeStats(p50_ms=1.0, p99_ms=60.0, max_ms=70.0)
+        return ProbeStats(p50_ms=1.0, p99_ms=160.0, max_ms=170.0)
 
     def baseline(self) -> ProbeStats:
         return ProbeStats(p50_ms=0.1, p99_ms=0.5, max_ms=1.0)
@@ -42,21 +44,35 @@ class Probe:
         self.stopped = True
 
 
+class IoProbe(Probe):
+    error = None
+
+    def read_latest(self) -> IoProbeStats:
+        return IoProbeStats(read_p99_ms=3.0, write_p99_ms=40.0, read_iops=4.0, write_iops=4.0)
+
+    def baseline(self) -> IoProbeStats:
+        return IoProbeStats(read_p99_ms=0.3, write_p99_ms=5.0, read_iops=4.0, write_iops=4.0)
+
+
 def test_reading_combines_host_probe_and_assessment() -> None:
-    sampler, probe, monitor = Sampler(), Probe(), ResponsivenessMonitor()
-    watch = HostWatch(sampler, probe, monitor)
+    sampler, probe, monitor, io_probe = Sampler(), Probe(), ResponsivenessMonitor(), IoProbe()
+    watch = HostWatch(sampler, probe, monitor, io_probe)
     watch.start()
-    assert probe.started and sampler.calls == 1  # primed
+    assert probe.started and io_probe.started and sampler.calls == 1  # primed
     watch.take_baseline()
     assert monitor.baseline.p99_ms == 0.5
+    assert monitor.io_baseline.write_p99_ms == 5.0
     watch.watch_pid(1234)
     assert sampler.pid == 1234
     reading = watch.read()
-    assert reading.probe.p99_ms == 60.0
-    assert reading.assessment.level is Level.UNRESPONSIVE  # probe p99 over 50 ms
+    assert reading.probe.p99_ms == 160.0
+    assert reading.io_probe.write_p99_ms == 40.0
+    # 159.5 ms later than at rest: past the 100 ms response budget at once.
+    assert reading.assessment.level is Level.UNRESPONSIVE
+    assert reading.assessment.cause == "wakeup"
     assert watch.pressure_summary()["responsiveness"] == "unresponsive"
     watch.stop()
-    assert probe.stopped
+    assert probe.stopped and io_probe.stopped
 
 
 def test_failing_sampler_raises_once_then_is_dropped() -> None:

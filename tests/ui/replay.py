@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from tests.fakes.io_probe import FixedIoProbe
 from iotui.core.host.counters import HostSample
 from iotui.core.host.responsiveness import ResponsivenessMonitor
 from iotui.core.fio.runner import FioExited, StderrLine
@@ -146,7 +147,7 @@ CALM_HOST = HostSample(
     psi_cpu_some_pct=1.0, psi_io_some_pct=4.0, psi_io_full_pct=2.0, psi_memory_some_pct=0.0,
     fio_cpu_cores=0.4, busy_cores=1.2,
 )
-# io full >= 30% is Unresponsive at once (iotui/core/host/responsiveness.py).
+# fio's own threads stalled on its own I/O: context only, never a trigger by itself.
 STALLED_HOST = HostSample(
     cpu_user_pct=5.0, cpu_system_pct=60.0, cpu_iowait_pct=30.0,
     ctx_switches_per_s=90000.0, interrupts_per_s=50000.0,
@@ -246,6 +247,7 @@ class ReplayServices(Services):
         documents: list[dict] | None = None,
         runner_factory: Callable[[], ReplayRunner] | None = None,
         sampler_samples: list[HostSample] | None = None,
+        io_probe_samples: list[Any] | None = None,
         host_interval_s: float = 0.25,
         plan_numjobs: int | None = None,
         make_session_error: str | None = None,
@@ -255,6 +257,7 @@ class ReplayServices(Services):
         self.documents = documents if documents is not None else fio_documents(RANDRW)
         self.runner_factory = runner_factory or (lambda: ReplayRunner(self.documents, delay_s=0.02))
         self.sampler_samples = sampler_samples
+        self.io_probe_samples = io_probe_samples
         self.host_interval_s = host_interval_s
         self.plan_numjobs = plan_numjobs
         self.make_session_error = make_session_error
@@ -326,6 +329,7 @@ class ReplayServices(Services):
             runner_factory=make_runner,
             sampler=FixedSampler(self.sampler_samples),
             probe=None,
+            io_probe=FixedIoProbe(self.io_probe_samples) if self.io_probe_samples else None,
             monitor=ResponsivenessMonitor(),
             host_interval_s=self.host_interval_s,
         )

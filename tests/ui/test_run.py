@@ -20,6 +20,7 @@ from iotui.ui.screens.run import RunScreen
 from tests.conftest import fio_documents
 from tests.waiting import wait_for
 from tests.ui.helpers import MessageLog, screen_text, settle
+from tests.fakes.io_probe import QUIET_IO, STALLED_IO
 from tests.ui.replay import CALM_HOST, RANDRW, STALLED_HOST, ReplayRunner, ReplayServices
 
 
@@ -156,6 +157,7 @@ async def test_unresponsive_raises_a_toast_naming_the_cause_and_the_keys(tmp_pat
         tmp_path,
         runner_factory=lambda: ReplayRunner(fio_documents(RANDRW), hold_after=1),
         sampler_samples=[CALM_HOST, STALLED_HOST],
+        io_probe_samples=[QUIET_IO, STALLED_IO],
         plan_numjobs=16,
     )
     app = IotuiApp(services)
@@ -167,10 +169,59 @@ async def test_unresponsive_raises_a_toast_naming_the_cause_and_the_keys(tmp_pat
         await pilot.pause()
         toasts = [text for title, text in log.toasts() if title == "The machine is not responding"]
         assert len(toasts) == 1
-        assert "numjobs (16) is above the core count (8)" in toasts[0]
+        assert toasts[0].startswith(
+            "A small write + fdatasync by another program took 1500 ms, over the limit of 1000 ms."
+        )
+        # The quick preset is direct I/O at iodepth 8, run here with 16 jobs.
+        assert "try a lower iodepth (now 8) or fewer jobs (now 16)" in toasts[0]
         assert "p to pause" in toasts[0] and "s to stop" in toasts[0]
-        assert toasts[0].startswith("Every running task was stalled on I/O 45% of the time.")
-        assert "UNRESPONSIVE · io full 45%" in screen_text(app)
+        # The chip names the probe that crossed, its value and the threshold; io full 45% is context.
+        assert "UNRESPONSIVE · io write p99 1500 ms > 1000 ms" in screen_text(app)
+        assert "io full" not in toasts[0]
+        await pilot.press("s")
+        await settle(pilot)
+
+
+async def test_io_full_alone_leaves_the_chip_ok(tmp_path) -> None:
+    # fio's own threads stalled on its own I/O (io full 45%) while other programs' I/O is quick.
+    log = MessageLog()
+    services = ReplayServices(
+        tmp_path,
+        runner_factory=lambda: ReplayRunner(fio_documents(RANDRW), hold_after=1),
+        sampler_samples=[STALLED_HOST],
+        io_probe_samples=[QUIET_IO],
+    )
+    app = IotuiApp(services)
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("r")
+        await _wait_for(pilot, lambda: len(log.of(ResponsivenessAssessed)) >= 6)
+        await pilot.pause()
+        assert {m.assessment.level.value for m in log.of(ResponsivenessAssessed)} == {"ok"}
+        assert "responsive: OK" in screen_text(app)
+        assert not [title for title, _ in log.toasts() if title == "The machine is not responding"]
+        await pilot.press("s")
+        await settle(pilot)
+
+
+async def test_a_qd1_single_job_run_is_never_told_fewer_jobs(tmp_path) -> None:
+    log = MessageLog()
+    services = ReplayServices(
+        tmp_path,
+        runner_factory=lambda: ReplayRunner(fio_documents(RANDRW), hold_after=1),
+        io_probe_samples=[QUIET_IO, STALLED_IO],
+    )
+    app = IotuiApp(services)
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("down")  # rnd4k-q1t1: one job, iodepth 1, direct
+        await pilot.press("r")
+        await _wait_for(pilot, lambda: any(m.assessment.level.value == "unresponsive" for m in log.of(ResponsivenessAssessed)))
+        await pilot.pause()
+        (toast,) = [text for title, text in log.toasts() if title == "The machine is not responding"]
+        assert services.requests[-1].preset.name == "rnd4k-q1t1"
+        assert "jobs" not in toast and "iodepth" not in toast
+        assert "cap the rate (rate_iops)" in toast
         await pilot.press("s")
         await settle(pilot)
 

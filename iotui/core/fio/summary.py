@@ -40,6 +40,7 @@ HOST_SAMPLE_KEYS = (
     "psi_io_some_pct",
     "psi_io_full_pct",
     "psi_memory_some_pct",
+    "psi_memory_full_pct",
     "fio_cpu_cores",
 )
 

@@ -1,7 +1,18 @@
-"""Responsiveness levels: once a second, the probes and PSI -> OK / Sluggish / Unresponsive.
+"""Responsiveness levels: what other programs experience while a run goes on.
 
-`ResponsivenessMonitor` applies the threshold table with hysteresis, so the level
-neither flickers nor lingers.
+Once a second, three kinds of evidence are judged:
+
+- the wake-up probe (CPU): how late a 10 ms sleep wakes up;
+- the I/O probe (disk queue, writeback): how long a small read, and a small write +
+  fdatasync, take for a program that is not fio;
+- PSI memory `full`: every task stalled on memory (fio does not cause it by design).
+
+The probes are judged by how much worse they get than their own baseline, measured
+before fio starts, so a disk whose idle fsync already takes 20 ms is judged by the
+change. PSI cpu and io stay on screen as context: fio's own threads waiting for their
+own I/O make `io full` high whenever fio is the only busy task, whatever others feel,
+so io PSI counts only where an I/O probe agrees. `ResponsivenessMonitor` applies the
+table with hysteresis, so the level neither flickers nor lingers, and keeps the cause.
 """
 
 from __future__ import annotations
@@ -9,6 +20,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from iotui.core.host.counters import HostSample
 from iotui.core.host.wakeup_probe import ProbeStats
@@ -29,58 +41,90 @@ class Level(str, enum.Enum):
 
 _LEVEL_ORDER = (Level.OK, Level.SLUGGISH, Level.UNRESPONSIVE)
 
+# The causes a record names (`[pressure] cause`, `[[samples]] responsiveness_cause`).
+CAUSES = ("wakeup", "io_probe_read", "io_probe_write", "psi_memory_full", "psi_io_full")
+IO_CAUSES = ("io_probe_read", "io_probe_write", "psi_io_full")
+
+# The per-second figure each cause is read from (the `[[samples]]` key).
+CAUSE_FIGURES = {
+    "wakeup": "probe_p99_ms",
+    "io_probe_read": "io_probe_p99_ms",
+    "io_probe_write": "io_probe_write_p99_ms",
+    "psi_memory_full": "psi_memory_full_pct",
+    "psi_io_full": "psi_io_full_pct",
+}
+
 
 @dataclass(frozen=True)
 class Threshold:
-    """One rule: `signal` at or above (`inclusive`) / above `limit` means `level`."""
+    """One rule: `cause`'s figure past `limit` means `level`.
+
+    A probe (`relative`) is judged by how far its p99 rose above its own baseline;
+    a PSI share by its value. `signal` is the per-second figure's key.
+    """
 
     level: Level
-    signal: str  # a HostSample field or "probe_p99_ms" / "probe_max_ms"
+    cause: str
     limit: float
-    inclusive: bool
-    label: str  # short name shown in the chip, e.g. "io some"
-    unit: str  # "%" or " ms"
-    meaning: str  # what the figure says, completed by the value: "... {value} of the time"
+    relative: bool
+    label: str  # shown in the chip, e.g. "io write p99"
+    unit: str  # "ms" or "%"
+    meaning: str  # completed by the value: "a small write + fdatasync took {value}"
+
+    @property
+    def signal(self) -> str:
+        return CAUSE_FIGURES[self.cause]
 
 
-# THE thresholds, in one table. PSI figures are % of one second (the monitor is fed
-# once per second), so "70 ms out of 1 s" in the sources below is 7%.
+# The budgets every rule below is drawn from.
+FRAME_MS = 16.0
+# One frame at 60 Hz is 16.7 ms: work that delays a frame longer drops it (web.dev,
+# "Measure performance with the RAIL model": produce each frame in under 16 ms).
+RESPONSE_MS = 100.0
+# 100 ms: the limit for a response to a user's action to feel immediate (Card, Moran
+# and Newell, 1983; Nielsen, "Response Times: The 3 Important Limits", 1993; RAIL:
+# "process user input events within 50 ms" so the answer shows within 100 ms).
+FROZEN_MS = 1000.0
+# 1 s: the limit for the user's flow of thought to stay uninterrupted (Nielsen, 1993):
+# past it, the desktop has frozen.
+
+# THE thresholds, in one table.
 THRESHOLDS: tuple[Threshold, ...] = (
-    # Android lmkd's "medium" level and GNOME low-memory-monitor's "medium" trigger are
-    # memory `some` 100 ms per 1 s window; the same 10% share of a second spent waiting
-    # is used for cpu: no monitor we know publishes a cpu level, and 10% is where a
-    # second of waiting starts to show in interactive use.
-    Threshold(Level.SLUGGISH, "psi_cpu_some_pct", 10.0, True, "cpu some", "%",
-              "tasks waited for a CPU {value} of the time"),
-    # Same 100 ms-per-second partial-stall level (lmkd / low-memory-monitor "medium"),
-    # applied to I/O.
-    Threshold(Level.SLUGGISH, "psi_io_some_pct", 10.0, True, "io some", "%",
-              "tasks waited on I/O {value} of the time"),
-    # Android lmkd (psi_thresholds[LOW] = {PSI_SOME, 70}) and GNOME low-memory-monitor
-    # (LOW trigger: some 70 ms out of 1 s): the first sign of memory pressure.
-    Threshold(Level.SLUGGISH, "psi_memory_some_pct", 7.0, True, "memory some", "%",
-              "tasks waited for memory {value} of the time"),
-    # One frame at 60 Hz is 16.7 ms: a wake-up later than that drops a frame of typing
-    # echo, scrolling or animation.
-    Threshold(Level.SLUGGISH, "probe_p99_ms", 16.0, False, "probe p99", " ms",
+    # A wake-up later than one frame more than at rest drops frames of typing echo,
+    # scrolling and animation: the CPU is no longer handed over in time.
+    Threshold(Level.SLUGGISH, "wakeup", FRAME_MS, True, "wake-up p99", "ms",
               "1% of 10 ms sleeps woke {value} or more late"),
-    # GNOME low-memory-monitor's CRITICAL trigger: memory `full` 100 ms out of 1 s
-    # (Android lmkd uses full 70 ms for its critical level).
-    Threshold(Level.UNRESPONSIVE, "psi_memory_full_pct", 10.0, True, "memory full", "%",
+    # A small read or save that takes 100 ms more than at rest answers a user's
+    # action late (opening a file, an editor saving).
+    Threshold(Level.SLUGGISH, "io_probe_read", RESPONSE_MS, True, "io read p99", "ms",
+              "a small read by another program took {value}"),
+    Threshold(Level.SLUGGISH, "io_probe_write", RESPONSE_MS, True, "io write p99", "ms",
+              "a small write + fdatasync by another program took {value}"),
+    # Android lmkd's critical level: memory `full` 70 ms out of 1 s
+    # (psi_full_thresholds), i.e. 7% of a second with every task stalled on memory.
+    Threshold(Level.SLUGGISH, "psi_memory_full", 7.0, False, "memory full", "%",
               "every running task was stalled on memory {value} of the time"),
-    # systemd-oomd acts at 60% memory pressure held for 30 s (DefaultMemoryPressureLimit,
-    # DefaultMemoryPressureDurationSec); half that share in a single second of a complete
-    # I/O stall already freezes anything that touches the disk.
-    Threshold(Level.UNRESPONSIVE, "psi_io_full_pct", 30.0, True, "io full", "%",
+    # systemd-oomd acts at 60% memory pressure held for 30 s (DefaultMemoryPressureLimit);
+    # half that share of a second with every task stalled on I/O. Counted only while an
+    # I/O probe agrees (see IO_PSI_AGREES_MS): fio's own threads make it high otherwise.
+    Threshold(Level.SLUGGISH, "psi_io_full", 30.0, False, "io full", "%",
               "every running task was stalled on I/O {value} of the time"),
-    # Three 60 Hz frames (~50 ms): the budget the RAIL model gives to handling one input.
-    Threshold(Level.UNRESPONSIVE, "probe_p99_ms", 50.0, False, "probe p99", " ms",
+    # A wake-up 100 ms later than at rest: input is not answered in time.
+    Threshold(Level.UNRESPONSIVE, "wakeup", RESPONSE_MS, True, "wake-up p99", "ms",
               "1% of 10 ms sleeps woke {value} or more late"),
-    # 100 ms is the classic limit for a response to still feel instant (Card, Moran and
-    # Newell; Nielsen); a single wake-up that late is a visible freeze.
-    Threshold(Level.UNRESPONSIVE, "probe_max_ms", 100.0, False, "probe max", " ms",
-              "a 10 ms sleep woke {value} late"),
+    # A small read or save a second slower than at rest: the desktop froze.
+    Threshold(Level.UNRESPONSIVE, "io_probe_read", FROZEN_MS, True, "io read p99", "ms",
+              "a small read by another program took {value}"),
+    Threshold(Level.UNRESPONSIVE, "io_probe_write", FROZEN_MS, True, "io write p99", "ms",
+              "a small write + fdatasync by another program took {value}"),
+    # GNOME low-memory-monitor's CRITICAL trigger: memory `full` 100 ms out of 1 s.
+    Threshold(Level.UNRESPONSIVE, "psi_memory_full", 10.0, False, "memory full", "%",
+              "every running task was stalled on memory {value} of the time"),
 )
+
+# io PSI counts only in a second where an I/O probe rose more than one frame above its
+# baseline: then other programs' I/O is slowed too, not only fio's own threads.
+IO_PSI_AGREES_MS = FRAME_MS
 
 # Consecutive one-second samples with a rule met before the level rises. Sluggish must
 # be sustained so one busy second is not news; a single second frozen past an
@@ -94,44 +138,67 @@ FALL_BELOW_FRACTION = 0.5
 
 
 @dataclass(frozen=True)
+class Crossing:
+    """A rule met: the figure, and the threshold it went past (baseline + limit)."""
+
+    threshold: Threshold
+    value: float
+    threshold_value: float
+
+    @property
+    def ratio(self) -> float:
+        base = self.threshold_value - self.threshold.limit
+        return (self.value - base) / self.threshold.limit
+
+    @property
+    def text(self) -> str:
+        """`io write p99 312 ms > 110 ms`."""
+        unit = self.threshold.unit
+        return (
+            f"{self.threshold.label} {format_value(self.value, unit)} "
+            f"> {format_value(self.threshold_value, unit)}"
+        )
+
+
+@dataclass(frozen=True)
 class Assessment:
     """The level after one update, what drove it, and a sentence for the user."""
 
     level: Level
-    signal: str | None  # short, e.g. "io some 34%"; None when nothing stands out
+    signal: str | None  # chip text, e.g. "io write p99 312 ms > 110 ms"; None when OK
     sentence: str
-    signal_key: str | None = None  # the Threshold.signal behind `signal`, for likely_cause
+    signal_key: str | None = None  # the per-second figure behind `signal`
     changed: bool = False  # the level differs from the previous update's
+    cause: str | None = None  # one of CAUSES; None when OK
+    cause_value: float | None = None
+    cause_unit: str | None = None
+    threshold_value: float | None = None
+    easing: bool = False  # no rule of this level is met now; the level is on its way down
 
 
-# Figures whose maximum over the run goes into `[summary.pressure]` as "<name>_max".
-_SUMMARY_SIGNALS = (
-    "probe_p99_ms",
+# Figures whose maximum over the run goes into `[pressure]` as "<name>_max".
+SUMMARY_SIGNALS = (
+    "probe_p99_ms", "io_probe_p99_ms", "io_probe_write_p99_ms",
     "psi_cpu_some_pct", "psi_cpu_full_pct",
     "psi_io_some_pct", "psi_io_full_pct",
     "psi_memory_some_pct", "psi_memory_full_pct",
 )
 
 
-def _format_value(value: float, unit: str) -> str:
-    # Whole numbers from 20 up; one decimal below, so 16.4 ms never reads as the 16 ms limit.
+def format_value(value: float, unit: str) -> str:
+    """Whole numbers from 20 up, one decimal below (16.4 ms never reads as 16 ms)."""
     text = f"{value:.0f}" if value >= 20 else f"{value:.1f}"
-    return f"{text}{unit}"
+    return f"{text}%" if unit == "%" else f"{text} {unit}"
 
 
-def _is_met(threshold: Threshold, value: float | None) -> bool:
-    if value is None:
-        return False  # absent, not zero: a missing signal neither raises nor holds a level
-    return value >= threshold.limit if threshold.inclusive else value > threshold.limit
-
-
-def _signal_values(host: HostSample | None, probe: ProbeStats | None) -> dict[str, float | None]:
+def signal_values(host: HostSample | None, probe: ProbeStats | None, io: Any | None) -> dict[str, float | None]:
+    """This second's figures by `[[samples]]` key; absent ones are None, never 0."""
     values: dict[str, float | None] = {
         "probe_p99_ms": probe.p99_ms if probe is not None else None,
-        "probe_max_ms": probe.max_ms if probe is not None else None,
+        "io_probe_p99_ms": getattr(io, "read_p99_ms", None),
+        "io_probe_write_p99_ms": getattr(io, "write_p99_ms", None),
     }
-    # Host figures the rules read plus those only the summary keeps (cpu full has no rule).
-    for name in [t.signal for t in THRESHOLDS] + list(_SUMMARY_SIGNALS):
+    for name in SUMMARY_SIGNALS:
         if name not in values:
             values[name] = getattr(host, name, None) if host is not None else None
     return values
@@ -144,25 +211,64 @@ class ResponsivenessMonitor:
     necessarily the same rule); Unresponsive as soon as one Unresponsive rule is met.
     Falling: one level down after 5 consecutive samples in which every rule of the
     current level reads below half its limit; the count restarts at each change.
+    `baseline` (wake-up) and `io_baseline` (I/O probe) are what "at rest" is here.
     """
 
-    def __init__(self, baseline: ProbeStats | None = None) -> None:
+    def __init__(self, baseline: ProbeStats | None = None, io_baseline: Any | None = None) -> None:
         self.baseline = baseline
+        self.io_baseline = io_baseline
         self.level = Level.OK
         self.worst_level = Level.OK
         self._met_streak = {Level.SLUGGISH: 0, Level.UNRESPONSIVE: 0}
         self._calm_streak = 0
         self._maxima: dict[str, float] = {}
+        self._holding: Crossing | None = None  # what raised (or last held) the level
+        self._worst_seconds: dict[str, int] = {}  # cause -> seconds it held the worst level
+        self._worst_peak: dict[str, Crossing] = {}  # cause -> its highest crossing meanwhile
 
-    def update(self, host: HostSample | None, probe: ProbeStats | None) -> Assessment:
+    def baseline_of(self, cause: str) -> float:
+        """The cause's figure at rest (0 where none was measured)."""
+        if cause == "wakeup":
+            value = self.baseline.p99_ms if self.baseline is not None else None
+        elif cause == "io_probe_read":
+            value = getattr(self.io_baseline, "read_p99_ms", None)
+        elif cause == "io_probe_write":
+            value = getattr(self.io_baseline, "write_p99_ms", None)
+        else:
+            value = None
+        return float(value) if value is not None else 0.0
+
+    def threshold_value(self, threshold: Threshold) -> float:
+        """The figure past which `threshold` is met: baseline + limit for a probe."""
+        return threshold.limit + (self.baseline_of(threshold.cause) if threshold.relative else 0.0)
+
+    def _crossings(self, values: dict[str, float | None]) -> list[Crossing]:
+        probe_excess_ms = [
+            value - self.baseline_of(cause)
+            for cause in ("io_probe_read", "io_probe_write")
+            if (value := values[CAUSE_FIGURES[cause]]) is not None
+        ]
+        io_probe_agrees = any(excess > IO_PSI_AGREES_MS for excess in probe_excess_ms)
+        met = []
+        for threshold in THRESHOLDS:
+            value = values[threshold.signal]
+            if value is None:
+                continue  # absent, not zero: a missing signal neither raises nor holds a level
+            if threshold.cause == "psi_io_full" and not io_probe_agrees:
+                continue
+            limit = self.threshold_value(threshold)
+            if (value > limit) if threshold.relative else (value >= limit):
+                met.append(Crossing(threshold, value, limit))
+        return met
+
+    def update(self, host: HostSample | None, probe: ProbeStats | None, io: Any | None = None) -> Assessment:
         """Take one second's host sample and probe figures; return the level now."""
-        values = _signal_values(host, probe)
+        values = signal_values(host, probe, io)
         self._track_maxima(values)
-
-        met = [t for t in THRESHOLDS if _is_met(t, values[t.signal])]
+        met = self._crossings(values)
         for level in self._met_streak:
             # A rule of this level or a higher one keeps the streak going.
-            hit = any(t.level.rank >= level.rank for t in met)
+            hit = any(c.threshold.level.rank >= level.rank for c in met)
             self._met_streak[level] = self._met_streak[level] + 1 if hit else 0
 
         previous = self.level
@@ -175,7 +281,8 @@ class ResponsivenessMonitor:
             self.level = risen_to
         elif self.level is not Level.OK:
             calm = all(
-                (value := values[t.signal]) is None or value < t.limit * FALL_BELOW_FRACTION
+                (value := values[t.signal]) is None
+                or value - (self.threshold_value(t) - t.limit) < t.limit * FALL_BELOW_FRACTION
                 for t in THRESHOLDS
                 if t.level is self.level
             )
@@ -186,52 +293,84 @@ class ResponsivenessMonitor:
         changed = self.level is not previous
         if changed:
             self._calm_streak = 0
+        # What holds the level: the strongest rule of this level (or above) met now; else
+        # the one that raised it, while the level eases off.
+        at_level = [c for c in met if c.threshold.level.rank >= self.level.rank]
+        strongest = max(at_level, key=lambda c: c.ratio, default=None)
+        if self.level is Level.OK:
+            self._holding = None
+        elif strongest is not None:
+            self._holding = strongest
         if self.level.rank > self.worst_level.rank:
             self.worst_level = self.level
-        return self._assess(values, changed)
+            self._worst_seconds.clear()
+            self._worst_peak.clear()
+        if self.level is self.worst_level and self.level is not Level.OK and self._holding is not None:
+            # The cause of the worst level is the signal that held it for the most seconds
+            # (one stray spike of another signal does not take the name); its value is
+            # that signal's peak while it did.
+            cause = self._holding.threshold.cause
+            self._worst_seconds[cause] = self._worst_seconds.get(cause, 0) + 1
+            peak = self._worst_peak.get(cause)
+            if peak is None or self._holding.value > peak.value:
+                self._worst_peak[cause] = self._holding
+        return self._assess(changed, easing=strongest is None)
 
-    def _assess(self, values: dict[str, float | None], changed: bool) -> Assessment:
+    def _assess(self, changed: bool, easing: bool) -> Assessment:
         if self.level is Level.OK:
             return Assessment(Level.OK, None, "The machine is responding normally.", None, changed)
-        # The rule of the current level whose figure is furthest past (or closest to) its
-        # limit is what holds the level up, even while it calms down.
-        candidates = [
-            (value / t.limit, t, value)
-            for t in THRESHOLDS
-            if t.level is self.level and (value := values[t.signal]) is not None
-        ]
-        if not candidates:
-            # Every signal vanished (the probe stopped, say): keep the level, say why.
+        holding = self._holding
+        if holding is None:
             return Assessment(
                 self.level, None,
                 f"The machine was {self.level.value} a moment ago; no figure is available now.",
-                None, changed,
+                None, changed, easing=True,
             )
-        _, threshold, value = max(candidates, key=lambda candidate: candidate[0])
-        shown = _format_value(value, threshold.unit)
-        meaning = threshold.meaning.format(value=shown)
+        threshold = holding.threshold
+        meaning = threshold.meaning.format(value=format_value(holding.value, threshold.unit))
+        limit_words = format_value(holding.threshold_value, threshold.unit)
+        at_rest_value = holding.threshold_value - threshold.limit
+        if threshold.relative and at_rest_value > 0:
+            at_rest = format_value(at_rest_value, threshold.unit)
+            limit_words += f" ({at_rest} at rest + {format_value(threshold.limit, threshold.unit)})"
         prefix = "The machine is sluggish" if self.level is Level.SLUGGISH else "The machine is not responding"
-        if not _is_met(threshold, value):
+        signal = holding.text
+        if easing:
             prefix += " (easing off)"
+            signal = f"easing off · {threshold.label} was {format_value(holding.value, threshold.unit)}"
         return Assessment(
-            self.level, f"{threshold.label} {shown}", f"{prefix}: {meaning}.", threshold.signal, changed
+            self.level, signal, f"{prefix}: {meaning}, over the limit of {limit_words}.",
+            threshold.signal, changed, threshold.cause, holding.value, threshold.unit,
+            holding.threshold_value, easing,
         )
 
     def _track_maxima(self, values: dict[str, float | None]) -> None:
-        for name in _SUMMARY_SIGNALS:
+        for name in SUMMARY_SIGNALS:
             value = values.get(name)
             if value is not None and value > self._maxima.get(name, -math.inf):
                 self._maxima[name] = value
 
     def summary(self) -> dict[str, str | float]:
-        """`[summary.pressure]` for the record: worst level and each figure's maximum.
+        """`[pressure]` for the record: worst level, its cause, each figure's maximum.
 
         Figures never seen (no PSI, no probe) are left out: absent, not zero.
         """
         result: dict[str, str | float] = {"responsiveness": self.worst_level.value}
-        for name in _SUMMARY_SIGNALS:
+        if self.worst_level is not Level.OK and self._worst_seconds:
+            cause = max(self._worst_seconds, key=lambda name: (self._worst_seconds[name], self._worst_peak[name].ratio))
+            peak = self._worst_peak[cause]
+            result["cause"] = cause
+            result["cause_value"] = round(peak.value, 3)
+            result["cause_unit"] = peak.threshold.unit
+            result["cause_threshold"] = round(peak.threshold_value, 3)
+        for name in SUMMARY_SIGNALS:
             if name in self._maxima:
                 result[f"{name}_max"] = self._maxima[name]
         if self.baseline is not None:
             result["probe_baseline_p99_ms"] = self.baseline.p99_ms
+        for key, attribute in (("io_probe_baseline_p99_ms", "read_p99_ms"),
+                               ("io_probe_write_baseline_p99_ms", "write_p99_ms")):
+            value = getattr(self.io_baseline, attribute, None)
+            if value is not None:
+                result[key] = value
         return result

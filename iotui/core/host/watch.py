@@ -1,7 +1,7 @@
-"""The host sampler, the wake-up probe and the responsiveness monitor, read together.
+"""The host sampler, the probes and the responsiveness monitor, read together.
 
-A run (fio or sysbench) reads all three once a second: this is the one place
-that does it, so both sessions start, baseline, read and stop them alike.
+A run (fio or sysbench) reads them once a second: this is the one place that
+does it, so both sessions start, baseline, read and stop them alike.
 """
 
 from __future__ import annotations
@@ -15,26 +15,45 @@ class HostReading:
     host: Any
     probe: Any | None
     assessment: Any | None
+    io_probe: Any | None = None
 
 
 class HostWatch:
-    """Any of the three may be None (tests, platforms without /proc)."""
+    """Any of them may be None (tests, platforms without /proc)."""
 
-    def __init__(self, sampler: Any | None, probe: Any | None, monitor: Any | None) -> None:
+    def __init__(
+        self, sampler: Any | None, probe: Any | None, monitor: Any | None, io_probe: Any | None = None
+    ) -> None:
         self.sampler = sampler
         self.probe = probe
         self.monitor = monitor
+        self.io_probe = io_probe
 
     def start(self) -> None:
+        """Start the probes and prime the counters; a probe that cannot start is left out."""
         if self.probe is not None:
             self.probe.start()
+        if self.io_probe is not None:
+            try:
+                self.io_probe.start()
+            except Exception:
+                self.io_probe = None
         if self.sampler is not None:
             self.sampler.sample()  # prime the counters
 
+    @property
+    def io_probe_error(self) -> str | None:
+        """A sentence when the I/O probe could not run, for the run's messages."""
+        return getattr(self.io_probe, "error", None) if self.io_probe is not None else None
+
     def take_baseline(self) -> None:
-        """After a few quiet seconds: what "normal" wake-up latency is here."""
-        if self.probe is not None and self.monitor is not None:
+        """After a few quiet seconds: what "normal" wake-up and I/O latency is here."""
+        if self.monitor is None:
+            return
+        if self.probe is not None:
             self.monitor.baseline = self.probe.baseline()
+        if self.io_probe is not None and hasattr(self.monitor, "io_baseline"):
+            self.monitor.io_baseline = self.io_probe.baseline()
 
     def watch_pid(self, pid: int | None) -> None:
         if self.sampler is not None and hasattr(self.sampler, "set_fio_pid"):
@@ -54,15 +73,41 @@ class HostWatch:
             self.sampler = None
             raise
         probe_stats = self.probe.read_latest() if self.probe is not None else None
-        assessment = self.monitor.update(host, probe_stats) if self.monitor is not None else None
-        return HostReading(host, probe_stats, assessment)
+        io_stats = self.io_probe.read_latest() if self.io_probe is not None else None
+        assessment = None
+        if self.monitor is not None:
+            assessment = self.monitor.update(host, probe_stats, io_stats)
+        return HostReading(host, probe_stats, assessment, io_stats)
 
     def stop(self) -> None:
-        if self.probe is not None:
-            try:
-                self.probe.stop()
-            except Exception:
-                pass
+        for probe in (self.probe, self.io_probe):
+            if probe is not None:
+                try:
+                    probe.stop()
+                except Exception:
+                    pass
 
     def pressure_summary(self) -> dict | None:
         return self.monitor.summary() if self.monitor is not None else None
+
+
+def responsiveness_row(assessment: Any | None, probe: Any | None, io_probe: Any | None) -> dict[str, Any]:
+    """The responsiveness keys of one `[[samples]]` row (absent figures left out)."""
+    row: dict[str, Any] = {}
+    if assessment is not None:
+        row["responsiveness"] = assessment.level.value
+        cause = getattr(assessment, "cause", None)
+        if cause is not None and assessment.level.value != "ok":
+            row["responsiveness_cause"] = cause
+    if probe is not None:
+        row["probe_p99_ms"] = probe.p99_ms
+    if io_probe is not None:
+        for key, value in (
+            ("io_probe_p99_ms", io_probe.read_p99_ms),
+            ("io_probe_write_p99_ms", io_probe.write_p99_ms),
+            ("io_probe_read_iops", io_probe.read_iops),
+            ("io_probe_write_iops", io_probe.write_iops),
+        ):
+            if value is not None:
+                row[key] = round(float(value), 3)
+    return row

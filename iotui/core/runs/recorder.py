@@ -10,11 +10,15 @@ tool and turn its output into figures.
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from iotui.core.fio.summary import cpu_summary
+from iotui.core.host.advice import run_shape
+from iotui.core.host.section_pressure import apply_section_pressure
+from iotui.core.host.verdict import WARNING_CODE as RESPONSIVENESS_WARNING, pressure_warning
 from iotui.core.host.watch import HostReading, HostWatch
 from iotui.core.runs.lock import RunLock, acquire_run_lock, mark_overlap
 from iotui.core.runs.record import RecordError, RunRecord, save_record
@@ -60,15 +64,17 @@ class RunRecorder:
         probe: Any | None,
         monitor: Any | None,
         host_interval_s: float,
+        io_probe: Any | None = None,
     ) -> None:
         self.on_event: EventCallback = on_event or (lambda event: None)
-        self.watch = HostWatch(sampler, probe, monitor)
+        self.watch = HostWatch(sampler, probe, monitor, io_probe)
         self.host_interval_s = host_interval_s
         self.messages: list[dict[str, str]] = []
         self.host_samples: list[Any] = []
         self.latest_host: Any | None = None
         self.latest_probe: Any | None = None
         self.latest_assessment: Any | None = None
+        self.latest_io_probe: Any | None = None
         # One run per machine (core.runs.lock): force runs past a live holder; lock_by names us there.
         self.force = False
         self.lock_by = "iotui"
@@ -108,6 +114,7 @@ class RunRecorder:
         self.latest_host = reading.host
         self.latest_probe = reading.probe
         self.latest_assessment = reading.assessment
+        self.latest_io_probe = reading.io_probe
         if self._tool_running():
             self.host_samples.append(reading.host)
             self._on_host_reading(reading)
@@ -126,6 +133,20 @@ class RunRecorder:
         pressure = self.watch.pressure_summary()
         if pressure is not None:
             summary["pressure"] = pressure
+
+    def _start_watch(self) -> None:
+        """Start the probes; an I/O probe that cannot run is said once and left out."""
+        self.watch.start()
+        if self.watch.io_probe_error:
+            self._log("iotui", self.watch.io_probe_error + " Responsiveness is judged without it.")
+
+    def _add_responsiveness(self, record: RunRecord, options: dict[str, Any], numjobs: int | None) -> None:
+        """Each section's own pressure, and the warning when other programs suffered."""
+        apply_section_pressure(record)
+        shape = run_shape(options, os.cpu_count() or 1, numjobs)
+        warning = pressure_warning(record.pressure or None, shape)
+        if warning:
+            record.add_warning(RESPONSIVENESS_WARNING, warning)
 
     def _save_and_announce(
         self, record: RunRecord, runs_dir: Path | None, failure: str | None, fio_report: dict | None = None

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from iotui.core.runs.record import RESPONSIVENESS_LEVELS, section_total_iops
+from iotui.core.host.section_pressure import pressure_from_samples
+from iotui.core.runs.record import section_total_iops
 
 # Sample key -> section cpu key (means over the section's samples).
 _CPU_MEANS = (
@@ -20,17 +21,6 @@ _CPU_MEANS = (
     ("ctx_switches_per_s", "ctx_switches_per_s"),
     ("interrupts_per_s", "interrupts_per_s"),
     ("fio_cpu_cores", "fio_cpu_cores"),
-)
-# Sample keys whose maximum the section's pressure table keeps as ``<key>_max``.
-_PRESSURE_MAXIMA = (
-    "probe_p99_ms",
-    "io_probe_p99_ms",
-    "io_probe_write_p99_ms",
-    "psi_cpu_some_pct",
-    "psi_io_some_pct",
-    "psi_io_full_pct",
-    "psi_memory_some_pct",
-    "psi_memory_full_pct",
 )
 
 
@@ -89,22 +79,9 @@ def section_host_figures(
 
 
 def section_pressure(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """The worst responsiveness level over these samples, its cause, and each signal's maximum."""
-    levels = [row.get("responsiveness") for row in rows if row.get("responsiveness") in RESPONSIVENESS_LEVELS]
-    pressure: dict[str, Any] = {}
-    if levels:
-        worst = max(levels, key=RESPONSIVENESS_LEVELS.index)
-        pressure["responsiveness"] = worst
-        if worst != "ok":
-            cause = next(
-                (row.get("responsiveness_cause") for row in rows
-                 if row.get("responsiveness") == worst and isinstance(row.get("responsiveness_cause"), str)),
-                None,
-            )
-            if cause:
-                pressure["cause"] = cause
-    for key in _PRESSURE_MAXIMA:
-        values = _numbers(row.get(key) for row in rows)
-        if values:
-            pressure[f"{key}_max"] = max(values)
-    return pressure
+    """The worst responsiveness level over these samples, its cause, and each signal's maximum.
+
+    The same rules as the run's ``[pressure]`` (iotui/core/host/section_pressure.py); the
+    recorder adds each cause's threshold once the run's baselines are known.
+    """
+    return pressure_from_samples(rows, {})

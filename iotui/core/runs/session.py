@@ -24,6 +24,7 @@ from typing import Any, Callable, Protocol
 from iotui import __version__
 from iotui.core.runs.cache_check import suspicious_results
 from iotui.core.host.device_facts import cpu_governor
+from iotui.core.host.watch import responsiveness_row
 from iotui.core.fio.intervals import IntervalDeriver, IntervalSample
 from iotui.core.runs.findings import annotate_record
 from iotui.core.runs.record import RunRecord
@@ -139,12 +140,14 @@ class RunSession(RunRecorder):
         sampler: Any | None = None,
         probe: Any | None = None,
         monitor: Any | None = None,
+        io_probe: Any | None = None,
         baseline_s: float = 0.0,
         host_interval_s: float = 1.0,
         run_id: str | None = None,
     ) -> None:
         super().__init__(
-            on_event=on_event, sampler=sampler, probe=probe, monitor=monitor, host_interval_s=host_interval_s
+            on_event=on_event, sampler=sampler, probe=probe, monitor=monitor, host_interval_s=host_interval_s,
+            io_probe=io_probe,
         )
         self.plan = plan
         self.fio_version = fio_version
@@ -297,7 +300,7 @@ class RunSession(RunRecorder):
                 except RunsDirError as error:
                     raise RunError(str(error)) from None
             self._create_test_file()
-            self.watch.start()
+            self._start_watch()
             if self.baseline_s > 0:
                 # A few quiet seconds before fio starts: what "normal" is here.
                 await asyncio.sleep(self.baseline_s)
@@ -362,10 +365,7 @@ class RunSession(RunRecorder):
             self._last_row_monotonic = time.monotonic()
             self.row_groupids.append(groupid)
             self.row_busy_cores.append(getattr(self.latest_host, "busy_cores", None))
-            if self.latest_assessment is not None:
-                row["responsiveness"] = self.latest_assessment.level.value
-            if self.latest_probe is not None:
-                row["probe_p99_ms"] = self.latest_probe.p99_ms
+            row.update(responsiveness_row(self.latest_assessment, self.latest_probe, self.latest_io_probe))
             self.rows.append(row)
             self._emit(
                 IntervalUpdate(interval, self.latest_host, row, time.monotonic() - self._started_monotonic)
@@ -447,6 +447,7 @@ class RunSession(RunRecorder):
             record.add_warning(code, message)
         for code, message in suspicious_results(record):
             record.add_warning(code, message)
+        self._add_responsiveness(record, self.plan.options, self.plan.numjobs)
         if failure:
             record.add_warning("failed", failure)
         fio_errors = [m["text"] for m in self.messages if m["source"] == "stderr"]

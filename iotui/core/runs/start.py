@@ -2,8 +2,8 @@
 
 The command line (``iotui run``, ``iotui sweep``) and the app both call
 :func:`start_run` (and :func:`start_sysbench_run` for a sysbench point), so a
-run is planned and equipped with the real host sampler, wake-up probe and
-responsiveness monitor in one place. A run that cannot start raises
+run is planned and equipped with the real host sampler, wake-up and I/O probes
+and responsiveness monitor in one place. A run that cannot start raises
 :class:`StartError`, which carries a code and the underlying error; each
 caller words it for its own users.
 """
@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING
 
 from iotui.core.fio.runner import FioNotFoundError, fio_version, resolve_fio
 from iotui.core.host.counters import HostSampler
-from iotui.core.host.responsiveness import ResponsivenessMonitor, WakeupProbe
+from iotui.core.host.io_probe import IoProbe
+from iotui.core.host.levels import ResponsivenessMonitor
+from iotui.core.host.wakeup_probe import WakeupProbe
 from iotui.core.runs.plan import PlanError, make_plan
 from iotui.core.runs.runs_dir import RunsDirError, check_runs_dir
 from iotui.core.runs.session import EventCallback, LogLine, RunPlan, RunSession
@@ -105,6 +107,7 @@ async def start_run(request: StartRequest, on_event: EventCallback) -> RunSessio
         on_event=on_event,
         sampler=HostSampler(plan.devices),
         probe=WakeupProbe(),
+        io_probe=IoProbe(plan.target_path),
         monitor=ResponsivenessMonitor(),
         baseline_s=max(0.0, request.baseline_s),
     )
@@ -125,6 +128,7 @@ def start_sysbench_run(request: StartRequest, on_event: EventCallback, sysbench:
         on_event=on_event,
         sampler=HostSampler(plan.devices),
         probe=WakeupProbe(),
+        io_probe=IoProbe(plan.target_path),
         monitor=ResponsivenessMonitor(),
         baseline_s=max(0.0, request.baseline_s),
     )

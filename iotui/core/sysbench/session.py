@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from iotui import __version__
-from iotui.core.host.watch import HostReading
+from iotui.core.host.watch import HostReading, responsiveness_row
 from iotui.core.runs.record import RunRecord
 from iotui.core.runs.recorder import RunRecorder
 from iotui.core.runs.session import RunPlan, host_identity
@@ -73,13 +73,15 @@ class SysbenchSession(RunRecorder):
         sampler: Any | None = None,
         monitor: Any | None = None,
         probe: Any | None = None,
+        io_probe: Any | None = None,
         baseline_s: float = 0.0,
         host_interval_s: float = 1.0,
         stop_grace_s: float = 2.0,
         run_id: str | None = None,
     ) -> None:
         super().__init__(
-            on_event=on_event, sampler=sampler, probe=probe, monitor=monitor, host_interval_s=host_interval_s
+            on_event=on_event, sampler=sampler, probe=probe, monitor=monitor, host_interval_s=host_interval_s,
+            io_probe=io_probe,
         )
         self.plan = plan
         self.sysbench_binary = sysbench_binary
@@ -160,8 +162,7 @@ class SysbenchSession(RunRecorder):
         t_s = time.monotonic() - self._run_started_monotonic
         row: dict[str, Any] = {"t_s": round(t_s, 3), "dt_s": self.host_interval_s}
         row.update({key: getattr(reading.host, key, None) for key in HOST_SAMPLE_KEYS})
-        if reading.assessment is not None:
-            row["responsiveness"] = reading.assessment.level.value
+        row.update(responsiveness_row(reading.assessment, reading.probe, reading.io_probe))
         self.rows.append({key: value for key, value in row.items() if value is not None})
 
     def _make_work_dir(self) -> None:
@@ -215,7 +216,7 @@ class SysbenchSession(RunRecorder):
             if code != 0 and not self.stop_requested:
                 raise SysbenchError(f"sysbench prepare exited with code {code}: {_last_line(text)}")
             if not self.stop_requested:
-                self.watch.start()
+                self._start_watch()
                 if self.baseline_s > 0:
                     await asyncio.sleep(self.baseline_s)
                     self.watch.take_baseline()
@@ -291,6 +292,7 @@ class SysbenchSession(RunRecorder):
         )
         for code, message in warnings:
             record.add_warning(code, message)
+        self._add_responsiveness(record, self.plan.options, self.plan.numjobs)
         if failure:
             record.add_warning("failed", failure)
         self._save_and_announce(record, self.runs_dir, failure)

@@ -150,7 +150,7 @@ class RunScreen(Screen):
     def _assessed(self, message: ResponsivenessAssessed) -> None:
         self.live_run.show_assessment(
             message.assessment, numjobs=self.numjobs, cpu_count=self.cpu_count,
-            keys="Press p to pause fio or s to stop it.",
+            keys="Press p to pause fio or s to stop it.", options=getattr(self.plan, "options", None),
         )
 
     @on(FioLogged)

@@ -8,6 +8,7 @@ from rich.table import Table
 from textual.widgets import Static
 
 from iotui.core import format as fmt
+from iotui.core.host.verdict import cause_text
 from iotui.core.runs.record import RunRecord
 
 
@@ -34,9 +35,14 @@ def cpu_table(section: dict[str, Any] | None, pressure: dict[str, Any] | None = 
         table.add_row("fio usr/sys", f"{fmt.percent(cpu.get('fio_user_pct'))}/{fmt.percent(cpu.get('fio_system_pct'))}")
     level = pressure.get("responsiveness")
     table.add_row("responsive", str(level).upper() if level else "-")
-    probe_ms = pressure.get("probe_p99_ms_max")
-    if isinstance(probe_ms, (int, float)):
-        table.add_row("probe p99 max", fmt.latency_ns(probe_ms * 1e6))
+    cause = cause_text(pressure) if level not in (None, "ok") else None
+    if cause:
+        table.add_row("because", cause)
+    for key, label in (("probe_p99_ms_max", "wake-up p99 max"), ("io_probe_p99_ms_max", "io read p99 max"),
+                       ("io_probe_write_p99_ms_max", "io write p99 max")):
+        value_ms = pressure.get(key)
+        if isinstance(value_ms, (int, float)):
+            table.add_row(label, fmt.latency_ns(value_ms * 1e6))
     return table
 
 

@@ -8,14 +8,16 @@ down; the screen's message handlers hand the widget each interval and assessment
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.reactive import var
 
 from iotui.core.fio.intervals import IntervalSample
-from iotui.core.host.responsiveness import Level, likely_cause
+from iotui.core.host.advice import run_shape
+from iotui.core.host.levels import Level
+from iotui.core.host.verdict import unresponsive_notice
 from iotui.core.runs.steady import LiveSteady
 from iotui.ui.phases import RunPhase
 from iotui.ui.widgets.figures_panel import FiguresPanel
@@ -74,16 +76,21 @@ class LiveRun(Horizontal):
         self.interval = interval
         self.elapsed_s = interval.t_s
 
-    def show_assessment(self, assessment: Any, *, numjobs: int | None, cpu_count: int, keys: str) -> None:
-        """Show the level; when it has just become unresponsive, say so with the likely cause and ``keys``."""
+    def show_assessment(
+        self, assessment: Any, *, numjobs: int | None, cpu_count: int, keys: str,
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Show the level; when it has just become unresponsive, say what crossed, what to try and ``keys``.
+
+        The suggestion fits the run: its options (``options``, the plan's) and job count; without
+        the options there is none, rather than one that may not fit.
+        """
         self.assessment = assessment
         self.measuring = False
         if assessment.changed and assessment.level is Level.UNRESPONSIVE:
-            cause = likely_cause(numjobs, cpu_count, assessment)
-            # The title already says "not responding": keep what the figure means.
-            meaning = assessment.sentence.split(": ", 1)[-1]
+            shape = run_shape(options, cpu_count, numjobs) if options is not None else None
             self.notify(
-                " ".join(part for part in (meaning[:1].upper() + meaning[1:], cause, keys) if part),
+                unresponsive_notice(assessment, shape, keys),
                 title="The machine is not responding",
                 severity="error",
                 timeout=15,

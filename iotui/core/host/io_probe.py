@@ -1,0 +1,453 @@
+"""The I/O probe: how long a small read, and a small write + fdatasync, take for other programs.
+
+An editor saving a file or an application opening one does exactly this; when fio
+floods the disk queue or the page cache's writeback, these are what stall. The
+probe runs in its own child process (so a slow fsync never delays the wake-up
+probe or the app), a few times a second, in a private directory on each probed
+filesystem: the target's, and the one holding the user's home when that is
+another one. Each per-second report gives the worst filesystem's p99 for reads
+and for writes, and the probe's own I/O per second, so its disturbance shows.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+IO_PROBE_INTERVAL_S = 0.25  # each of read and write, on each filesystem: 4 a second
+IO_PROBE_REPORT_EVERY_S = 1.0
+IO_PROBE_BLOCK_BYTES = 4096
+IO_PROBE_FILE_BYTES = 1 << 20  # reads land on one of its 256 blocks at random
+PROBE_DIR_PREFIX = ".iotui-probe-"
+# The only names the probe ever creates inside its own directory.
+READ_FILE_NAME = "read.probe"
+WRITE_FILE_NAME = "write.probe"
+
+# The child's whole program: standard library only, run with -I -S. One thread per
+# place and kind does a timed operation every interval; the main thread reports once a
+# second a JSON line: per place, the latencies completed (µs) and the age of any
+# operation still in flight (a stalled fsync is reported while it stalls).
+_IO_PROBE_CHILD_SOURCE = r"""
+import json, mmap, os, random, signal, sys, threading, time
+
+interval_s = float(sys.argv[1])
+report_every_s = float(sys.argv[2])
+parent_pid = int(sys.argv[3])
+block = int(sys.argv[4])
+file_bytes = int(sys.argv[5])
+read_name, write_name = sys.argv[6], sys.argv[7]
+places = sys.argv[8:]
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+lock = threading.Lock()
+state = {}  # (place, kind) -> [latencies_us, inflight_started or None, direct]
+
+def cleanup():
+    for place in places:
+        for name in (read_name, write_name):
+            try:
+                os.unlink(os.path.join(place, name))
+            except OSError:
+                pass
+        try:
+            os.rmdir(place)
+        except OSError:
+            pass
+
+def exit_on_eof():
+    try:
+        while sys.stdin.buffer.read(4096):
+            pass
+    finally:
+        cleanup()
+        os._exit(0)
+
+def prepare(place):
+    path = os.path.join(place, read_name)
+    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    try:
+        chunk = os.urandom(block) * 16
+        written = 0
+        while written < file_bytes:
+            written += os.write(fd, chunk[: file_bytes - written])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    direct = True
+    try:
+        read_fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECT", 0))
+    except OSError:
+        direct = False  # tmpfs and some network filesystems refuse O_DIRECT
+        read_fd = os.open(path, os.O_RDONLY)
+    write_fd = os.open(os.path.join(place, write_name), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    os.write(write_fd, b"\0" * (block * 16))
+    os.fsync(write_fd)
+    return read_fd, write_fd, direct
+
+def timed_loop(place, kind, operation):
+    entry = state[(place, kind)]
+    next_at = time.monotonic()
+    while True:
+        started = time.monotonic()
+        with lock:
+            entry[1] = started
+        try:
+            operation()
+        except OSError:
+            with lock:
+                entry[1] = None
+            time.sleep(interval_s)
+            continue
+        ended = time.monotonic()
+        with lock:
+            entry[0].append(round((ended - started) * 1e6))
+            entry[1] = None
+        next_at += interval_s
+        delay = next_at - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        else:
+            next_at = time.monotonic()
+
+def start_place(place):
+    read_fd, write_fd, direct = prepare(place)
+    buffer = mmap.mmap(-1, block)  # page-aligned, as O_DIRECT wants
+    blocks = file_bytes // block
+    rng = random.Random()
+    data = os.urandom(block)
+    counter = [0]
+
+    def read_once():
+        offset = rng.randrange(blocks) * block
+        if not direct:
+            os.posix_fadvise(read_fd, offset, block, os.POSIX_FADV_DONTNEED)
+        os.preadv(read_fd, [buffer], offset)
+
+    def write_once():
+        # As an editor saves: the old content goes, the new block needs allocating, and
+        # fdatasync must commit that allocation (the journal), not just the data.
+        os.ftruncate(write_fd, 0)
+        os.pwrite(write_fd, data, 0)
+        os.fdatasync(write_fd)
+
+    for kind, operation in (("read", read_once), ("write", write_once)):
+        state[(place, kind)] = [[], None, direct]
+        threading.Thread(target=timed_loop, args=(place, kind, operation), daemon=True).start()
+
+threading.Thread(target=exit_on_eof, daemon=True).start()
+try:
+    for place in places:
+        start_place(place)
+except OSError as error:
+    sys.stdout.write(json.dumps({"error": f"{error.strerror or error} ({error.filename or ''})"}) + "\n")
+    sys.stdout.flush()
+    cleanup()
+    os._exit(0)
+
+next_report = time.monotonic() + report_every_s
+while True:
+    time.sleep(max(0.0, next_report - time.monotonic()))
+    now = time.monotonic()
+    if os.getppid() != parent_pid:
+        cleanup()
+        os._exit(0)
+    report = []
+    with lock:
+        for place in places:
+            row = {"place": place}
+            for kind in ("read", "write"):
+                entry = state[(place, kind)]
+                row[kind + "_us"] = entry[0]
+                entry[0] = []
+                row[kind + "_inflight_us"] = round((now - entry[1]) * 1e6) if entry[1] is not None else 0
+                row["direct"] = entry[2]
+            report.append(row)
+    try:
+        sys.stdout.write(json.dumps({"places": report}) + "\n")
+        sys.stdout.flush()
+    except (BrokenPipeError, OSError):
+        cleanup()
+        os._exit(0)
+    next_report += report_every_s
+    if next_report <= now:
+        next_report = now + report_every_s
+"""
+
+
+@dataclass(frozen=True)
+class IoProbeStats:
+    """One report period's I/O probe figures, the worst probed filesystem's.
+
+    A p99 is `None` when no operation of that kind completed or was in flight.
+    An operation still in flight counts with its age so far: a lower bound.
+    """
+
+    read_p99_ms: float | None
+    write_p99_ms: float | None
+    read_iops: float
+    write_iops: float
+    read_place: str | None = None  # "target" or "home": which filesystem gave read_p99_ms
+    write_place: str | None = None
+
+
+def p99(values_ms: Sequence[float]) -> float | None:
+    """The 99th percentile by nearest rank; `None` for no values."""
+    if not values_ms:
+        return None
+    ordered = sorted(values_ms)
+    return ordered[max(1, math.ceil(0.99 * len(ordered))) - 1]
+
+
+def _worst(candidates: list[tuple[float, str]]) -> tuple[float | None, str | None]:
+    if not candidates:
+        return None, None
+    value, place = max(candidates)
+    return value, place
+
+
+def stats_from_report(report: dict, labels: dict[str, str], period_s: float) -> IoProbeStats | None:
+    """Per-place latencies of one report -> the worst place's p99 and the probe's IOPS."""
+    places = report.get("places")
+    if not isinstance(places, list):
+        return None
+    reads: list[tuple[float, str]] = []
+    writes: list[tuple[float, str]] = []
+    read_count = write_count = 0
+    for row in places:
+        label = labels.get(str(row.get("place")), "target")
+        for kind, into in (("read", reads), ("write", writes)):
+            done_ms = [int(v) / 1000.0 for v in row.get(f"{kind}_us", [])]
+            inflight_ms = int(row.get(f"{kind}_inflight_us", 0)) / 1000.0
+            if kind == "read":
+                read_count += len(done_ms)
+            else:
+                write_count += len(done_ms)
+            worst = p99(done_ms)
+            if inflight_ms > 0 and (worst is None or inflight_ms > worst):
+                worst = inflight_ms
+            if worst is not None:
+                into.append((worst, label))
+    read_p99, read_place = _worst(reads)
+    write_p99, write_place = _worst(writes)
+    period_s = period_s if period_s > 0 else 1.0
+    return IoProbeStats(
+        read_p99_ms=read_p99,
+        write_p99_ms=write_p99,
+        read_iops=read_count / period_s,
+        write_iops=write_count / period_s,
+        read_place=read_place,
+        write_place=write_place,
+    )
+
+
+def probe_places(target: Path, home: Path | None) -> list[tuple[str, Path]]:
+    """Where to probe: the target's directory, plus home when it is on another filesystem."""
+    places = [("target", target)] if target.is_dir() else []  # a raw device has no filesystem
+    if home is not None and home.is_dir():
+        try:
+            if not places or os.stat(home).st_dev != os.stat(target).st_dev:
+                places.append(("home", home))
+        except OSError:
+            pass
+    return places
+
+
+class IoProbe:
+    """Runs the I/O probe child and keeps its latest per-second figures.
+
+    Like the wake-up probe: a daemon thread drains the child's pipe, `read_latest()`
+    only takes a lock, and the child ends (removing its files) when its stdin reaches
+    EOF, which happens when iotui exits for any reason. `stop()` removes them too.
+    """
+
+    def __init__(
+        self,
+        target: Path,
+        home: Path | None = None,
+        probe_home: bool = True,
+        interval_s: float = IO_PROBE_INTERVAL_S,
+        report_every_s: float = IO_PROBE_REPORT_EVERY_S,
+        keep_reports: int = 60,
+    ) -> None:
+        self.target = Path(target)
+        # home None: $HOME; probe_home False: the target's filesystem only.
+        self.home = (Path(home) if home is not None else _default_home()) if probe_home else None
+        self.interval_s = interval_s
+        self.report_every_s = report_every_s
+        self.error: str | None = None  # a sentence when the probe could not run
+        self._process: subprocess.Popen[bytes] | None = None
+        self._reader: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self._labels: dict[str, str] = {}
+        self._directories: list[Path] = []
+        self._latest: IoProbeStats | None = None
+        self._latest_at_s: float | None = None
+        self._reports_received = 0
+        self._recent: deque[tuple[list[float], list[float]]] = deque(maxlen=keep_reports)
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    @property
+    def directories(self) -> list[Path]:
+        """The private directories made for this run (removed by `stop()`)."""
+        return list(self._directories)
+
+    @property
+    def reports_received(self) -> int:
+        with self._lock:
+            return self._reports_received
+
+    def start(self) -> None:
+        """Make the private directories and start the child; a failure leaves `error` set."""
+        if self.running:
+            return
+        self.stop()
+        self.error = None
+        with self._lock:
+            self._latest, self._latest_at_s, self._reports_received = None, None, 0
+            self._recent.clear()
+        for label, parent in probe_places(self.target, self.home):
+            try:
+                directory = Path(tempfile.mkdtemp(prefix=PROBE_DIR_PREFIX, dir=parent))
+            except OSError as error:
+                if label == "target":
+                    self.error = f"The I/O probe cannot write in {parent} ({error.strerror})."
+                continue
+            self._directories.append(directory)
+            self._labels[str(directory)] = label
+        if not self._directories:
+            return
+        try:
+            self._process = subprocess.Popen(
+                [
+                    sys.executable, "-I", "-S", "-c", _IO_PROBE_CHILD_SOURCE,
+                    str(self.interval_s), str(self.report_every_s), str(os.getpid()),
+                    str(IO_PROBE_BLOCK_BYTES), str(IO_PROBE_FILE_BYTES), READ_FILE_NAME, WRITE_FILE_NAME,
+                    *map(str, self._directories),
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                close_fds=True,
+            )
+        except OSError as error:
+            self.error = f"The I/O probe could not start ({error.strerror})."
+            self._remove_directories()
+            return
+        self._reader = threading.Thread(
+            target=self._read_reports, args=(self._process,), name="iotui-io-probe", daemon=True
+        )
+        self._reader.start()
+
+    def _read_reports(self, process: subprocess.Popen[bytes]) -> None:
+        assert process.stdout is not None
+        for raw_line in process.stdout:
+            try:
+                report = json.loads(raw_line)
+            except ValueError:
+                continue
+            if "error" in report:
+                self.error = f"The I/O probe stopped: {report['error']}."
+                continue
+            stats = stats_from_report(report, self._labels, self.report_every_s)
+            if stats is None:
+                continue
+            reads, writes = [], []
+            for row in report["places"]:
+                reads += [int(v) / 1000.0 for v in row.get("read_us", [])]
+                writes += [int(v) / 1000.0 for v in row.get("write_us", [])]
+            with self._lock:
+                self._latest = stats
+                self._latest_at_s = time.monotonic()
+                self._reports_received += 1
+                self._recent.append((reads, writes))
+
+    def read_latest(self, now_s: float | None = None) -> IoProbeStats | None:
+        """The latest second's figures; `None` before the first, when stale or stopped."""
+        if self._process is None:
+            return None
+        now_s = time.monotonic() if now_s is None else now_s
+        with self._lock:
+            latest, latest_at_s = self._latest, self._latest_at_s
+        if latest is None or latest_at_s is None or not self.running:
+            return None
+        if now_s - latest_at_s > 3 * self.report_every_s:
+            return None
+        return latest
+
+    def baseline(self, last_reports: int = 3) -> IoProbeStats | None:
+        """Read and write p99 pooled over the last reports: call it before fio starts."""
+        with self._lock:
+            recent = list(self._recent)[-last_reports:] if last_reports > 0 else []
+        if not recent:
+            return None
+        reads = [value for report in recent for value in report[0]]
+        writes = [value for report in recent for value in report[1]]
+        period_s = len(recent) * self.report_every_s
+        return IoProbeStats(p99(reads), p99(writes), len(reads) / period_s, len(writes) / period_s)
+
+    def stop(self, timeout_s: float = 2.0) -> None:
+        """End the child, wait for it and remove the probe's files; safe to call again."""
+        process, self._process = self._process, None
+        if process is not None:
+            try:
+                if process.stdin is not None:
+                    process.stdin.close()
+            except OSError:
+                pass
+            try:
+                process.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            if process.stdout is not None:
+                process.stdout.close()
+            if self._reader is not None:
+                self._reader.join(timeout=timeout_s)
+                self._reader = None
+        self._remove_directories()
+
+    def _remove_directories(self) -> None:
+        # Only the names the probe creates, then the (then empty) directory: nothing else.
+        for directory in self._directories:
+            for name in (READ_FILE_NAME, WRITE_FILE_NAME):
+                try:
+                    (directory / name).unlink()
+                except FileNotFoundError:
+                    pass
+                except OSError:
+                    pass
+            try:
+                directory.rmdir()
+            except OSError:
+                pass
+        self._directories = []
+        self._labels = {}
+
+    def __enter__(self) -> IoProbe:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+def _default_home() -> Path | None:
+    home = os.environ.get("HOME")
+    return Path(home) if home and Path(home).is_dir() else None

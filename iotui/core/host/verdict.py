@@ -1,0 +1,76 @@
+"""The responsiveness verdict in words, the same wherever it is shown.
+
+The chip, Results, the record's warnings, History, the CLI and sweeps all word a
+`[pressure]` table (or a section's) through these functions, so the warning reads
+the same everywhere: the level, the signal that crossed its threshold, its value
+and the threshold.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from iotui.core.host.advice import RunShape, suggestion
+from iotui.core.host.levels import THRESHOLDS, format_value
+
+CAUSE_LABELS = {threshold.cause: threshold.label for threshold in THRESHOLDS}
+CAUSE_MEANINGS = {threshold.cause: threshold.meaning for threshold in THRESHOLDS}
+WARNING_CODE = "responsiveness"
+
+
+def cause_text(pressure: Mapping[str, Any]) -> str | None:
+    """`io write p99 312 ms > 110 ms`; None when no cause is recorded."""
+    cause = pressure.get("cause")
+    if not cause:
+        return None
+    label = CAUSE_LABELS.get(str(cause), str(cause))
+    value, unit = pressure.get("cause_value"), str(pressure.get("cause_unit") or "")
+    if not isinstance(value, (int, float)):
+        return label
+    text = f"{label} {format_value(float(value), unit)}"
+    limit = pressure.get("cause_threshold")
+    if isinstance(limit, (int, float)):
+        text += f" > {format_value(float(limit), unit)}"
+    return text
+
+
+def verdict_text(pressure: Mapping[str, Any] | None) -> str | None:
+    """`sluggish · io write p99 312 ms > 110 ms`, `ok`, or None without a verdict."""
+    if not pressure or not pressure.get("responsiveness"):
+        return None
+    level = str(pressure["responsiveness"])
+    cause = cause_text(pressure) if level != "ok" else None
+    return f"{level} · {cause}" if cause else level
+
+
+def pressure_warning(pressure: Mapping[str, Any] | None, shape: RunShape | None = None) -> str | None:
+    """The record's warning for a run (or section) that was not OK; None when it was."""
+    if not pressure or pressure.get("responsiveness") in (None, "ok"):
+        return None
+    level = pressure["responsiveness"]
+    where = "not responding" if level == "unresponsive" else "sluggish"
+    cause = pressure.get("cause")
+    text = f"Other programs found the machine {where} during the run"
+    detail = cause_text(pressure)
+    if detail:
+        meaning = CAUSE_MEANINGS.get(str(cause))
+        value = pressure.get("cause_value")
+        if meaning and isinstance(value, (int, float)):
+            shown = format_value(float(value), str(pressure.get("cause_unit") or ""))
+            text += f": {meaning.format(value=shown)} ({detail})"
+        else:
+            text += f": {detail}"
+    text += "."
+    advice = suggestion(shape, str(cause)) if shape is not None and cause else ""
+    return f"{text} {advice}".strip()
+
+
+def unresponsive_notice(assessment: Any, shape: RunShape | None, keys: str) -> str:
+    """The notification at Unresponsive: what crossed, by how much, what to try, which keys."""
+    meaning = str(assessment.sentence).split(": ", 1)[-1]
+    parts = [meaning[:1].upper() + meaning[1:]]
+    cause = getattr(assessment, "cause", None)
+    if shape is not None and cause:
+        parts.append(suggestion(shape, cause))
+    parts.append(keys)
+    return " ".join(part for part in parts if part)
