@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from iotui.core.host.verdict import verdict_text
 from iotui.core import format as fmt
 from iotui.cli_common import (
     CommandError,
@@ -124,15 +125,14 @@ def print_summary(record: RunRecord, saved_path: Path | None, out: Any = None) -
             print(_direction_line(direction, section[direction], indent), file=out)
         if section.get("cpu"):
             print(_cpu_line(section["cpu"], indent), file=out)
-        level = (section.get("pressure") or {}).get("responsiveness")
-        if multi and level:
-            print(f"{indent}responsiveness: {level}", file=out)
+        section_verdict = verdict_text(section.get("pressure"))
+        if multi and section_verdict:
+            print(f"{indent}responsiveness: {section_verdict}", file=out)
         for line in section_finding_lines(section):
             print(f"{indent}{line}", file=out)
-    level = record.pressure.get("responsiveness")
-    if level:
-        cause = record.pressure.get("cause")
-        print(f"  responsiveness: {level}" + (f" ({cause})" if cause and level != "ok" else ""), file=out)
+    verdict = verdict_text(record.pressure)
+    if verdict:
+        print(f"  responsiveness: {verdict}", file=out)
     for warning in record.warnings:
         print(f"  warning [{warning['code']}]: {warning['message']}", file=out)
     if saved_path is not None:

@@ -138,7 +138,7 @@ def _outcome(point: SweepPointState) -> str:
             p99 = getattr(result, f"{direction}_lat_p99_ns")
             parts.append(f"{direction} {fmt.iops(iops)} IOPS p99 {fmt.latency_ns(p99)}")
     if result.responsiveness:
-        parts.append(f"responsiveness {result.responsiveness}")
+        parts.append(f"responsiveness {result.responsiveness_detail or result.responsiveness}")
     return ", ".join(parts)
 
 

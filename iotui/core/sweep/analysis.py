@@ -18,6 +18,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
+from iotui.core.host.verdict import verdict_text
+from iotui.core.sweep.responsiveness import describe_point, responsiveness_break
 from iotui.core import format as fmt
 from iotui.core.sweep.categories import comparison_sentence, is_category_sweep
 from iotui.core.sweep.slo import Slo, SloChoice, choose_point
@@ -50,6 +52,7 @@ class PointResult:
     read_lat_p99_9_ns: float | None = None
     write_lat_p99_9_ns: float | None = None
     responsiveness: str | None = None
+    responsiveness_detail: str | None = None  # the verdict in words: level · signal value > threshold
     iops_per_fio_core: float | None = None
     iops_per_busy_core: float | None = None
     cpu_user_pct: float | None = None
@@ -120,6 +123,7 @@ class PointResult:
                 for key in ("lat_p50_ns", "lat_p90_ns", "lat_p99_9_ns")
             },
             responsiveness=summary.get("pressure", {}).get("responsiveness"),
+            responsiveness_detail=verdict_text(summary.get("pressure")),
             iops_per_fio_core=_number(cpu.get("iops_per_fio_core")),
             iops_per_busy_core=_number(cpu.get("iops_per_busy_core")),
             status=record.status,
@@ -213,6 +217,10 @@ def _describe(params: Mapping[str, str]) -> str:
     return ", ".join(f"{key}={value}" for key, value in params.items()) or "the only point"
 
 
+def _dropped(point: PointResult) -> str:
+    return describe_point(point.params, point.responsiveness_detail)
+
+
 def _throughput_text(value: float, metric: str) -> str:
     return fmt.bytes_per_s(value) if metric == "bw_bytes" else f"{fmt.iops(value)} IOPS"
 
@@ -260,11 +268,11 @@ def responsive_candidates(points: Sequence[PointResult]) -> tuple[list[PointResu
         dropped = [p for p in points if p not in responsive]
         if not dropped:
             return responsive, ""
-        return responsive, f"; left out as not responsive: {'; '.join(_describe(p.params) for p in dropped)}"
+        return responsive, f"; left out as not responsive: {'; '.join(_dropped(p) for p in dropped)}"
     not_unresponsive = [p for p in points if p.responsiveness != UNRESPONSIVE]
     if not_unresponsive:
         dropped = [p for p in points if p.responsiveness == UNRESPONSIVE]
-        left_out = f" (left out as unresponsive: {'; '.join(_describe(p.params) for p in dropped)})" if dropped else ""
+        left_out = f" (left out as unresponsive: {'; '.join(_dropped(p) for p in dropped)})" if dropped else ""
         return not_unresponsive, f"; no point stayed fully responsive, so the sluggish ones were used{left_out}"
     return list(points), "; no point stayed responsive, so all points were used"
 
@@ -468,6 +476,9 @@ def analyze(points: Sequence[PointResult], axes: Sequence[SweepAxis], slo: Slo |
         mount_axes, ranked_points = mount_option_axes(usable_points(points))
         varied = [*varied, *mount_axes]
     ranking = rank_by_average_placing(ranked_points, varied, metric) if len(varied) > 1 else None
+    broke = responsiveness_break(usable_points(points), axes)
+    if broke:
+        notes.append(broke)
     return SweepAnalysis(
         metric=metric,
         sweet_spot=sweet_spot(points, axes, metric),

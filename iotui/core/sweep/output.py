@@ -54,6 +54,7 @@ def point_json(point: PointResult, error: str = "") -> dict[str, Any]:
         "read_lat_p99_ns": point.read_lat_p99_ns,
         "write_lat_p99_ns": point.write_lat_p99_ns,
         "responsiveness": point.responsiveness,
+        "responsiveness_detail": point.responsiveness_detail,
         "iops_per_fio_core": point.iops_per_fio_core,
         "iops_per_busy_core": point.iops_per_busy_core,
         "cpu_user_pct": point.cpu_user_pct,

@@ -82,6 +82,7 @@ class SweepPointState:
         return PointResult(
             params=dict(self.params),
             responsiveness=self.result.get("responsiveness"),
+            responsiveness_detail=self.result.get("responsiveness_detail"),
             mount_options=self.result.get("mount_options"),
             status=self.status,
             record=self.record or None,
@@ -91,6 +92,7 @@ class SweepPointState:
     def set_result(self, result: PointResult) -> None:
         table: dict[str, Any] = {key: getattr(result, key) for key in RESULT_KEYS}
         table["responsiveness"] = result.responsiveness
+        table["responsiveness_detail"] = result.responsiveness_detail
         table["mount_options"] = result.mount_options
         self.result = {key: value for key, value in table.items() if value is not None}
 
