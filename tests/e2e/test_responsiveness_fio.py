@@ -110,11 +110,11 @@ def test_a_qd1_direct_read_stays_ok(disk_dir: Path, tmp_path: Path) -> None:
 
 
 def test_a_write_flood_that_fills_the_queue_is_caught_with_an_io_cause(disk_dir: Path, tmp_path: Path) -> None:
-    # 2 jobs x 1 MiB writes at QD32 on 2 x 64 MiB files: on a disk shared with the desktop,
-    # a small save waits behind 64 MiB of queued writes.
+    # 4 jobs x 1 MiB direct writes at QD64 over one 32 MiB file: on a disk shared with the
+    # desktop, a small save waits behind up to 256 MiB of queued writes.
     printed = iotui_run(
-        disk_dir, tmp_path / "runs", "--runtime", "6", "--size", "64M",
-        "--set", "rw=write", "--set", "bs=1M", "--set", "iodepth=32", "--set", "numjobs=2",
+        disk_dir, tmp_path / "runs", "--runtime", "6", "--size", "32M",
+        "--set", "rw=write", "--set", "bs=1M", "--set", "iodepth=64", "--set", "numjobs=4",
         "--set", "ioengine=libaio", "--set", "direct=1", "--set", "time_based=1",
     )
     record = load_record(Path(printed["path"]))
@@ -125,5 +125,5 @@ def test_a_write_flood_that_fills_the_queue_is_caught_with_an_io_cause(disk_dir:
     assert any(s.get("responsiveness_cause") in IO_CAUSES for s in record.samples)
     (warning,) = [w["message"] for w in record.warnings if w["code"] == "responsiveness"]
     assert warning.startswith("Other programs found the machine ")
-    assert "try a lower iodepth (now 32) or fewer jobs (now 2)" in warning
+    assert "try a lower iodepth (now 64) or fewer jobs (now 4)" in warning
     assert [p.name for p in disk_dir.iterdir() if p.name.startswith(".iotui-")] == []
