@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 
+from tests.waiting import wait_until
 from iotui.core.host.io_probe import (
     PROBE_DIR_PREFIX,
     IoProbe,
@@ -55,14 +55,8 @@ def test_places_add_home_only_on_another_filesystem(tmp_path: Path) -> None:
     assert probe_places(device, same) == [("home", same)]
 
 
-def _wait_for_report(probe: IoProbe, timeout_s: float = 10.0) -> IoProbeStats:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        latest = probe.read_latest()
-        if latest is not None:
-            return latest
-        time.sleep(0.05)
-    raise AssertionError(f"no report from the I/O probe in {timeout_s} s (error: {probe.error})")
+def _wait_for_report(probe: IoProbe) -> IoProbeStats:
+    return wait_until(probe.read_latest, what=f"the I/O probe's first report (error: {probe.error})", interval_s=0.05)
 
 
 def test_the_real_probe_measures_in_a_private_directory_and_removes_it(tmp_path: Path) -> None:

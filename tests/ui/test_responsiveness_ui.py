@@ -13,6 +13,7 @@ from tests.fakes.io_probe import QUIET_IO
 from tests.ui.helpers import screen_text
 from tests.ui.replay import CALM_HOST, ReplayServices
 from tests.ui.test_comparison import make_record
+from tests.waiting import wait_for
 
 PRESSURE = {
     "responsiveness": "sluggish", "cause": "io_probe_write", "cause_value": 312.0, "cause_unit": "ms",
@@ -75,16 +76,11 @@ async def test_the_live_chip_shows_the_crossing(tmp_path) -> None:
     async with app.run_test(size=(100, 30), message_hook=log) as pilot:
         await pilot.pause()
         await pilot.press("r")
-        for _ in range(200):
-            if any(m.assessment.level.value == "unresponsive" for m in log.of(ResponsivenessAssessed)):
-                break
-            await pilot.pause(0.05)
+        await wait_for(lambda: any(m.assessment.level.value == "unresponsive" for m in log.of(ResponsivenessAssessed)),
+                       what="an unresponsive assessment", pilot=pilot)
         await pilot.pause()
         chip = app.screen.query_one(ResponsivenessChip)
         assert chip.has_class("-unresponsive")
         assert "UNRESPONSIVE · io write p99 1500 ms > 1000 ms" in screen_text(app)
         await pilot.press("s")
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if not app.screen.query(ResponsivenessChip):
-                break
+        await wait_for(lambda: not app.screen.query(ResponsivenessChip), what="the run to end", pilot=pilot)

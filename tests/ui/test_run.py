@@ -195,7 +195,7 @@ async def test_io_full_alone_leaves_the_chip_ok(tmp_path) -> None:
     async with app.run_test(size=(80, 24), message_hook=log) as pilot:
         await pilot.pause()
         await pilot.press("r")
-        await _wait_for(pilot, lambda: len(log.of(ResponsivenessAssessed)) >= 6)
+        await wait_for(lambda: len(log.of(ResponsivenessAssessed)) >= 6, pilot=pilot, what="six assessments")
         await pilot.pause()
         assert {m.assessment.level.value for m in log.of(ResponsivenessAssessed)} == {"ok"}
         assert "responsive: OK" in screen_text(app)
@@ -216,7 +216,8 @@ async def test_a_qd1_single_job_run_is_never_told_fewer_jobs(tmp_path) -> None:
         await pilot.pause()
         await pilot.press("down")  # rnd4k-q1t1: one job, iodepth 1, direct
         await pilot.press("r")
-        await _wait_for(pilot, lambda: any(m.assessment.level.value == "unresponsive" for m in log.of(ResponsivenessAssessed)))
+        await wait_for(lambda: any(m.assessment.level.value == "unresponsive" for m in log.of(ResponsivenessAssessed)),
+                       pilot=pilot, what="an unresponsive assessment")
         await pilot.pause()
         (toast,) = [text for title, text in log.toasts() if title == "The machine is not responding"]
         assert services.requests[-1].preset.name == "rnd4k-q1t1"
