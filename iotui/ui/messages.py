@@ -145,6 +145,8 @@ class SweepPointBegan(Message, bubble=False):
     estimated_s: float | None
     numjobs: int | None = None
     """The point's numjobs (to name too many jobs as the cause when the machine stops responding)."""
+    options: dict[str, str] | None = None
+    """The point's effective fio options (so what to try fits the point, as on the Run screen)."""
 
 
 @dataclass
@@ -182,7 +184,8 @@ def sweep_messages_for_event(event: object) -> list[Message]:
         plan = getattr(event.session, "plan", None)
         estimated_s = getattr(plan, "estimated_duration_s", None)
         return [SweepPointBegan(event.point.index, dict(event.point.params), event.number, event.total,
-                                event.time_left_s, estimated_s, getattr(plan, "numjobs", None))]
+                                event.time_left_s, estimated_s, getattr(plan, "numjobs", None),
+                                dict(getattr(plan, "options", None) or {}) if plan is not None else None)]
     if isinstance(event, PointFinished):
         point = event.point
         return [SweepPointEnded(point.index, point.status, point.error, point.point_result(), event.number,

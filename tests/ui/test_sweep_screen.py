@@ -15,6 +15,7 @@ from iotui.ui.app import IotuiApp
 from iotui.ui.messages import SweepEnded, SweepPointEnded
 from iotui.ui.screens.sweep import SweepScreen
 from iotui.ui.services import Services
+from tests.fakes.io_probe import QUIET_IO, STALLED_IO
 from tests.waiting import wait_for
 from tests.ui.helpers import MessageLog, screen_text, settle
 from tests.ui.replay import CALM_HOST, RANDRW, STALLED_HOST, ReplayRunner, ReplayServices, synthetic_documents
@@ -201,8 +202,9 @@ async def test_quit_during_a_sweep_asks_then_stops_it_and_leaves(tmp_path) -> No
 
 async def test_unresponsive_during_a_point_names_the_cause_as_on_the_run_screen(tmp_path) -> None:
     services = SweepReplayServices(tmp_path / "runs", [(1, 1)], hold_after=1)
-    services.sampler_samples = [CALM_HOST, STALLED_HOST]
-    services.plan_numjobs = 16  # above the replay's 8 cores
+    services.sampler_samples = [CALM_HOST, STALLED_HOST]  # io full 45%: context, not a trigger
+    services.io_probe_samples = [QUIET_IO, STALLED_IO]  # other programs' saves take 1.5 s
+    services.plan_numjobs = 16
     log = MessageLog()
     app = _app(tmp_path, services)
     async with app.run_test(size=(80, 24), message_hook=log) as pilot:
@@ -214,8 +216,11 @@ async def test_unresponsive_during_a_point_names_the_cause_as_on_the_run_screen(
         )
         toasts = [text for title, text in log.toasts() if title == "The machine is not responding"]
         assert len(toasts) == 1
-        assert toasts[0].startswith("Every running task was stalled on I/O 45% of the time.")
-        assert "numjobs (16) is above the core count (8)" in toasts[0]
+        assert toasts[0].startswith(
+            "A small write + fdatasync by another program took 1500 ms, over the limit of 1000 ms."
+        )
+        # The point's own options (iodepth 32) and its 16 jobs, as on the Run screen.
+        assert "try a lower iodepth (now 32) or fewer jobs (now 16)" in toasts[0]
         assert toasts[0].endswith("Press s to stop the sweep.")
         await pilot.press("s")
         await settle(pilot)

@@ -123,6 +123,7 @@ class SweepScreen(Screen):
         self.point_wall_s: float | None = None
         self.numjobs: int | None = None
         self.slo: Any = None  # the latency target typed before starting (core Slo), if any
+        self.point_options: dict[str, str] | None = None
         self.sub_title = f"sweep: {preset.name} on {target_path}"
 
     def compose(self) -> ComposeResult:
@@ -362,6 +363,7 @@ class SweepScreen(Screen):
         self.time_left_at_point_start_s = message.time_left_s
         self.point_wall_s = None
         self.numjobs = message.numjobs
+        self.point_options = message.options
         self.live_run.begin(message.estimated_s)
         if self.phase is not SweepPhase.STOPPING:
             self.point_phase = RunPhase.STARTING
@@ -388,7 +390,7 @@ class SweepScreen(Screen):
     def _assessed(self, message: ResponsivenessAssessed) -> None:
         self.live_run.show_assessment(
             message.assessment, numjobs=self.numjobs, cpu_count=self.services.cpu_count,
-            keys="Press s to stop the sweep.",
+            keys="Press s to stop the sweep.", options=self.point_options,
         )
 
     @on(FioLogged)
