@@ -1,18 +1,14 @@
-"""The responsiveness verdict reads the same in the chip, Results, the warnings and History."""
+"""The responsiveness verdict in the chip: the signal that crossed, its value and the threshold."""
 
 from __future__ import annotations
 
 from iotui.core.host.levels import ResponsivenessMonitor
-from iotui.core.host.verdict import WARNING_CODE, pressure_warning
-from iotui.core.host.advice import RunShape
 from iotui.core.host.io_probe import IoProbeStats
-from iotui.core.runs.record import save_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip, chip_text
 from tests.fakes.io_probe import QUIET_IO
 from tests.ui.helpers import screen_text
 from tests.ui.replay import CALM_HOST, ReplayServices
-from tests.ui.test_comparison import make_record
 from tests.waiting import wait_for
 
 PRESSURE = {
@@ -31,32 +27,6 @@ def test_the_chip_names_what_crossed_and_never_a_signal_below_its_threshold() ->
     easing = monitor.update(CALM_HOST, None, IoProbeStats(0.4, 70.0, 4.0, 4.0))
     assert chip_text(easing, measuring=False) == "SLUGGISH · easing off · io write p99 was 312 ms"
     assert chip_text(monitor.update(CALM_HOST, None, QUIET_IO), measuring=False).startswith("SLUGGISH")
-
-
-def _record_with_verdict():
-    record = make_record("aaaaaaaa01", 1, preset="quick", iops=100.0)
-    record.pressure = dict(PRESSURE)
-    record.add_warning(WARNING_CODE, pressure_warning(PRESSURE, RunShape(numjobs=2, writes=True)))
-    return record
-
-
-async def test_results_and_history_show_the_cause(tmp_path) -> None:
-    save_record(_record_with_verdict(), tmp_path)
-    app = IotuiApp(ReplayServices(tmp_path))
-    async with app.run_test(size=(120, 50)) as pilot:
-        await pilot.pause()
-        await pilot.press("h")
-        await pilot.pause()
-        history = screen_text(app)
-        assert f"responsiveness: sluggish · {VERDICT}" in history
-        await pilot.press(*"io write")  # the filter finds runs by their verdict
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
-        results = screen_text(app)
-        assert "SLUGGISH" in results and VERDICT in results
-        assert "Other programs found the machine sluggish" in results
-        assert "direct=1" in results
 
 
 async def test_the_live_chip_shows_the_crossing(tmp_path) -> None:
