@@ -69,15 +69,18 @@ async def test_one_row_per_section_and_the_detail_follows_the_cursor(tmp_path) -
 
 
 def test_history_row_shows_the_sections_compactly(tmp_path) -> None:
-    from pathlib import Path
-
+    from iotui.core.runs import history_index
+    from iotui.core.runs.record import save_record
     from iotui.ui.widgets.history_table import HistoryEntry
 
-    cells = HistoryEntry(Path("x.toml"), blocksize_record(paused_s=12.0), None).cells()
+    save_record(blocksize_record(paused_s=12.0), tmp_path)
+    history_index.sync(tmp_path)
+    runs, _ = history_index.query(tmp_path)
+    cells = HistoryEntry(runs[0]).cells()
     assert cells[3] == "19.2k|6.3k|547"
     assert cells[4] == "-"
     assert cells[5] == "90.1µs|1.22ms|33.8ms"
-    assert cells[6] == "completed, paused 12 s"
+    assert cells[6] == "done, paused 12 s"
 
 
 def test_export_has_one_row_per_section_and_no_sum() -> None:

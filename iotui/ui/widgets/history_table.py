@@ -64,6 +64,8 @@ class HistoryEntry:
         if run.error:
             return ("?", _shorten(self.path.stem, PRESET_WIDTH), "", "", "", "", "bad file")
         status = STATUS_WORDS.get(run.status, run.status)
+        if run.paused_s:
+            status += f", paused {run.paused_s:.0f} s"
         return (
             self.date(),
             _shorten(run.preset, PRESET_WIDTH),
