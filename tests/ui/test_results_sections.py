@@ -113,3 +113,19 @@ async def test_compare_screen_judges_each_section(tmp_path) -> None:
         assert "128k-direct · read" in text and "-36.5% worse" in text
         assert "4k-direct · read" in text and "2m-direct · read" in text and "26.0k" not in text
         assert "section by section" in text
+
+
+def test_history_row_keeps_the_responsiveness_verdict_and_its_cause(tmp_path) -> None:
+    from iotui.core.runs import history_index
+    from iotui.core.runs.record import save_record
+    from iotui.ui.widgets.history_table import HistoryEntry
+
+    record = blocksize_record()
+    record.pressure = {"responsiveness": "sluggish", "cause": "io_probe_write", "cause_value": 312.0,
+                       "cause_unit": "ms"}
+    save_record(record, tmp_path)
+    history_index.sync(tmp_path)
+    runs, _ = history_index.query(tmp_path, history_index.RunFilter.from_text("sluggish"))
+    assert len(runs) == 1 and runs[0].responsiveness == "sluggish io_probe_write"
+    assert HistoryEntry(runs[0]).cells()[6] == "done, sluggish (io write)"
+    assert runs[0].to_json_dict()["responsiveness"] == "sluggish io_probe_write"

@@ -23,13 +23,13 @@ from typing import Callable, Iterable
 from iotui.core.runs.record import RecordError, RunRecord, load_record, section_directions, section_metric
 
 INDEX_FILE_NAME = ".iotui-index.sqlite3"
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 ProgressCallback = Callable[[int, int], None]
 
 _COLUMNS = (
     "name", "mtime_ns", "size", "run_id", "preset", "title", "status", "started", "started_ts",
     "target", "filesystem", "device", "read_iops", "write_iops", "p99_ns", "notes", "tags", "forced",
-    "error", "search", "paused_s",
+    "error", "search", "paused_s", "responsiveness",
 )
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -37,7 +37,7 @@ CREATE TABLE IF NOT EXISTS runs (
     name TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, run_id TEXT, preset TEXT, title TEXT,
     status TEXT, started TEXT, started_ts REAL, target TEXT, filesystem TEXT, device TEXT,
     read_iops TEXT, write_iops TEXT, p99_ns TEXT, notes TEXT, tags TEXT, forced INTEGER,
-    error TEXT, search TEXT, paused_s REAL
+    error TEXT, search TEXT, paused_s REAL, responsiveness TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_by_start ON runs (started_ts DESC);
 """
@@ -66,6 +66,8 @@ class IndexedRun:
     tags: tuple[str, ...]
     forced: bool
     error: str | None
+    responsiveness: str = ""
+    """The worst level above ok and its cause (``sluggish io_probe_write``); empty when ok or unknown."""
 
     def to_json_dict(self) -> dict:
         return {
@@ -75,6 +77,7 @@ class IndexedRun:
             "sections_read_iops": list(self.read_iops), "sections_write_iops": list(self.write_iops),
             "sections_p99_ns": list(self.p99_ns), "paused_s": self.paused_s,
             "notes": self.notes, "tags": list(self.tags), "forced": self.forced, "error": self.error,
+            "responsiveness": self.responsiveness or None,
         }
 
 
@@ -106,7 +109,9 @@ def _connect(runs_dir: Path) -> sqlite3.Connection:
             connection.executescript(_SCHEMA)
             row = connection.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
             if row is None or row[0] != str(INDEX_VERSION):
-                connection.execute("DELETE FROM runs")
+                # Another version's columns: the index is only a cache, so build it again.
+                connection.execute("DROP TABLE runs")
+                connection.executescript(_SCHEMA)
                 connection.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(INDEX_VERSION),))
                 connection.commit()
             return connection
@@ -126,7 +131,7 @@ def _row_for(name: str, stat: os.stat_result, record: RunRecord | None, error: s
     if record is None:
         search = f"{name} bad file {error or ''}".lower()
         return (name, stat.st_mtime_ns, stat.st_size, "", "", "", "bad file", "", stat.st_mtime,
-                "", "", "", "[]", "[]", "[]", "", "", 0, error or "", search, None)
+                "", "", "", "[]", "[]", "[]", "", "", 0, error or "", search, None, "")
     started = record.started
     sections = list(record.sections)
     notes = str(record.run.get("notes") or "")
@@ -135,8 +140,9 @@ def _row_for(name: str, stat: os.stat_result, record: RunRecord | None, error: s
     target = str(record.target.get("path", ""))
     date = started.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M") if started else ""
     title = str(record.run.get("title") or "")
+    responsiveness = _verdict(record.pressure)
     search = " ".join(
-        [name, record.preset, title, target, record.status, str(record.target.get("filesystem", "")),
+        [name, record.preset, title, target, record.status, responsiveness, str(record.target.get("filesystem", "")),
          str(record.target.get("device", "")), date, notes, tags, record.id]
     ).lower()
     return (
@@ -146,8 +152,17 @@ def _row_for(name: str, stat: os.stat_result, record: RunRecord | None, error: s
         json.dumps([section_metric(section, "read", "iops") for section in sections]),
         json.dumps([section_metric(section, "write", "iops") for section in sections]),
         json.dumps([_worst_p99(section) for section in sections]), notes, tags,
-        1 if record.run.get("forced") else 0, None, search, record.paused_s or None,
+        1 if record.run.get("forced") else 0, None, search, record.paused_s or None, responsiveness,
     )
+
+
+def _verdict(pressure: dict) -> str:
+    """The run's worst responsiveness level above ok, with the signal behind it: ``sluggish io_probe_write``."""
+    level = str((pressure or {}).get("responsiveness") or "")
+    if level in ("", "ok"):
+        return ""
+    cause = str(pressure.get("cause") or "")
+    return f"{level} {cause}".strip()
 
 
 def _worst_p99(section: dict) -> float | None:
@@ -265,4 +280,5 @@ def _indexed(runs_dir: Path, row: Iterable) -> IndexedRun:
         read_iops=tuple(json.loads(data["read_iops"] or "[]")), write_iops=tuple(json.loads(data["write_iops"] or "[]")),
         p99_ns=tuple(json.loads(data["p99_ns"] or "[]")), paused_s=data["paused_s"], notes=data["notes"] or "",
         tags=tuple((data["tags"] or "").split()), forced=bool(data["forced"]), error=data["error"] or None,
+        responsiveness=data["responsiveness"] or "",
     )

@@ -29,6 +29,11 @@ TARGET_WIDTH = 9
 # Whole words that fit the status column (the filter still finds "completed").
 STATUS_WORDS = {"completed": "done", "reference": "ref."}
 MAX_SECTIONS_SHOWN = 3
+# The signal behind a responsiveness verdict, in the chip's words.
+CAUSE_WORDS = {
+    "io_probe_read": "io read", "io_probe_write": "io write", "wakeup": "wake-up",
+    "psi_memory_full": "memory", "psi_io_full": "io full",
+}
 
 
 class HistoryEntry:
@@ -66,6 +71,9 @@ class HistoryEntry:
         status = STATUS_WORDS.get(run.status, run.status)
         if run.paused_s:
             status += f", paused {run.paused_s:.0f} s"
+        if run.responsiveness:
+            level, _, cause = run.responsiveness.partition(" ")
+            status += f", {level}" + (f" ({CAUSE_WORDS.get(cause, cause)})" if cause else "")
         return (
             self.date(),
             _shorten(run.preset, PRESET_WIDTH),
