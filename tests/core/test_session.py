@@ -163,12 +163,12 @@ async def test_stop_during_the_baseline_never_starts_fio(tmp_path: Path, monkeyp
         started.append(argv)
         return _fake_runner(argv)
 
-    session = RunSession(_plan(tmp_path), fio_version="x", runs_dir=None, runner_factory=runner, baseline_s=0.5)
+    session = RunSession(_plan(tmp_path), fio_version="x", runs_dir=None, runner_factory=runner, baseline_s=60)
     task = asyncio.create_task(session.run())
     # The test file exists before the baseline starts: stop during the baseline.
     await wait_for(lambda: any(tmp_path.iterdir()), what="the session to create its test file")
     session.request_stop()
-    record = await task
+    record = await asyncio.wait_for(task, 30)  # the stop ends the 60 s baseline at once
     assert started == []
     assert record.status == "stopped"
     assert list(tmp_path.iterdir()) == []

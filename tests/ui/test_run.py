@@ -303,7 +303,7 @@ async def test_stop_during_the_baseline_never_starts_fio(tmp_path) -> None:
 
     async def session_with_a_baseline(request, on_event):
         session = await original(request, on_event)
-        session.baseline_s = 2.0  # the quiet seconds before fio starts (as in the app)
+        session.baseline_s = 60.0  # quiet seconds before fio starts; the stop ends them at once
         return session
 
     services.make_session = session_with_a_baseline

@@ -171,6 +171,7 @@ class RunSession(RunRecorder):
         # Extra [run] keys the caller decides (repeat_group and repeat_index of --repeat N).
         self.run_keys: dict[str, Any] = {}
         self.stop_requested = False
+        self._stop_asked = asyncio.Event()  # ends the baseline at once
         self.paused = False
         self._created_test_files: list[Path] = []
         self._created_private_dir: Path | None = None
@@ -190,6 +191,7 @@ class RunSession(RunRecorder):
         self.stop_requested = True
         if self.ended_by is None:
             self.ended_by = ended_by
+        self._stop_asked.set()
         if self.runner is not None:
             asyncio.ensure_future(self.runner.stop())
 
@@ -302,8 +304,11 @@ class RunSession(RunRecorder):
             self._create_test_file()
             self._start_watch()
             if self.baseline_s > 0:
-                # A few quiet seconds before fio starts: what "normal" is here.
-                await asyncio.sleep(self.baseline_s)
+                # A few quiet seconds before fio starts: what "normal" is here (a stop ends them).
+                try:
+                    await asyncio.wait_for(self._stop_asked.wait(), self.baseline_s)
+                except asyncio.TimeoutError:
+                    pass
                 self.watch.take_baseline()
                 self._sample_host()
             # Stopped during the baseline: fio never starts (status "stopped").
