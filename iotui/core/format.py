@@ -13,13 +13,14 @@ from typing import Any
 NO_VALUE = "-"
 
 
-def _missing(value: float | None) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+def _missing(value: float) -> bool:
+    """NaN reads as no value (None is checked before, so the type narrows)."""
+    return isinstance(value, float) and math.isnan(value)
 
 
 def iops(value: float | None) -> str:
     """12.3k style, like fio's own output."""
-    if _missing(value):
+    if value is None or _missing(value):
         return NO_VALUE
     value = float(value)
     for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
@@ -31,13 +32,13 @@ def iops(value: float | None) -> str:
 
 def bytes_per_s(value: float | None) -> str:
     """Binary units, as fio prints them (MiB/s)."""
-    if _missing(value):
+    if value is None or _missing(value):
         return NO_VALUE
     return f"{size_bytes(value)}/s"
 
 
 def size_bytes(value: float | None) -> str:
-    if _missing(value):
+    if value is None or _missing(value):
         return NO_VALUE
     value = float(value)
     for limit, suffix in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
@@ -49,7 +50,7 @@ def size_bytes(value: float | None) -> str:
 
 def latency_ns(value: float | None) -> str:
     """ns, µs, ms or s with three significant figures."""
-    if _missing(value):
+    if value is None or _missing(value):
         return NO_VALUE
     value = float(value)
     for limit, divisor, suffix in ((1e9, 1e9, "s"), (1e6, 1e6, "ms"), (1e3, 1e3, "µs")):
@@ -67,20 +68,20 @@ def _three_figures(value: float) -> str:
 
 
 def percent(value: float | None) -> str:
-    if _missing(value):
+    if value is None or _missing(value):
         return NO_VALUE
     return f"{float(value):.1f}%"
 
 
 def rate(value: float | None) -> str:
     """Events per second (context switches, interrupts)."""
-    if _missing(value):
+    if value is None or _missing(value):
         return NO_VALUE
     return iops(value)
 
 
 def duration_s(value: float | None) -> str:
-    if _missing(value):
+    if value is None or _missing(value):
         return NO_VALUE
     total = int(round(float(value)))
     hours, rest = divmod(total, 3600)
@@ -94,21 +95,21 @@ def duration_s(value: float | None) -> str:
 
 def mib_per_s(value_bytes_per_s: float | None) -> str:
     """Plain MiB/s with one decimal, as in the studies' tables."""
-    if _missing(value_bytes_per_s):
+    if value_bytes_per_s is None or _missing(value_bytes_per_s):
         return NO_VALUE
     return f"{float(value_bytes_per_s) / (1 << 20):,.1f}"
 
 
 def microseconds(value_ns: float | None) -> str:
     """Plain µs with two decimals, as in the studies' tables."""
-    if _missing(value_ns):
+    if value_ns is None or _missing(value_ns):
         return NO_VALUE
     return f"{float(value_ns) / 1000:,.2f}"
 
 
 def count(value: float | None) -> str:
     """A whole number with thousands separators (439,728), as in the studies' tables."""
-    if _missing(value):
+    if value is None or _missing(value):
         return NO_VALUE
     return f"{float(value):,.0f}"
 
@@ -133,7 +134,7 @@ def section_heading(section: dict[str, Any]) -> str:
 
 def paused(seconds: float | None) -> str:
     """``paused 12 s``: how long a run (or section) stood still; empty when never paused."""
-    if _missing(seconds) or not seconds:
+    if seconds is None or _missing(seconds) or not seconds:
         return ""
     return f"paused {float(seconds):.0f} s" if seconds >= 1 else f"paused {float(seconds):.1f} s"
 

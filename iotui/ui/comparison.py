@@ -9,6 +9,7 @@ and names the files an export writes.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,7 +105,7 @@ def find_previous(
         and record.started is not None
         and (started is None or record.started <= started)
     ]
-    candidates.sort(key=lambda record: record.started)
+    candidates.sort(key=lambda record: record.started or dt.datetime.min.replace(tzinfo=dt.timezone.utc))
     return candidates[-1] if candidates else None
 
 

@@ -135,7 +135,8 @@ def sparkline(
         return ""
     window = max(width, SPARK_MIN_WINDOW)
     recent = values[-window:]
-    padded: list[float | None] = [None] * (window - len(recent)) + list(recent)
+    blanks: list[float | None] = [None] * (window - len(recent))
+    padded = blanks + list(recent)
     present = [value for value in padded if value is not None]
     top = scale_max if scale_max is not None else (max(present) if present else 0.0)
     cells: list[str] = []

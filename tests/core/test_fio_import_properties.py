@@ -25,7 +25,9 @@ else:  # pragma: no cover
 
 # IOTUI_HYPOTHESIS_EXAMPLES=5000 for a longer hunt.
 PROPERTY_SETTINGS = settings(
-    max_examples=int(os.environ.get("IOTUI_HYPOTHESIS_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+    max_examples=int(os.environ.get("IOTUI_HYPOTHESIS_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
 

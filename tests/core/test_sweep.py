@@ -105,7 +105,11 @@ def test_all_points_used_when_none_stayed_responsive():
 
 def test_sweet_spot_takes_the_smallest_value_by_magnitude_not_by_text():
     axis = [SweepAxis("numjobs", ("16", "2", "4"))]
-    points = [PointResult({"numjobs": "16"}, read_iops=1000), PointResult({"numjobs": "2"}, read_iops=960), PointResult({"numjobs": "4"}, read_iops=990)]
+    points = [
+        PointResult({"numjobs": "16"}, read_iops=1000),
+        PointResult({"numjobs": "2"}, read_iops=960),
+        PointResult({"numjobs": "4"}, read_iops=990),
+    ]
     assert sweet_spot(points, axis).params == {"numjobs": "2"}
 
 

@@ -86,7 +86,10 @@ def sweep_points() -> list[tuple[str, dict[str, str]]]:
     return points
 
 
-@pytest.mark.parametrize("name, point", sweep_points(), ids=lambda value: value if isinstance(value, str) else ",".join(f"{k}={v}" for k, v in value.items()))
+@pytest.mark.parametrize(
+    "name, point", sweep_points(),
+    ids=lambda value: value if isinstance(value, str) else ",".join(f"{k}={v}" for k, v in value.items()),
+)
 def test_every_sweep_point_runs_on_real_fio(tmp_path: Path, name: str, point: dict[str, str]) -> None:
     preset = presets.find_preset(name, SHIPPED)
     preset = presets.with_overrides(preset, runtime_s=1, size="4M", sets={"ramp_time": "0", **point})
@@ -156,7 +159,8 @@ def test_job_file_sections_run_together_and_preset_sections_in_turn(tmp_path: Pa
     work.mkdir()
     together, _, _ = run_fio(presets.load_job_file(job), work)
     assert len({j["groupid"] for j in together["jobs"]}) == 1  # one group: they ran at the same time
-    in_turn, _, _ = run_fio(Preset("p", "t", "d", "", {"size": "1M", "bs": "64k"}, (JobSection("reader", {"rw": "read"}), JobSection("writer", {"rw": "write"}))), work)
+    sections = (JobSection("reader", {"rw": "read"}), JobSection("writer", {"rw": "write"}))
+    in_turn, _, _ = run_fio(Preset("p", "t", "d", "", {"size": "1M", "bs": "64k"}, sections), work)
     assert len({j["groupid"] for j in in_turn["jobs"]}) == 2  # stonewall: one after another
 
 

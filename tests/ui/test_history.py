@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 
 from iotui.core.runs.record import save_record
 from iotui.ui.app import IotuiApp

@@ -124,7 +124,7 @@ def fio_percentiles(
     return results
 
 
-def _direction_of_job(stats: dict) -> tuple[int, int, int, int, float, int | None, int | None, dict]:
+def _direction_of_job(stats: dict) -> tuple[int, int, int, int, float, int | None, int | None, dict | None]:
     clat = stats.get("clat_ns") or {}
     clat_n = int(clat.get("N", 0) or 0)
     mean_ns = float(clat.get("mean", 0.0) or 0.0)

@@ -14,7 +14,10 @@ import shutil
 import signal
 import sys
 from dataclasses import dataclass
-from typing import AsyncIterator, Union
+from typing import TYPE_CHECKING, AsyncIterator, Mapping
+
+if TYPE_CHECKING:
+    import subprocess
 
 from iotui.core.fio.status import FioDocument, FioText, StatusSplitter
 
@@ -52,7 +55,7 @@ class FioExited:
     stopped_by_user: bool
 
 
-RunnerEvent = Union[FioDocument, FioText, StderrLine, FioExited]
+RunnerEvent = FioDocument | FioText | StderrLine | FioExited
 
 INSTALL_HINT = (
     "install it with 'sudo apt-get install fio' (Debian/Ubuntu), 'sudo dnf install fio' "
@@ -61,7 +64,7 @@ INSTALL_HINT = (
 )
 
 
-def resolve_fio(explicit: str | None = None, env: dict[str, str] | None = None) -> str:
+def resolve_fio(explicit: str | None = None, env: Mapping[str, str] | None = None) -> str:
     """The fio binary: --fio, else $IOTUI_FIO, else 'fio' on PATH."""
     env = os.environ if env is None else env
     candidate = explicit or env.get("IOTUI_FIO") or "fio"
@@ -169,7 +172,7 @@ class FioRunner:
         self.paused = False
         self._stop_requested = False
         self._queue: asyncio.Queue[RunnerEvent | None] = asyncio.Queue()
-        self._guard = None
+        self._guard: subprocess.Popen[bytes] | None = None
 
     @property
     def pid(self) -> int | None:

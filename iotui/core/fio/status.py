@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Union
 
 try:  # parses fio's large documents 2-4x faster than the standard library; optional
     import orjson
@@ -56,7 +55,7 @@ class FioText:
     line: str
 
 
-StatusItem = Union[FioDocument, FioText]
+StatusItem = FioDocument | FioText
 
 
 def _decode(raw: bytes) -> str:

@@ -38,10 +38,19 @@ AGREEMENT = 0.06
 _NUM = r"(\d+(?:\.\d+)?)([kKMG]?)"
 _JOB_HEADER = re.compile(r"^(?P<name>\S.*?): \(groupid=(?P<group>\d+), jobs=(?P<jobs>\d+)\): err=\s*(?P<err>-?\d+)(?P<rest>.*)$")
 _OPTIONS_HEADER = re.compile(r"^(?P<name>\S.*?): \(g=\d+\): (?P<options>rw=.*)$")
-_DIRECTION_V3 = re.compile(r"^\s+(?P<dir>read|write|trim)\s*:\s*IOPS=(?P<iops>[\d.]+[kKMG]?), BW=(?P<bw>[\d.]+)(?P<bw_unit>[KMGT]i?B|B)/s(?P<rest>.*)$")
-_DIRECTION_V2 = re.compile(r"^\s+(?P<dir>read|write|trim)\s*:\s*io=(?P<io>[\d.]+)(?P<io_unit>[KMGT]?i?B), bw=(?P<bw>[\d.]+)(?P<bw_unit>[KMGT]?i?B)/s, iops=(?P<iops>[\d.]+[kKMG]?), runt=\s*(?P<runt>\d+)msec")
+_DIRECTION_V3 = re.compile(
+    r"^\s+(?P<dir>read|write|trim)\s*:\s*IOPS=(?P<iops>[\d.]+[kKMG]?), "
+    r"BW=(?P<bw>[\d.]+)(?P<bw_unit>[KMGT]i?B|B)/s(?P<rest>.*)$"
+)
+_DIRECTION_V2 = re.compile(
+    r"^\s+(?P<dir>read|write|trim)\s*:\s*io=(?P<io>[\d.]+)(?P<io_unit>[KMGT]?i?B), "
+    r"bw=(?P<bw>[\d.]+)(?P<bw_unit>[KMGT]?i?B)/s, iops=(?P<iops>[\d.]+[kKMG]?), runt=\s*(?P<runt>\d+)msec"
+)
 _IO_RUNTIME = re.compile(r"\((?P<io>[\d.]+)(?P<io_unit>[KMGTP]?i?B)/(?P<runt>\d+)msec\)")
-_CLAT = re.compile(r"^\s+clat \((?P<unit>nsec|usec|msec)\):\s*min=\s*(?P<min>[\d.]+[kKMG]?),\s*max=\s*(?P<max>[\d.]+[kKMG]?),\s*avg=\s*(?P<avg>[\d.]+),")
+_CLAT = re.compile(
+    r"^\s+clat \((?P<unit>nsec|usec|msec)\):\s*min=\s*(?P<min>[\d.]+[kKMG]?),"
+    r"\s*max=\s*(?P<max>[\d.]+[kKMG]?),\s*avg=\s*(?P<avg>[\d.]+),"
+)
 _CLAT_PERCENTILES = re.compile(r"^\s+clat percentiles \((?P<unit>nsec|usec|msec)\):")
 _PERCENTILE = re.compile(r"(\d+\.\d+)th=\[\s*(\d+(?:\.\d+)?[kKMG]?)\]")
 _CPU = re.compile(r"^\s+cpu\s*:\s*usr=(?P<usr>[\d.]+)%, sys=(?P<sys>[\d.]+)%, ctx=(?P<ctx>\d+)")
@@ -182,7 +191,9 @@ class _Block:
         v2 = None if v3 else _DIRECTION_V2.match(line)
         if not (v3 or v2):
             return False
-        direction = (v3 or v2).group("dir")
+        match = v3 or v2
+        assert match is not None
+        direction = match.group("dir")
         table: dict[str, Any] = {}
         if v3:
             table["iops"] = _scaled(v3.group("iops"))
@@ -192,6 +203,7 @@ class _Block:
                 table["io_bytes"] = _bytes(io_runtime.group("io"), io_runtime.group("io_unit"), _BYTE_UNITS)
                 self.runtime_ms[direction] = int(io_runtime.group("runt"))
         else:
+            assert v2 is not None
             table["iops"] = _scaled(v2.group("iops"))
             table["bw_bytes"] = _bytes(v2.group("bw"), v2.group("bw_unit"), _V2_BYTE_UNITS)
             table["io_bytes"] = _bytes(v2.group("io"), v2.group("io_unit"), _V2_BYTE_UNITS)

@@ -119,7 +119,7 @@ class Comparison:
     rows: list[MetricRow]
     setup: list[tuple[str, list[str | None]]] = field(default_factory=list)
     # Runs with several sections: (section label, that section's comparison), in order.
-    sections: list[tuple[str, "Comparison"]] = field(default_factory=list)
+    sections: list[tuple[str, Comparison]] = field(default_factory=list)
     # Sentences a reader needs beside the verdicts (paused runs, unmatched sections).
     notes: list[str] = field(default_factory=list)
 

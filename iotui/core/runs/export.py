@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from iotui.core import format as fmt
-from iotui.core.runs.record import DIRECTIONS, RunRecord, section_directions
+from iotui.core.runs.record import RunRecord, section_directions
 
 FORMATS = ("markdown", "csv", "json")
 # Options that name files or jobs rather than describe the workload.

@@ -112,7 +112,7 @@ def unpause_sections(
         gid = section.get("groupid", 0)
         for direction in DIRECTIONS:
             table = section.get(direction)
-            totals = finals.get(gid).directions.get(direction) if gid in finals else None
+            totals = finals[gid].directions.get(direction) if gid in finals else None
             if not isinstance(table, dict) or totals is None:
                 continue
             table["fio"] = copy.deepcopy({k: v for k, v in table.items() if k != "fio"})

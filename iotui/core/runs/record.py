@@ -15,7 +15,7 @@ import re
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import tomli_w
 
@@ -76,7 +76,7 @@ def section_total_iops(section: dict[str, Any]) -> float:
 class _SummaryView(dict):
     """Schema 1's ``[summary]`` of a one-section run; writing a table writes it to that section."""
 
-    def __init__(self, record: "RunRecord", tables: dict[str, Any]) -> None:
+    def __init__(self, record: RunRecord, tables: dict[str, Any]) -> None:
         super().__init__(tables)
         self._record = record
 

@@ -113,7 +113,8 @@ def migrate_v1(doc: dict[str, Any]) -> dict[str, Any]:
     run = doc.get("run")
     if isinstance(run, dict):
         new["run"] = rename_run_keys(run)
-    summary = doc.get("summary") if isinstance(doc.get("summary"), dict) else {}
+    raw_summary = doc.get("summary")
+    summary: dict[str, Any] = raw_summary if isinstance(raw_summary, dict) else {}
     if isinstance(summary.get("pressure"), dict):
         new["pressure"] = copy.deepcopy(summary["pressure"])
     rows = doc.get("jobs") if isinstance(doc.get("jobs"), list) else None

@@ -79,6 +79,9 @@ class SweepPointState:
     def point_result(self) -> PointResult:
         """The figures as the analysis reads them."""
         values = {key: self.result.get(key) for key in RESULT_KEYS}
+        figures: dict[str, Any] = {
+            key: float(value) if isinstance(value, (int, float)) else None for key, value in values.items()
+        }
         return PointResult(
             params=dict(self.params),
             responsiveness=self.result.get("responsiveness"),
@@ -86,7 +89,7 @@ class SweepPointState:
             mount_options=self.result.get("mount_options"),
             status=self.status,
             record=self.record or None,
-            **{key: float(value) if isinstance(value, (int, float)) else None for key, value in values.items()},
+            **figures,
         )
 
     def set_result(self, result: PointResult) -> None:

@@ -266,7 +266,8 @@ class SysbenchSession(RunRecorder):
             warnings += [("sysbench-translation", note) for note in workload.notes]
         if workload is not None and workload.not_translated:
             warnings.append(
-                ("sysbench-untranslated", f"sysbench has no equivalent of these fio options, so it ran without them: {', '.join(workload.not_translated)}.")
+                ("sysbench-untranslated", "sysbench has no equivalent of these fio options, so it ran without them: "
+                 f"{', '.join(workload.not_translated)}.")
             )
         record = RunRecord(
             run={

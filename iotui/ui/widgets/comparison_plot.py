@@ -94,7 +94,8 @@ class ComparisonPlot(PlotextPlot):
             return False
         plt = self.plt
         colors = [RUN_COLORS[i % len(RUN_COLORS)] for i in range(len(values))]
-        plt.multiple_bar(directions, values, labels=list(comparison.labels), color=colors)
+        # plotext's multiple_bar takes labels= and one colour per series; textual-plotext's hints say otherwise.
+        plt.multiple_bar(directions, values, labels=list(comparison.labels), color=colors)  # type: ignore[call-arg, arg-type]
         ticks, labels = _ticks(top, formatter)
         plt.ylim(0, top * 1.05)
         plt.yticks(ticks, labels)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.reactive import reactive
@@ -54,7 +54,7 @@ class ComparisonSetup(Static):
         if comparison is None:
             self.update("")
             return
-        parts = [runs_table(comparison), Text("")]
+        parts: list[RenderableType] = [runs_table(comparison), Text("")]
         if comparison.setup:
             parts.append(Text("Set-up differences (check them before trusting a delta):", style="bold"))
         parts.append(setup_table(comparison))

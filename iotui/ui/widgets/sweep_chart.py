@@ -89,8 +89,9 @@ class SweepChart(PlotextPlot):
                     plt.plot([x for x, _ in lines[direction]], [v for _, v in lines[direction]], color=color,
                              marker=marker, yside="right")
             ticks, labels = _ticks(lat_top, fmt.latency_ns)
-            plt.ylim(0, lat_top * 1.1, yside="right")
-            plt.yticks(ticks, labels, yside="right")
+            # textual-plotext's hints give yside as a number; plotext takes "right" (as plot() above).
+            plt.ylim(0, lat_top * 1.1, yside="right")  # type: ignore[arg-type]
+            plt.yticks(ticks, labels, yside="right")  # type: ignore[arg-type]
         analysis = self.analysis
         if analysis is not None:
             picks = [(analysis.sweet_spot, "★ sweet spot", "green", 0.18), (analysis.balanced, "◆ balanced", "yellow", 0.06)]
