@@ -11,7 +11,6 @@ the sweet spot and balanced point when it is done.
 from __future__ import annotations
 
 import asyncio
-import shlex
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
@@ -27,7 +26,7 @@ from iotui.core import format as fmt
 from iotui.core.sweep.analysis import PointResult, SweepAnalysis
 from iotui.core.runs.lock import RunLockHeld
 from iotui.core.sweep.record import SweepRecordError
-from iotui.core.sweep.values import SweepAxis, SweepValueError, axes_from_table
+from iotui.core.sweep.values import SweepAxis
 from iotui.ui.live import LiveSeries
 from iotui.ui.messages import (
     FioLogged,
@@ -44,6 +43,7 @@ from iotui.ui.messages import (
 )
 from iotui.ui.screens.confirm_force import ConfirmForceScreen
 from iotui.ui.services import Overrides, ServiceError, Services, SweepSetup, lock_refusal
+from iotui.ui.sweep_text import default_vary_text, planning_text, resume_command
 from iotui.ui.workers import RUN_GROUP
 from iotui.ui.phases import RunPhase, SweepPhase
 from iotui.ui.widgets.live_run import LiveRun
@@ -58,15 +58,6 @@ if TYPE_CHECKING:
     from iotui.ui.app import IotuiApp
 
 ACTIVE_PHASES = (SweepPhase.RUNNING, SweepPhase.STOPPING)
-
-
-def default_vary_text(preset: Any) -> str:
-    """The preset's ``[sweep]`` defaults as the text the user edits: ``numjobs=1,2,4,8``."""
-    try:
-        axes = axes_from_table(getattr(preset, "sweep", None), f"preset {preset.name}")
-    except SweepValueError:
-        return ""
-    return "; ".join(f"{axis.key}={','.join(axis.values)}" for axis in axes)
 
 
 class SweepScreen(Screen):
@@ -227,21 +218,7 @@ class SweepScreen(Screen):
     def _status_text(self) -> Text:
         phase = self.phase
         if phase is SweepPhase.PLANNING:
-            if self.plan_problem:
-                return Text(self.plan_problem, style="bold")
-            setup = self.setup
-            assert setup is not None
-            text = Text(setup.description)
-            for note in setup.notes:
-                text.append(f"\n{note}", style="italic")
-            sweep_note = (getattr(self.preset, "sweep", None) or {}).get("note")
-            if sweep_note:
-                text.append(f"\n{sweep_note}", style="italic")
-            if setup.refusal:
-                text.append(f"\nThis sweep cannot start: {setup.refusal}", style="bold")
-            else:
-                text.append("\nEnter starts it; v edits the values first.", style="dim")
-            return text
+            return planning_text(self.preset, self.setup, self.plan_problem)
         if phase in ACTIVE_PHASES:
             text = Text(f"Point {self.current_number} of {self.total}: ", style="bold")
             text.append(describe_params(self.current_params))
@@ -261,23 +238,8 @@ class SweepScreen(Screen):
 
     def resume_command(self) -> str:
         """The ``iotui sweep`` command that finds this sweep record and runs its remaining points."""
-        parts = ["iotui", "sweep", self.preset.name, "--target", self.target_path]
-        if self.setup is not None:
-            for axis in self.setup.plan.axes:
-                parts += ["--vary", f"{axis.key}={','.join(axis.values)}"]
-        overrides = self.overrides
-        if overrides.runtime_s is not None:
-            parts += ["--runtime", f"{overrides.runtime_s:g}"]
-        if overrides.size is not None:
-            parts += ["--size", overrides.size]
-        for key in ("bs", "iodepth", "numjobs"):
-            value = getattr(overrides, key)
-            if value is not None:
-                parts += ["--set", f"{key}={value}"]
-        if overrides.direct is not None:
-            parts += ["--set", f"direct={1 if overrides.direct else 0}"]
-        parts += ["--runs-dir", str(self.services.runs_dir), "--resume"]
-        return shlex.join(parts)
+        axes = self.setup.plan.axes if self.setup is not None else []
+        return resume_command(self.preset.name, self.target_path, axes, self.overrides, self.services.runs_dir)
 
     def _time_left_s(self) -> float | None:
         if self.time_left_at_point_start_s is None:
