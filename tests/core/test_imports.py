@@ -123,6 +123,10 @@ def test_a_cycle_is_found() -> None:
     assert import_cycles({"a": {"b"}, "b": set()}) == []
 
 
+def test_no_import_cycles() -> None:
+    assert import_cycles(import_graph()) == []
+
+
 def test_the_ui_and_the_core_never_import_the_command_line() -> None:
     offenders = {
         module: sorted(other for other in imported if _within(other, COMMAND_LINE))

@@ -324,12 +324,12 @@ def preset(options: dict[str, str], *sections: dict[str, str]) -> Preset:
     ],
 )
 def test_write_workload_detection(options: dict, sections: tuple, writes: bool) -> None:
-    assert safety.is_write_workload(preset(options, *sections)) is writes
+    assert safety.is_write_workload(presets.section_options(preset(options, *sections))) is writes
 
 
 def test_shipped_write_and_read_presets() -> None:
     shipped = [presets.shipped_presets_dir()]
     for name in ("quick", "rnd4k-q1t1", "mount-options", "sustained-write", "sysbench-compare"):
-        assert safety.is_write_workload(presets.find_preset(name, shipped)), name
+        assert safety.is_write_workload(presets.section_options(presets.find_preset(name, shipped))), name
     for name in ("blocksize-table", "engine-efficiency"):
-        assert not safety.is_write_workload(presets.find_preset(name, shipped)), name
+        assert not safety.is_write_workload(presets.section_options(presets.find_preset(name, shipped))), name

@@ -16,7 +16,7 @@ Where tests run is :mod:`iotui.core.host.targets` (re-exported here).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from iotui.core.fio.options import COMMAND_LINE, JOB_FILE, Channel, OptionNameError, OptionTable, default_table
 from iotui.core.host.targets import (  # noqa: F401 - the target half, kept importable from here
@@ -36,9 +36,6 @@ from iotui.core.host.targets import (  # noqa: F401 - the target half, kept impo
     raw_device_problem,
     read_mounts,
 )
-
-if TYPE_CHECKING:  # presets imports this module; the type is only for hints
-    from iotui.core.runs.presets import Preset
 
 FIO_DIRECTLY = "A job that needs it can still be run with fio directly."
 
@@ -378,15 +375,14 @@ _READ_ONLY_RW = {"read", "randread"}
 _MODIFYING_ENGINES = {"ftruncate", "falloc", "filecreate", "filedelete", "dircreate", "dirdelete", "e4defrag"}
 
 
-def is_write_workload(preset: Preset) -> bool:
-    """Does any job section write, trim or otherwise change the target?
+def is_write_workload(sections: Iterable[Mapping[str, str]]) -> bool:
+    """Does any job section (its effective options: ``presets.section_options``) write, trim or
+    otherwise change the target?
 
     rw/readwrite other than read/randread (unknown values count as writes),
     verify and trim options, and engines that change files all count.
     """
-    from iotui.core.runs.presets import section_options
-
-    for options in section_options(preset):
+    for options in sections:
         rw = options.get("rw", options.get("readwrite", "read")).strip().lower().split(":", 1)[0]
         if rw not in _READ_ONLY_RW:
             return True

@@ -81,7 +81,7 @@ def make_plan(
     except safety.TargetError as error:
         raise PlanError(str(error)) from None
     direct = presets.uses_direct_io(preset)
-    read_only = not safety.is_write_workload(preset)
+    read_only = not safety.is_write_workload(presets.section_options(preset))
     needs_bytes = command.required_bytes(preset)
     if needs_bytes is None and not info.is_block_device:
         raise PlanError(
