@@ -63,7 +63,9 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
     """Many hosts over ssh (docs/multi-host.md)."""
     parser.add_argument("--hosts", metavar="H1,H2", help="run on these ssh destinations at once ([user@]host, comma-separated)")
     parser.add_argument("--hosts-file", metavar="FILE", help="run on the ssh destinations in FILE (one a line)")
-    parser.add_argument("--ssh", metavar="CMD", help="the ssh command, split like a shell (default: $IOTUI_SSH or ssh); BatchMode=yes is always added")
+    parser.add_argument(
+        "--ssh", metavar="CMD", help="the ssh command, split like a shell (default: $IOTUI_SSH or ssh); BatchMode=yes is always added"
+    )
 
 
 def load_preset_from_args(args: argparse.Namespace) -> Preset:

@@ -39,7 +39,9 @@ def hosts_from_args(args: argparse.Namespace) -> list[str]:
     return hosts
 
 
-async def remote_session(args: argparse.Namespace, preset: Preset, *, runs_dir: Path | None, on_event: Any, target: str | None = None) -> MultiHostSession:
+async def remote_session(
+    args: argparse.Namespace, preset: Preset, *, runs_dir: Path | None, on_event: Any, target: str | None = None
+) -> MultiHostSession:
     """Check every host and build the session; a refusal is a CommandError naming the host."""
     hosts = hosts_from_args(args)
     try:
@@ -95,7 +97,7 @@ def print_remote_summary(record: RunRecord, saved: Path | None, out: Any = None)
         print(f"  aggregate [{section.get('name')}] of {section.get('hosts', len(hosts))} hosts", file=out)
         _print_directions(section, out, indent="    ")
     for host in hosts:
-        state = "failed at %.1f s" % host["failed_at_s"] if "failed_at_s" in host else f"exit {host.get('exit_status', '?')}"
+        state = f"failed at {host['failed_at_s']:.1f} s" if "failed_at_s" in host else f"exit {host.get('exit_status', '?')}"
         print(f"  {host['name']} ({host.get('tool_version', '?')}, {host.get('filesystem', '?')}, {state})", file=out)
         for section in host.get("sections", []):
             _print_directions(section, out, indent="    ")

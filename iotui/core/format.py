@@ -141,7 +141,7 @@ def paused(seconds: float | None) -> str:
 
 def size_spaced(value: float | None) -> str:
     """A size in binary units with a space and no trailing .0, for sentences: 12.3 GiB, 4 GiB."""
-    if _missing(value):
+    if value is None or _missing(value):
         return NO_VALUE
     value = float(value)
     for limit, suffix in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):

@@ -20,6 +20,7 @@ from iotui.core.fio.intervals import (
     DirectionInterval,
     DirectionTotals,
     IntervalSample,
+    Snapshot,
     fio_percentiles,
     snapshot_from_document,
 )
@@ -109,7 +110,7 @@ class HostDeriver:
 
     def __init__(self, host: str) -> None:
         self.host = host
-        self._previous = None
+        self._previous: Snapshot | None = None
         self._previous_doc: dict = {}
         self._previous_runtimes: list[int] = []
         self.t_s = 0.0

@@ -22,7 +22,7 @@ import shlex
 import signal
 import sys
 from dataclasses import dataclass
-from typing import AsyncIterator, Union
+from typing import AsyncIterator
 
 from iotui.core.fio.status import FioDocument, FioText, StatusSplitter
 from iotui.core.remote.transport import ssh_argv
@@ -122,7 +122,7 @@ class HostEnded:
     exit_status: int | None
 
 
-HostEvent = Union[HostReady, FioDocument, FioText, HostLine, HostEnded]
+HostEvent = HostReady | FioDocument | FioText | HostLine | HostEnded
 
 
 def _parent_death_signal() -> None:  # pragma: no cover - runs in the child

@@ -51,7 +51,10 @@ def check_host_target(facts: HostFacts, *, needs_bytes: int | None, allow_cache:
     """Refuse (RemoteError) or return warnings, as the local target check does."""
     host = facts.name
     if not facts.writable:
-        raise RemoteError("target-read-only", host, f"{host}: cannot write to the target {facts.path}; choose a directory you can write to with --target.")
+        raise RemoteError(
+            "target-read-only", host,
+            f"{host}: cannot write to the target {facts.path}; choose a directory you can write to with --target.",
+        )
     if facts.filesystem in policy.MEMORY_FILESYSTEMS and not allow_cache:
         raise RemoteError(
             "target-memory", host,

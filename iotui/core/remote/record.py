@@ -107,7 +107,7 @@ def build_record(
     row_groupids: list[int | None] | None = None,
 ) -> RunRecord:
     failed = [s.name for s in states.values() if s.failed_at_s is not None]
-    completed = {s.name: s.last_document for s in states.values() if s.completed}
+    completed = {s.name: s.last_document for s in states.values() if s.completed and s.last_document is not None}
     if failure is not None:
         status = "failed"
     elif stop_requested:

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from iotui.core.fio.status import FioDocument, FioText
 from iotui.core.fio.summary import sample_row
-from iotui.core.remote.alignment import AggregateSample, Aligner, HostDeriver, HostInterval
+from iotui.core.remote.alignment import AggregateSample, Aligner, HostInterval
 from iotui.core.remote.lifeline import HostEnded, HostLine, HostReady, HostRunner
 from iotui.core.remote.plan import RemotePlan
 from iotui.core.remote.record import HostState, build_record

@@ -64,7 +64,8 @@ def desktop_rows(sections: Sequence[Mapping[str, Any]]) -> list[DesktopRow]:
         if named is None:
             return []
         label, direction = named
-        figures = section.get(direction) if isinstance(section.get(direction), Mapping) else {}
+        table = section.get(direction)
+        figures: Mapping[str, Any] = table if isinstance(table, Mapping) else {}
         rows.append(
             DesktopRow(
                 test=label,

@@ -3,6 +3,7 @@ a bar per row scaled to the best row, and whether each row settled."""
 
 from __future__ import annotations
 
+from rich.console import JustifyMethod
 from rich.table import Table
 from textual.widgets import Static
 
@@ -15,8 +16,11 @@ def desktop_table(record: RunRecord) -> Table:
     rows = desktop_rows(record.sections)
     best = best_bw(rows)
     table = Table(box=None, pad_edge=False, expand=False)
-    for header, justify in (("test", "left"), ("", "left"), ("MiB/s", "right"), ("IOPS", "right"),
-                            ("mean", "right"), ("p99", "right"), ("", "left"), ("", "left")):
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("test", "left"), ("", "left"), ("MiB/s", "right"), ("IOPS", "right"),
+        ("mean", "right"), ("p99", "right"), ("", "left"), ("", "left"),
+    )
+    for header, justify in columns:
         table.add_column(header, justify=justify, no_wrap=True)
     previous_test = None
     for row in rows:
@@ -47,8 +51,11 @@ def desktop_compare_table(first: RunRecord, second: RunRecord, labels: tuple[str
     rows_b = {(row.test, row.direction): row for row in desktop_rows(second.sections)}
     table = Table(box=None, pad_edge=False, expand=False, title="desktop table", title_justify="left")
     label_a, label_b = labels
-    for header, justify in (("test", "left"), ("", "left"), (f"{label_a} MiB/s", "right"), (f"{label_b} MiB/s", "right"),
-                            ("change", "right"), (f"{label_a} p99", "right"), (f"{label_b} p99", "right")):
+    pair_columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("test", "left"), ("", "left"), (f"{label_a} MiB/s", "right"), (f"{label_b} MiB/s", "right"),
+        ("change", "right"), (f"{label_a} p99", "right"), (f"{label_b} p99", "right"),
+    )
+    for header, justify in pair_columns:
         table.add_column(header, justify=justify, no_wrap=True)
     for key in list(rows_a) + [key for key in rows_b if key not in rows_a]:
         a, b = rows_a.get(key), rows_b.get(key)

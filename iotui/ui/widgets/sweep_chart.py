@@ -14,7 +14,8 @@ from textual.reactive import reactive
 from textual_plotext import PlotextPlot
 
 from iotui.core import format as fmt
-from iotui.core.sweep.analysis import PointResult, SweepAnalysis, throughput_metric
+from iotui.core.sweep.analysis import Choice, PointResult, SweepAnalysis, throughput_metric
+from iotui.core.sweep.slo import SloChoice
 from iotui.core.sweep.values import SweepAxis, value_order
 
 
@@ -94,7 +95,9 @@ class SweepChart(PlotextPlot):
             plt.yticks(ticks, labels, yside="right")  # type: ignore[arg-type]
         analysis = self.analysis
         if analysis is not None:
-            picks = [(analysis.sweet_spot, "★ sweet spot", "green", 0.18), (analysis.balanced, "◆ balanced", "yellow", 0.06)]
+            picks: list[tuple[Choice | SloChoice | None, str, str, float]] = [
+                (analysis.sweet_spot, "★ sweet spot", "green", 0.18), (analysis.balanced, "◆ balanced", "yellow", 0.06)
+            ]
             if analysis.slo is not None and analysis.slo.params is not None:
                 picks.append((analysis.slo, f"✓ {analysis.slo.slo.text}", "blue", 0.30))
             for choice, word, color, height in picks:
