@@ -177,7 +177,8 @@ class IotuiApp(App[int]):
         from iotui.ui.screens.confirm_force import ConfirmForceScreen
 
         holder = getattr(error, "holder", None)
-        return bool(await self.push_screen_wait(ConfirmForceScreen(holder.describe() if holder else str(error))))
+        # Textual hints push_screen_wait with the app's own result type; this screen answers a bool.
+        return bool(await self.push_screen_wait(ConfirmForceScreen(holder.describe() if holder else str(error))))  # type: ignore[arg-type]
 
     def run_in_progress(self) -> bool:
         """Whether the run worker is still going."""

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
-import shutil
 import subprocess
 import sys
 import json
@@ -36,8 +34,8 @@ def runs(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def ids(runs_dir: Path, run_filter: RunFilter = RunFilter()) -> list[str]:
-    return [run.run_id for run in query(runs_dir, run_filter)[0]]
+def ids(runs_dir: Path, run_filter: RunFilter | None = None) -> list[str]:
+    return [run.run_id for run in query(runs_dir, run_filter or RunFilter())[0]]
 
 
 def test_cold_build_then_warm_sync_parses_nothing(runs: Path) -> None:

@@ -31,7 +31,7 @@ _COLUMNS = (
     "target", "filesystem", "device", "read_iops", "write_iops", "p99_ns", "notes", "tags", "forced",
     "error", "search", "paused_s", "responsiveness",
 )
-_SCHEMA = f"""
+_SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS runs (
     name TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, run_id TEXT, preset TEXT, title TEXT,

@@ -678,7 +678,7 @@ def with_overrides(
         changes.append(("--direct", "direct", "1" if direct else "0", same_setting("direct")))
     for origin, key, value, _ in changes:
         _check_policy({key: value}, origin)
-    for origin, key, value, _ in changes:
+    for origin, _key, value, _ in changes:
         if origin in ("--size", "--bs"):
             _a_size(value, origin, "")
     set_pairs = {str(raw_key).strip().lstrip("-"): str(value) for raw_key, value in (sets or {}).items()}

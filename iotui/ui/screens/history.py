@@ -12,6 +12,8 @@ delete removes a run and f8 prunes runs by age and preset, each after asking.
 
 from __future__ import annotations
 
+from typing import Any
+
 import time
 from pathlib import Path
 
@@ -111,15 +113,15 @@ class HistoryScreen(Screen):
             Text(f"Indexing the runs directory: {done:,} of {to_parse:,} records ({seconds:.1f} s)...", style="italic")
         )
 
-    def _synced(self, result: object, error: str | None) -> None:
+    def _synced(self, result: Any, error: str | None) -> None:
         listed = self.indexed
         self.indexed = self.synced = True
         if error:
             self.notify(error, severity="error", markup=False)
         elif getattr(result, "cold", False):
-            self.notify(f"Indexed {result.total:,} records in {result.seconds:.1f} s.", timeout=4)  # type: ignore[attr-defined]
+            self.notify(f"Indexed {result.total:,} records in {result.seconds:.1f} s.", timeout=4)
         self.total = getattr(result, "total", 0) or 0
-        if not listed or error or getattr(result, "parsed", 0) or getattr(result, "removed", 0):
+        if not listed or error or bool(getattr(result, "parsed", 0)) or bool(getattr(result, "removed", 0)):
             self._refresh()
         else:
             self._show_detail()

@@ -117,7 +117,8 @@ class HistoryTable(DataTable):
 
     def set_entries(self, entries: list[HistoryEntry]) -> None:
         """Show these entries (already filtered and ordered by the index)."""
-        cursor_path = self.current_entry().path if self.current_entry() else None
+        current = self.current_entry()
+        cursor_path = current.path if current is not None else None
         self.shown = list(entries)
         self.clear()
         for index, entry in enumerate(self.shown):
