@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+from typing import Mapping
 from pathlib import Path
 
 
-def default_runs_dir(env: dict[str, str] | None = None) -> Path:
+def default_runs_dir(env: Mapping[str, str] | None = None) -> Path:
     """``$IOTUI_RUNS_DIR``, else ``$XDG_DATA_HOME/iotui/runs`` (~/.local/share/iotui/runs)."""
     env = os.environ if env is None else env
     if env.get("IOTUI_RUNS_DIR"):

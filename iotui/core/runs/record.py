@@ -15,7 +15,7 @@ import re
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import tomli_w
 
