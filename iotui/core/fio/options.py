@@ -93,7 +93,7 @@ class OptionTable:
         }
 
     @classmethod
-    def from_json(cls, doc: Mapping) -> "OptionTable":
+    def from_json(cls, doc: Mapping) -> OptionTable:
         if doc.get("format") != TABLE_FORMAT:
             raise ValueError("unknown table format")
         return cls(

@@ -320,11 +320,11 @@ def check_options(
     engine_here: str | None = None
     for index, (given, value) in enumerate(items):
         try:
-            name = table.resolve(given, channel)
+            resolved_name = table.resolve(given, channel)
         except OptionNameError:
             continue
-        resolved[index] = name
-        if name == "ioengine":
+        resolved[index] = resolved_name
+        if resolved_name == "ioengine":
             engine_here = value.strip()
     in_effect = [engine_here] if engine_here else [engine for engine in engines if engine]
     result: dict[str, str] = {}

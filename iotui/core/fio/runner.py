@@ -158,7 +158,7 @@ class FioRunner:
         cwd: str | None = None,
         sigint_grace_s: float = 10.0,
         sigterm_grace_s: float = 5.0,
-        cleanup_dir: "os.PathLike[str] | str | None" = None,
+        cleanup_dir: os.PathLike[str] | str | None = None,
     ) -> None:
         """``cwd``: fio's working directory (iotui's private test directory, so a stray relative
         write lands there); ``cleanup_dir``: what the guard removes if iotui dies during the run."""

@@ -12,6 +12,7 @@ import re
 import secrets
 import shutil
 import stat
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 

@@ -56,7 +56,7 @@ class PresetPolicyError(PresetError, safety.PolicyError):
         self.facts = dict(facts or {})
 
     @classmethod
-    def of(cls, error: safety.PolicyError, *, path: Path | None = None) -> "PresetPolicyError":
+    def of(cls, error: safety.PolicyError, *, path: Path | None = None) -> PresetPolicyError:
         return cls(str(error), code=error.code, facts=error.facts, path=path, key=error.facts.get("given"))
 
 

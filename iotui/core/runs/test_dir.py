@@ -16,6 +16,7 @@ import re
 import secrets
 import shutil
 import stat
+from collections.abc import Sequence
 from pathlib import Path
 
 PRIVATE_DIR_PREFIX = ".iotui-"
@@ -46,7 +47,7 @@ def _boot_id() -> str:
         return ""
 
 
-def create_private_dir(path: Path, subdirs: list[Path] = ()) -> None:
+def create_private_dir(path: Path, subdirs: Sequence[Path] = ()) -> None:
     """Create ``path`` exclusively with mode 0700, its owner marker and ``subdirs`` (inside it)."""
     try:
         os.mkdir(path, 0o700)

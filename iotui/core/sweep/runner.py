@@ -126,7 +126,7 @@ class SweepRunner:
         if self.current is None:
             return
         if getattr(self.current, "ended_by", "") is None:
-            self.current.ended_by = ended_by
+            setattr(self.current, "ended_by", ended_by)  # noqa: B010 - only sessions that keep it
         if getattr(self.current, "runner", "no runner attribute") is None and self._point_task is not None:
             self._point_task.cancel()
         else:
