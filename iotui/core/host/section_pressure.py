@@ -23,7 +23,7 @@ _BASELINE_KEYS = {
 
 def pressure_from_samples(samples: Sequence[Mapping[str, Any]], run_pressure: Mapping[str, Any]) -> dict[str, Any]:
     """The `pressure` table over `samples` (a section's); baselines come from the run's."""
-    levels = [Level(s["responsiveness"]) for s in samples if s.get("responsiveness") in {l.value for l in Level}]
+    levels = [Level(s["responsiveness"]) for s in samples if s.get("responsiveness") in {level.value for level in Level}]
     if not levels:
         return {}
     worst = max(levels, key=lambda level: level.rank)
@@ -33,7 +33,10 @@ def pressure_from_samples(samples: Sequence[Mapping[str, Any]], run_pressure: Ma
         counts = Counter(str(s["responsiveness_cause"]) for s in at_worst)
         cause = max(counts, key=lambda name: counts[name])
         figure = CAUSE_FIGURES.get(cause)
-        values = [s[figure] for s in at_worst if s["responsiveness_cause"] == cause and isinstance(s.get(figure), (int, float))]
+        values = [
+            s[figure] for s in at_worst
+            if figure is not None and s["responsiveness_cause"] == cause and isinstance(s.get(figure), (int, float))
+        ]
         threshold = next((t for t in THRESHOLDS if t.cause == cause and t.level is worst), None)
         result["cause"] = cause
         if values:

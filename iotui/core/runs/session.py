@@ -45,8 +45,12 @@ STALL_AFTER_S = 3.0
 
 
 class Runner(Protocol):
-    pid: int | None
+    """The tool's process (``FioRunner``; tests: a replay of recorded documents)."""
+
     stderr_lines: list[str]
+
+    @property
+    def pid(self) -> int | None: ...
 
     async def start(self) -> None: ...
     def events(self) -> Any: ...
