@@ -45,10 +45,14 @@ REFUSED = {
 def _run(name: str, root: Path) -> tuple[str, subprocess.CompletedProcess, Path, Path]:
     target, runs = root / name / "target", root / name / "runs"
     target.mkdir(parents=True)
+    (root / name / "runtime").mkdir(mode=0o700)
     result = subprocess.run(
         [sys.executable, "-m", "iotui", "run", "--job-file", str(EXAMPLES / f"{name}.fio"), "--runtime", "2",
          "--size", "16M", "--target", str(target), "--runs-dir", str(runs), "--baseline", "0", "--json"],
-        capture_output=True, text=True, timeout=180, env={**os.environ, "XDG_CACHE_HOME": str(root / "cache")},
+        capture_output=True, text=True, timeout=180,
+        # Four example files run at once to keep the suite short: each gets its own runtime
+        # directory, so the one-run-per-machine lock does not refuse its neighbours.
+        env={**os.environ, "XDG_CACHE_HOME": str(root / "cache"), "XDG_RUNTIME_DIR": str(root / name / "runtime")},
     )
     return name, result, target, runs
 
