@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from iotui.core.host.probe_child import end_probe_child
+
 IO_PROBE_INTERVAL_S = 0.25  # each of read and write, on each filesystem: 4 a second
 IO_PROBE_REPORT_EVERY_S = 1.0
 IO_PROBE_BLOCK_BYTES = 4096
@@ -406,18 +408,7 @@ class IoProbe:
         """End the child, wait for it and remove the probe's files; safe to call again."""
         process, self._process = self._process, None
         if process is not None:
-            try:
-                if process.stdin is not None:
-                    process.stdin.close()
-            except OSError:
-                pass
-            try:
-                process.wait(timeout=timeout_s)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-            if process.stdout is not None:
-                process.stdout.close()
+            end_probe_child(process, timeout_s)
             if self._reader is not None:
                 self._reader.join(timeout=timeout_s)
                 self._reader = None

@@ -17,6 +17,8 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from iotui.core.host.probe_child import end_probe_child
+
 PROBE_INTERVAL_MS = 10.0
 PROBE_REPORT_EVERY_S = 1.0
 
@@ -211,18 +213,7 @@ class WakeupProbe:
         process, self._process = self._process, None
         if process is None:
             return
-        try:
-            if process.stdin is not None:
-                process.stdin.close()  # EOF: the child exits by itself
-        except OSError:
-            pass
-        try:
-            process.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
+        end_probe_child(process, timeout_s)
         if self._reader is not None:
             self._reader.join(timeout=timeout_s)
             self._reader = None
