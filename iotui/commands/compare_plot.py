@@ -7,12 +7,15 @@ leak series or settings into the next (or into the app's plots).
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 import sys
+from typing import Callable
 
 from plotext._figure import _figure_class as Figure
 
+from iotui.core import format as fmt
 from iotui.core.runs.compare import Comparison, time_series
 from iotui.core.runs.record import DIRECTIONS
 
@@ -27,28 +30,49 @@ def _new_figure(title: str, width: int, height: int) -> Figure:
     return figure
 
 
+def _value_ticks(figure: Figure, top: float, formatter: Callable[[float | None], str]) -> None:
+    """Five ticks from 0 to ``top`` on the value axis, labelled as iotui writes the figure (``40.7k``, ``1.20ms``)."""
+    if top <= 0:
+        return
+    ticks = [top * step / 4 for step in range(5)]
+    figure.ylim(0, top * 1.05)
+    figure.yticks(ticks, [formatter(tick) for tick in ticks])
+
+
+def _seconds_ticks(figure: Figure, last_s: float) -> None:
+    """Five ticks on the time axis, labelled in seconds (``0 s``, ``15 s``)."""
+    if last_s <= 0:
+        return
+    step_s = max(1, math.ceil(last_s / 4))
+    ticks = list(range(0, math.ceil(last_s) + 1, step_s))
+    figure.xlim(0, max(last_s, ticks[-1]))
+    figure.xticks(ticks, [f"{tick} s" for tick in ticks])
+
+
 def _finish(figure: Figure, colour: bool) -> str:
     text = figure.build()
     return text if colour else _ANSI.sub("", text)
 
 
-def _over_time(comparison: Comparison, key_suffix: str, title: str, scale: float, unit: str,
+def _over_time(comparison: Comparison, key_suffix: str, title: str, formatter: Callable[[float | None], str],
                width: int, height: int, colour: bool) -> str | None:
     figure = _new_figure(title, width, height)
-    drawn = False
+    top = last_s = 0.0
     for label, record in zip(comparison.labels, comparison.records):
         for direction, points in time_series(record, key_suffix).items():
-            figure.plot([t for t, _ in points], [v / scale for _, v in points], label=f"{label} {direction}")
-            drawn = True
-    if not drawn:
+            figure.plot([t for t, _ in points], [v for _, v in points], label=f"{label} {direction}")
+            top = max([top, *(v for _, v in points)])
+            last_s = max([last_s, *(t for t, _ in points)])
+    if not last_s:
         return None
-    figure.xlabel("seconds")
-    figure.ylabel(unit)
+    _value_ticks(figure, top, formatter)
+    _seconds_ticks(figure, last_s)
+    figure.xlabel("seconds since the run started")
     return _finish(figure, colour)
 
 
-def _bars(comparison: Comparison, key: str, title: str, scale: float, width: int, height: int,
-          colour: bool) -> str | None:
+def _bars(comparison: Comparison, key: str, title: str, formatter: Callable[[float | None], str], width: int,
+          height: int, colour: bool) -> str | None:
     names: list[str] = []
     values: list[float] = []
     for label, record in zip(comparison.labels, comparison.records):
@@ -56,11 +80,12 @@ def _bars(comparison: Comparison, key: str, title: str, scale: float, width: int
             value = record.summary.get(direction, {}).get(key)
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 names.append(f"{label} {direction}")
-                values.append(float(value) / scale)
+                values.append(float(value))
     if not values:
         return None
     figure = _new_figure(title, width, height)
     figure.bar(names, values)
+    _value_ticks(figure, max(values), formatter)
     return _finish(figure, colour)
 
 
@@ -69,10 +94,10 @@ def render_plots(comparison: Comparison, width: int | None = None, colour: bool 
     width = width or min(shutil.get_terminal_size((100, 30)).columns, 120)
     colour = sys.stdout.isatty() if colour is None else colour
     charts = [
-        _over_time(comparison, "iops", "IOPS over time", 1.0, "IOPS", width, 18, colour),
-        _over_time(comparison, "lat_p99_ns", "p99 completion latency over time", 1000.0, "µs", width, 18, colour),
-        _bars(comparison, "iops", "IOPS (summary)", 1.0, width, 14, colour),
-        _bars(comparison, "lat_p99_ns", "p99 completion latency (summary, µs)", 1000.0, width, 14, colour),
+        _over_time(comparison, "iops", "IOPS over time", fmt.iops, width, 18, colour),
+        _over_time(comparison, "lat_p99_ns", "p99 completion latency over time", fmt.latency_ns, width, 18, colour),
+        _bars(comparison, "iops", "IOPS (summary)", fmt.iops, width, 14, colour),
+        _bars(comparison, "lat_p99_ns", "p99 completion latency (summary)", fmt.latency_ns, width, 14, colour),
     ]
     out = [chart for chart in charts if chart]
     if charts[0] is None:

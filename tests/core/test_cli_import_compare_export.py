@@ -181,3 +181,19 @@ def test_python_dash_m_iotui_dispatches_the_commands(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     [row] = json.loads(result.stdout)
     assert row["run"] == "sig" and row["iops"] > 0
+
+
+def test_compare_plot_labels_its_axes_with_the_figure_and_unit(tmp_path: Path, capsys) -> None:
+    import re
+
+    paths = imported(tmp_path, "randread-ramp-json+.txt", "randread-sigint-json+.txt")
+    capsys.readouterr()
+    assert run_cli(["compare", *map(str, paths), "--plot"]) == 0
+    out = capsys.readouterr().out
+    value_labels = re.findall(r"^\s*(\S+)┤", out, re.M)
+    assert value_labels
+    # Written as iotui writes figures (12.5k, 3.29ms), never a raw number such as 40673.5.
+    assert not [label for label in value_labels if re.fullmatch(r"\d{3,}(\.\d+)?", label)], value_labels
+    assert any(label.endswith("k") for label in value_labels)
+    assert any(label.endswith(("ms", "µs")) for label in value_labels)
+    assert "0 s" in out and "seconds since the run started" in out

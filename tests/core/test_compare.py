@@ -259,3 +259,12 @@ def test_time_series_for_plots() -> None:
     record = make_record("a", [1.0, 2.0, 3.0])
     assert time_series(record, "iops") == {"read": [(1.0, 1.0), (2.0, 2.0), (3.0, 3.0)]}
     assert time_series(record, "lat_p99_ns") == {}
+
+
+def test_the_cpu_rows_name_cpu_once() -> None:
+    a = make_record("a", iops=10_000, cpu={"user_pct": 20.0, "system_pct": 30.0})
+    b = make_record("b", iops=10_000, cpu={"user_pct": 25.0, "system_pct": 30.0})
+    comparison = compare_records([a, b])
+    for rendered in (comparison_text(comparison), comparison_markdown(comparison)):
+        assert "CPU CPU" not in rendered
+        assert "CPU user" in rendered and "CPU system" in rendered

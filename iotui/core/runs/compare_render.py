@@ -67,12 +67,24 @@ def _versus_cell(row: MetricRow, index: int) -> str:
     return " ".join(parts)
 
 
+def metric_name(group: str, label: str) -> str:
+    """``CPU user``, ``read IOPS``, ``4k-direct · CPU user``: the group's title, then the label.
+
+    A label that already starts with the group's title (``CPU user`` in the CPU group)
+    is not prefixed again.
+    """
+    section, _, name = group.rpartition(" · ")  # a section's rows: "4k-direct · cpu"
+    title = _GROUP_TITLES.get(name, name)
+    words = label if label.split(" ", 1)[0].lower() == title.lower() else f"{title} {label}"
+    return f"{section} · {words}" if section else words
+
+
 def _table(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
     labels = comparison.labels
     header = ["metric", *labels, *[f"{label} vs {labels[0]}" for label in labels[1:]]]
     body: list[list[str]] = []
     for row in comparison.rows:
-        name = f"{_GROUP_TITLES.get(row.metric.group, row.metric.group)} {row.metric.label}"
+        name = metric_name(row.metric.group, row.metric.label)
         cells = [name, *[format_value(row.metric.key, v) for v in row.values]]
         cells += [_versus_cell(row, i) for i in range(1, len(labels))]
         body.append(cells)

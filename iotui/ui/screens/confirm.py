@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Label
+from textual.widgets import Footer, Label
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -26,6 +26,7 @@ class ConfirmScreen(ModalScreen[bool]):
             for line in self.lines:
                 yield Label(line, markup=False)
             yield Label("(y / n)")
+        yield Footer()  # this dialog's keys, not those of the screen under it
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)

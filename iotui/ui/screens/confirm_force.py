@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Label
+from textual.widgets import Footer, Label
 
 
 class ConfirmForceScreen(ModalScreen[bool]):
@@ -27,6 +27,7 @@ class ConfirmForceScreen(ModalScreen[bool]):
             yield Label(self.holder, markup=False)
             yield Label("Two runs at once disturb each other's figures.", markup=False)
             yield Label("Run anyway (both records will say so)? (y / n)", markup=False)
+        yield Footer()  # this dialog's keys, not those of the screen under it
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)

@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Label
+from textual.widgets import Footer, Label
 
 
 class ConfirmPointsScreen(ModalScreen[bool]):
@@ -25,6 +25,7 @@ class ConfirmPointsScreen(ModalScreen[bool]):
         with Vertical(id="points-dialog", classes="dialog"):
             yield Label(f"This sweep has {self.points:,} points.")
             yield Label("Run them all? (y / n)")
+        yield Footer()  # this dialog's keys, not those of the screen under it
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)

@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Label
+from textual.widgets import Footer, Label
 
 
 class ConfirmQuitScreen(ModalScreen[bool]):
@@ -21,6 +21,7 @@ class ConfirmQuitScreen(ModalScreen[bool]):
         with Vertical(id="quit-dialog", classes="dialog"):
             yield Label("A run is in progress.")
             yield Label("Stop fio, keep the partial record and quit? (y / n)")
+        yield Footer()  # this dialog's keys, not those of the screen under it
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)

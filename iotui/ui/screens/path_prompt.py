@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label
+from textual.widgets import Footer, Input, Label
 
 
 class PathPromptScreen(ModalScreen[str | None]):
@@ -19,6 +19,7 @@ class PathPromptScreen(ModalScreen[str | None]):
         with Vertical(id="path-dialog", classes="dialog"):
             yield Label("Directory to test (enter to choose, escape to cancel):")
             yield Input(placeholder="/path/to/a/directory", id="path-input")
+        yield Footer()  # this dialog's keys, not those of the screen under it
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label
+from textual.widgets import Footer, Input, Label
 
 
 class TextPromptScreen(ModalScreen[str | None]):
@@ -26,6 +26,7 @@ class TextPromptScreen(ModalScreen[str | None]):
             yield Label(self.question, markup=False)
             yield Input(value=self.value, placeholder=self.placeholder, id="text-input")
             yield Label("enter saves, escape cancels", classes="dialog-hint")
+        yield Footer()  # this dialog's keys, not those of the screen under it
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
