@@ -15,9 +15,9 @@ from iotui.core.host.counters import HostSample
 from iotui.core.fio.intervals import DIRECTIONS, IntervalSample
 from iotui.core.runs.series import Ring
 
-# Two minutes of 1 Hz samples: the sparklines show at least the last 60 s.
-SERIES_CAPACITY = 120
-SPARK_MIN_WINDOW = 60
+# Ten minutes of 1 Hz samples: a sparkline shows one sample per cell, as many as its width
+# holds (the widest terminals included); the throughput chart shows the last two minutes.
+SERIES_CAPACITY = 600
 SPARK_BARS = "▁▂▃▄▅▆▇█"
 
 FORMATTERS: dict[str, Callable[[float | None], str]] = {
@@ -40,11 +40,6 @@ class SeriesSpec:
     kind: str  # a FORMATTERS key
     scale_max: float | None = None  # fixed top of the scale (percentages); None: the window's max
 
-    @property
-    def higher_is_better(self) -> bool:
-        """Throughput: when samples share a cell, its worst (lowest) is drawn, so stalls show."""
-        return self.kind in ("iops", "bytes_per_s")
-
     def format(self, value: float | None) -> str:
         return FORMATTERS[self.kind](value)
 
@@ -62,6 +57,18 @@ HOST_SPECS: tuple[SeriesSpec, ...] = (
     SeriesSpec("psi_io_full_pct", "io full", "percent", 100.0),
     SeriesSpec("psi_memory_some_pct", "mem some", "percent", 100.0),
 )
+
+
+PSI_LEGEND = (
+    "PSI, share of time: some = one or more tasks waited, full = all tasks waited",
+    "some: a task waited · full: all waited",
+)
+"""What PSI's "some" and "full" mean, wide and narrow (the host panel's last line)."""
+
+
+def psi_legend(specs: list[SeriesSpec]) -> tuple[str, str] | None:
+    """The PSI legend when ``specs`` show a PSI figure."""
+    return PSI_LEGEND if any(spec.key.startswith("psi_") for spec in specs) else None
 
 
 def fio_specs(direction: str) -> tuple[SeriesSpec, ...]:
@@ -83,6 +90,7 @@ class LiveSeries:
         self.directions: list[str] = []
         self.intervals_seen = 0
         self.host_samples_seen = 0
+        self._host_keys_seen: set[str] = set()
 
     def ring(self, key: str) -> Ring:
         """The ring of one figure (an empty one for a figure never seen)."""
@@ -111,46 +119,60 @@ class LiveSeries:
     def add_host(self, host: HostSample) -> None:
         """Append one host sample; absent figures become gaps, not zeros."""
         for spec in HOST_SPECS:
-            self.rings[spec.key].append(getattr(host, spec.key, None))
+            value = getattr(host, spec.key, None)
+            self.rings[spec.key].append(value)
+            if value is not None:
+                self._host_keys_seen.add(spec.key)
         self.host_samples_seen += 1
+
+    def host_specs(self) -> list[SeriesSpec]:
+        """The host figures to draw: all of them until the first sample, then those this machine has.
+
+        A figure the platform does not give (PSI and device counters off Linux, device
+        counters of a target with no block device) would only be an empty row; the run's
+        messages say which are missing.
+        """
+        if not self.host_samples_seen:
+            return list(HOST_SPECS)
+        return [spec for spec in HOST_SPECS if spec.key in self._host_keys_seen]
 
     def fio_specs(self) -> list[SeriesSpec]:
         """The fio figures to draw, for the directions that did I/O."""
         return [spec for direction in self.directions for spec in fio_specs(direction)]
 
 
-def sparkline(
-    values: list[float | None], width: int, scale_max: float | None = None, *, show_lowest: bool = False
-) -> str:
-    """``values`` (oldest first) as ``width`` block characters, newest on the right.
+def sparkline(values: list[float | None], width: int, scale_max: float | None = None) -> str:
+    """The newest ``width`` of ``values`` (oldest first), one block character per sample.
 
-    The window is at least SPARK_MIN_WINDOW samples wide, so at small widths several
-    samples share a cell and the time axis never shrinks below a minute; a shared
-    cell draws the worst of its samples: the highest (latency, load), or the lowest
-    with ``show_lowest`` (throughput, so a stall is never averaged away). A window
-    not yet full is padded on the left with blanks; a gap (``None``) is a blank;
-    zero is the lowest bar.
+    One cell is one sample (one second), so the line scrolls one cell per sample
+    and its rightmost cell is the newest value, the one printed beside it. A
+    series shorter than ``width`` is padded on the left with blanks; a gap
+    (``None``) is a blank; zero is the lowest bar. The top of the scale is
+    ``scale_max`` (percentages) or the largest value shown.
     """
     if width <= 0:
         return ""
-    window = max(width, SPARK_MIN_WINDOW)
-    recent = values[-window:]
-    blanks: list[float | None] = [None] * (window - len(recent))
-    padded = blanks + list(recent)
-    present = [value for value in padded if value is not None]
+    recent = values[-width:]
+    present = [value for value in recent if value is not None]
     top = scale_max if scale_max is not None else (max(present) if present else 0.0)
-    cells: list[str] = []
-    for cell in range(width):
-        start = cell * window // width
-        end = max(start + 1, (cell + 1) * window // width)
-        bucket = [value for value in padded[start:end] if value is not None]
-        if not bucket:
-            cells.append(" ")
-            continue
-        value = min(bucket) if show_lowest else max(bucket)
-        if top <= 0 or value <= 0:
-            cells.append(SPARK_BARS[0])
-            continue
-        level = min(len(SPARK_BARS) - 1, max(0, int(value / top * len(SPARK_BARS) - 1e-9)))
-        cells.append(SPARK_BARS[level])
+    cells = [" "] * (width - len(recent))
+    for value in recent:
+        cells.append(_bar(value, top))
     return "".join(cells)
+
+
+def _bar(value: float | None, top: float) -> str:
+    """One sample's cell: blank for a gap, the lowest bar for zero (or an empty scale)."""
+    if value is None:
+        return " "
+    if top <= 0 or value <= 0:
+        return SPARK_BARS[0]
+    return SPARK_BARS[min(len(SPARK_BARS) - 1, max(0, int(value / top * len(SPARK_BARS) - 1e-9)))]
+
+
+def span_text(cells: int) -> str:
+    """What a sparkline of ``cells`` one-second cells spans: ``last 58 s``, ``last 2 min 10 s``."""
+    minutes, seconds = divmod(max(0, cells), 60)
+    if not minutes:
+        return f"last {seconds} s"
+    return f"last {minutes} min {seconds} s" if seconds else f"last {minutes} min"

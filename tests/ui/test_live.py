@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from iotui.core.host.counters import HostSample
 from iotui.core.fio.intervals import IntervalDeriver
-from iotui.ui.live import SERIES_CAPACITY, SPARK_BARS, SPARK_MIN_WINDOW, LiveSeries, sparkline
+from iotui.core.runs.series import Ring
+from iotui.ui.live import HOST_SPECS, SERIES_CAPACITY, SPARK_BARS, LiveSeries, psi_legend, span_text, sparkline
 from tests.conftest import fio_documents
 from tests.ui.replay import RANDRW, synthetic_documents
 
@@ -41,18 +42,18 @@ def test_absent_host_figures_are_gaps_not_zeros() -> None:
     assert live.ring("cpu_user_pct").values() == [5.0]
 
 
-def test_sparkline_keeps_at_least_a_minute_and_puts_now_on_the_right() -> None:
+def test_sparkline_draws_one_cell_per_sample_newest_on_the_right() -> None:
     values = [float(v) for v in range(1, 121)]
     line = sparkline(values, 20)
     assert len(line) == 20
-    assert line[-1] == SPARK_BARS[-1]  # the newest, largest value
-    # 20 cells show the last 60 samples: the oldest shown (61) is about half the top.
-    assert line[0] in SPARK_BARS[3:5]
+    assert line[-1] == SPARK_BARS[-1]  # 120, the newest and the top of the scale
+    # 20 cells show the last 20 samples (101..120), not a bucketed minute: the oldest is near the top.
+    assert line[0] == SPARK_BARS[6]
 
 
 def test_sparkline_pads_a_young_series_and_draws_gaps_as_blanks() -> None:
-    line = sparkline([4.0, None, 0.0, 8.0], SPARK_MIN_WINDOW)
-    assert line[:-4] == " " * (SPARK_MIN_WINDOW - 4)
+    line = sparkline([4.0, None, 0.0, 8.0], 30)
+    assert line[:-4] == " " * 26
     assert line[-4:] == SPARK_BARS[3] + " " + SPARK_BARS[0] + SPARK_BARS[-1]
 
 
@@ -61,7 +62,31 @@ def test_sparkline_uses_a_fixed_scale_when_given() -> None:
     assert sparkline([50.0], 60)[-1] == SPARK_BARS[-1]
 
 
-def test_throughput_cells_show_the_stall_latency_cells_the_spike() -> None:
-    values = [100.0, 0.0, 100.0] * 40  # 120 samples, 2 cells of 60: each cell holds a stall
-    assert sparkline(values, 2, show_lowest=True) == SPARK_BARS[0] * 2
-    assert sparkline(values, 2) == SPARK_BARS[-1] * 2
+def test_a_stall_is_its_own_cell() -> None:
+    # One second at zero between busy seconds: with a cell per second it is never merged away.
+    line = sparkline([100.0, 100.0, 0.0, 100.0], 4)
+    assert line == SPARK_BARS[-1] * 2 + SPARK_BARS[0] + SPARK_BARS[-1]
+
+
+def test_span_text_names_the_cells_in_seconds_then_minutes() -> None:
+    assert span_text(58) == "last 58 s"
+    assert span_text(60) == "last 1 min"
+    assert span_text(139) == "last 2 min 19 s"
+
+
+def test_ring_last_gives_the_newest_values_oldest_first() -> None:
+    ring = Ring(5, [1.0, 2.0, None, 4.0])
+    assert ring.last(2) == [None, 4.0]
+    assert ring.last(9) == [1.0, 2.0, None, 4.0]
+    assert ring.last(0) == []
+
+
+def test_host_specs_leave_out_what_this_machine_never_gave() -> None:
+    live = LiveSeries()
+    assert [spec.key for spec in live.host_specs()] == [spec.key for spec in HOST_SPECS]  # before any sample
+    live.add_host(HostSample(cpu_user_pct=5.0, ctx_switches_per_s=100.0))  # no PSI, no device counters
+    assert [spec.key for spec in live.host_specs()] == ["cpu_user_pct", "ctx_switches_per_s"]
+    assert psi_legend(live.host_specs()) is None
+    live.add_host(HostSample(cpu_user_pct=5.0, psi_io_some_pct=1.0))
+    assert "psi_io_some_pct" in [spec.key for spec in live.host_specs()]
+    assert psi_legend(live.host_specs()) is not None

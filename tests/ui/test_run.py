@@ -129,6 +129,10 @@ async def test_quit_during_a_run_asks_then_stops_and_keeps_the_record(tmp_path) 
         await pilot.press("q")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmQuitScreen)
+        footer = screen_text(app).splitlines()[-1]
+        # The dialog's own keys in the footer, not the Run screen's p/s/q under it.
+        assert "Yes, stop and quit" in footer and "No, keep running" in footer
+        assert "Pause" not in footer and "Stop" not in footer
         await pilot.press("n")
         await pilot.pause()
         assert isinstance(app.screen, RunScreen) and not services.runners[0].stopped
@@ -417,3 +421,29 @@ async def test_r_while_another_process_holds_the_machine_asks_and_runs_anyway_on
             assert saved.run["forced"] is True
     finally:
         assert finish(holder) == "overlapped"
+
+
+async def test_empty_panels_say_what_will_appear_and_missing_signals_are_left_out(tmp_path) -> None:
+    from iotui.core.host.counters import HostSample
+    from iotui.ui.services import RunRequest
+    from tests.ui.replay import PRESETS
+
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = RunScreen(RunRequest(PRESETS[0], "/home/ada/bench", 20.0), cpu_count=2)
+        await app.push_screen(screen)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "fio's and iotui's messages appear here (none yet)" in text
+        assert "IOPS, BW and p99 once fio reports" in text
+        assert "some: a task waited · full: all waited" in text  # what PSI's names mean
+        # A machine with CPU counters but no PSI and no device counters (as off Linux).
+        screen.post_message(HostSampled(HostSample(cpu_user_pct=10.0, cpu_system_pct=5.0, cpu_iowait_pct=0.0,
+                                                   ctx_switches_per_s=900.0, interrupts_per_s=400.0)))
+        screen.post_message(FioLogged("iotui", "This machine (Darwin) gives no PSI (pressure stall information)."))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "CPU usr" in text and "10.0%" in text
+        for row in ("dev r/s", "cpu some", "io some", "io full", "mem some", "some: a task waited"):
+            assert row not in text
+        assert "gives no PSI" in text and "messages appear here" not in text

@@ -78,6 +78,8 @@ def _record() -> RunRecord:
         host={"hostname": "ada-desktop", "system": "Linux", "kernel": "6.8.0", "cpu_model": "AMD Ryzen 7 5800X",
               "cpu_count": 16, "mem_total_bytes": 32 * 2**30},
         target={"path": "/home/ada/bench", "filesystem": "ext4", "device": "nvme0n1p2", "mount_options": "rw"},
+        options={"ioengine": "libaio", "direct": "1", "rw": "randrw", "rwmixread": "70", "bs": "4k",
+                 "iodepth": "16", "size": "256M", "runtime": "20", "time_based": ""},
         summary={
             "read": {"iops": 61234.5, "bw_bytes": 250_816_000.0, "io_bytes": 1, "total_ios": 1,
                      "lat_mean_ns": 182_000.0, "lat_p50_ns": 160_768, "lat_p99_ns": 585_728,

@@ -9,7 +9,7 @@ from textual.app import App, ComposeResult
 from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.host.responsiveness import Assessment, Level
 from iotui.ui.app import IotuiApp
-from iotui.ui.live import HOST_SPECS, LiveSeries
+from iotui.ui.live import HOST_SPECS, SPARK_BARS, LiveSeries
 from iotui.ui.widgets.figures_panel import FiguresPanel
 from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip, chip_text
 from iotui.ui.widgets.series_panel import SeriesPanel
@@ -116,3 +116,47 @@ async def test_series_lines_repaint_only_when_what_they_show_changes() -> None:
         assert drawn == [row]
         line = original(row).text
         assert line.startswith("CPU usr") and line.rstrip().endswith("80.0%")
+
+
+async def test_after_n_one_second_samples_n_cells_are_filled_and_the_newest_is_beside_them() -> None:
+    live = LiveSeries()
+    panel = SeriesPanel(live, lambda: list(HOST_SPECS), title="host")
+    cpu_user = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 75.0]  # seven one-second samples
+
+    class Styled(Bare):
+        CSS_PATH = IotuiApp.CSS_PATH
+
+    async with Styled(panel).run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        # 80 columns less the padding (2), the label (9), the value (10) and its spaces (2): 57 cells.
+        assert panel.border_title == "host · last 57 s"
+        for value in cpu_user:
+            live.add_host(replace(CALM_HOST, cpu_user_pct=value))
+            panel.revision += 1
+            await pilot.pause()
+        row = [spec.key for spec in HOST_SPECS].index("cpu_user_pct")
+        line = panel.render_line(row).text
+        spark = line[9:9 + 57]
+        assert spark[:50] == " " * 50  # 57 cells, 7 samples: the 50 on the left are empty
+        # One cell per sample, on a 0-100% scale of 8 bars: 10% is bar 0, ..., 75% bar 5; newest on the right.
+        assert spark[50:] == "".join(SPARK_BARS[i] for i in (0, 1, 2, 3, 3, 4, 5))
+        assert line[9 + 57:].strip() == "75.0%"  # the value beside is the newest cell's sample
+
+    async with Styled(SeriesPanel(live, lambda: list(HOST_SPECS), title="host")).run_test(size=(160, 45)) as pilot:
+        await pilot.pause()
+        assert pilot.app.widget.border_title == "host · last 2 min 17 s"  # 160 - 23 = 137 cells
+
+
+async def test_a_panel_with_no_figure_yet_says_what_will_appear() -> None:
+    live = LiveSeries()
+    panel = SeriesPanel(live, live.fio_specs, title="fio", placeholder="IOPS per direction, from fio's first report")
+    panel.styles.height = "auto"
+    async with Bare(panel).run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert panel.size.height == 1
+        assert panel.render_line(0).text.strip() == "IOPS per direction, from fio's first report"
+        live.add_interval(_interval())
+        panel.revision += 1
+        await pilot.pause()
+        assert panel.size.height == 6  # read and write: IOPS, BW, p99 each
+        assert panel.render_line(0).text.startswith("IOPS r")

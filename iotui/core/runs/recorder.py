@@ -18,6 +18,7 @@ from typing import Any, Callable
 from iotui.core.fio.summary import cpu_summary
 from iotui.core.host.advice import run_shape
 from iotui.core.host.section_pressure import apply_section_pressure
+from iotui.core.host.signals import missing_signals, missing_signals_sentence
 from iotui.core.host.verdict import WARNING_CODE as RESPONSIVENESS_WARNING, pressure_warning
 from iotui.core.host.watch import HostReading, HostWatch
 from iotui.core.runs.lock import RunLock, acquire_run_lock, mark_overlap
@@ -79,6 +80,8 @@ class RunRecorder:
         self.force = False
         self.lock_by = "iotui"
         self.run_lock: RunLock | None = None
+        # Whether the first host sample has been checked for missing signals (said once per run).
+        self.signals_checked = False
 
     def _take_run_lock(self, preset: str, target: str) -> RunLock:
         """The machine's run lock for this run, or :class:`RunLockHeld` naming the run that holds it."""
@@ -111,6 +114,11 @@ class RunRecorder:
             return
         if reading is None:
             return
+        if not self.signals_checked:
+            self.signals_checked = True
+            sentence = missing_signals_sentence(missing_signals(reading.host))
+            if sentence:
+                self._log("iotui", sentence)
         self.latest_host = reading.host
         self.latest_probe = reading.probe
         self.latest_assessment = reading.assessment

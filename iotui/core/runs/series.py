@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator
+from itertools import islice
 
 
 class Ring:
@@ -47,6 +48,14 @@ class Ring:
     def values(self) -> list[float | None]:
         """A copy of the values, oldest first, `None` where a sample had no value."""
         return list(self._values)
+
+    def last(self, count: int) -> list[float | None]:
+        """The newest ``count`` values (fewer while the ring holds fewer), oldest first."""
+        if count <= 0:
+            return []
+        if count >= len(self._values):
+            return list(self._values)
+        return list(islice(reversed(self._values), count))[::-1]
 
     def present(self) -> list[float]:
         """The values that exist, oldest first (gaps left out)."""

@@ -23,6 +23,8 @@ from iotui.core.runs.desktop_table import is_desktop_table
 from iotui.ui.widgets.cpu_summary import CpuSummary
 from iotui.ui.widgets.desktop_table import DesktopTable
 from iotui.ui.widgets.direction_summary import DirectionSummary
+from iotui.ui.widgets.options_used import OptionsUsed
+from iotui.ui.widgets.run_chart import RunChart
 from iotui.ui.widgets.section_table import SectionTable
 from iotui.ui.widgets.section_findings import SectionFindings
 from iotui.ui.widgets.warnings_list import WarningsList
@@ -40,7 +42,8 @@ def headline(record: RunRecord) -> Text:
     """``rnd4k-q1t1 completed in 20s · /home (ext4, nvme0n1) · fio-3.33 · started ...``."""
     target = record.target
     text = Text()
-    text.append(record.preset, style="bold")
+    # The effective options' title ("quick · runtime 10s"), so two runs of one preset read apart.
+    text.append(str(record.run.get("title") or record.preset), style="bold")
     text.append(f" {record.status}", style="bold")
     text.append(f" in {fmt.duration_s(record.run.get('duration_s'))}")
     if record.paused_s:
@@ -70,6 +73,7 @@ class ResultsScreen(Screen):
         Binding("escape", "back", "Back"),
         Binding("q", "app.quit", "Quit"),
     ]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]
 
     def __init__(self, record: RunRecord, saved_path: Path | None, services: Services) -> None:
         super().__init__()
@@ -97,6 +101,13 @@ class ResultsScreen(Screen):
                 cpu = CpuSummary(self.record, id="cpu")
                 cpu.border_title = "CPU and responsiveness"
                 yield cpu
+            options = OptionsUsed(self.record, id="options-used")
+            options.border_title = "options used (fio's, as run)"
+            yield options
+            chart = RunChart(self.record, id="run-chart")
+            if not chart.series:  # imports and references have no samples to draw (tall terminals show it)
+                chart.display = False
+            yield chart
             findings = SectionFindings(self.record, id="section-findings")
             findings.border_title = "steady state, cache cliff, latency target"
             yield findings

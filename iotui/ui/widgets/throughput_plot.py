@@ -1,4 +1,4 @@
-"""A plotext chart of IOPS per direction over the last two minutes (tall terminals only).
+"""A plotext chart of IOPS per direction over up to the last two minutes (tall terminals only).
 
 The plot owns its plotext figure (``self.plt``) and redraws everything in
 ``replot()``; it never touches plotext's module-level state.
@@ -10,7 +10,10 @@ from textual.reactive import reactive
 from textual_plotext import PlotextPlot
 
 from iotui.core import format as fmt
-from iotui.ui.live import LiveSeries
+from iotui.ui.live import LiveSeries, span_text
+
+PLOT_SPAN_S = 120
+"""The chart's time axis at most: the last two minutes, one point per second."""
 
 _DIRECTION_COLORS = {"read": "cyan", "write": "magenta", "trim": "yellow"}
 
@@ -28,6 +31,10 @@ class ThroughputPlot(PlotextPlot):
         super().on_mount()
         self.replot()
 
+    def on_show(self) -> None:
+        # Hidden on short terminals, it skips the revisions that came meanwhile: catch up when shown.
+        self.replot()
+
     def watch_revision(self, _revision: int) -> None:
         if self.display and self.is_mounted:
             self.replot()
@@ -37,15 +44,17 @@ class ThroughputPlot(PlotextPlot):
         plt = self.plt
         plt.clear_data()
         plt.clear_figure()
-        plt.title("IOPS, last 2 minutes")
+        series = {direction: self.live.ring(f"{direction}_iops").last(PLOT_SPAN_S) for direction in self.live.directions}
+        span = max((len(values) for values in series.values()), default=0)
+        # The title says what the axis spans: a 5 s old run is not "the last 2 minutes".
+        plt.title(f"IOPS, {span_text(span)}" if span else "IOPS: waiting for fio's first report")
         plt.xlabel("seconds ago")
-        top = max((self.live.ring(f"{d}_iops").max() or 0.0 for d in self.live.directions), default=0.0)
+        top = max((v for values in series.values() for v in values if v is not None), default=0.0)
         if top > 0:
             ticks = [top * step / 4 for step in range(5)]
             plt.ylim(0, top * 1.05)
             plt.yticks(ticks, [fmt.iops(tick) for tick in ticks])
-        for direction in self.live.directions:
-            values = self.live.ring(f"{direction}_iops").values()
+        for direction, values in series.items():
             points = [(index - len(values) + 1, value) for index, value in enumerate(values) if value is not None]
             if points:
                 xs, ys = zip(*points)
