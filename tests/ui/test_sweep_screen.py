@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from iotui.core.runs.presets import find_preset, with_overrides
 from iotui.core.sweep.record import load_sweep
 from iotui.ui.app import IotuiApp
+from iotui.ui.live import SPARK_BARS
 from iotui.ui.messages import SweepEnded, SweepPointEnded
 from iotui.ui.screens.sweep import SweepScreen
 from iotui.ui.services import Services
@@ -257,3 +260,27 @@ async def test_a_latency_target_that_does_not_read_is_refused_before_starting(tm
         assert screen.phase == "planning"
         assert any("'p95'" in str(n.message) for n in app._notifications)
         assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").glob("*.sweep.toml"))
+
+
+async def test_the_across_points_panel_shows_each_points_own_figures(tmp_path) -> None:
+    from iotui.core import format as fmt
+    from iotui.ui.widgets.series_panel import SeriesPanel
+
+    services = SweepReplayServices(tmp_path / "runs", [(1, 1), (2, 1.5)])  # numjobs=2: twice the IOPS
+    app = _app(tmp_path, services)
+    async with app.run_test(size=(100, 45)) as pilot:  # the panel shows on tall terminals
+        screen = await _open_sweep(pilot, *TWO_POINTS)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert screen.phase == "done"
+        first, second = screen.points
+        assert second.read_iops == pytest.approx(2 * first.read_iops)
+        panel = screen.query_one("#sweep-series", SeriesPanel)
+        assert "one cell per finished point" in str(panel.border_title)
+        lines = {line[:9].strip(): line for line in (panel.render_line(y).text for y in range(6))}
+        assert set(lines) == {"IOPS r", "BW r", "p99 r", "IOPS w", "BW w", "p99 w"}
+        # The newest cell and the figure beside it are the last point's, not a second between sections.
+        assert lines["IOPS r"].rstrip().endswith(fmt.iops(second.read_iops))
+        assert lines["p99 w"].rstrip().endswith(fmt.latency_ns(second.write_lat_p99_ns))
+        spark = lines["IOPS r"][9:].rstrip()[: -len(fmt.iops(second.read_iops))].rstrip()
+        assert spark.lstrip() == SPARK_BARS[3] + SPARK_BARS[-1]  # 2 cells: half the top, then the top

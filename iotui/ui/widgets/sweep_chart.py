@@ -1,4 +1,4 @@
-"""Throughput and p99 latency against the varied key, growing as the points finish.
+"""Throughput and p99 latency against the varied key, one mark per finished point.
 
 The plot owns its plotext figure (``self.plt``) and redraws everything in
 ``replot()``; it never touches plotext's module-level state. The sweet spot and
@@ -70,8 +70,9 @@ class SweepChart(PlotextPlot):
         xs = [position[p.params[axis.key]] for p in done]
         throughput = [p.throughput(metric) for p in done]
         formatter = fmt.bytes_per_s if metric == "bw_bytes" else fmt.iops
-        # No legend (plotext puts it over the top-left point): the title names each line's marker.
-        plt.plot(xs, throughput, color="cyan", marker="hd")
+        # Points, not lines: a line between numjobs=1 and 2 would draw values nobody measured (a staircase
+        # of blocks). No legend (plotext puts it over the top-left point): the title names each marker.
+        plt.scatter(xs, throughput, color="cyan", marker="●")
         top = max(throughput)
         ticks, labels = _ticks(top, formatter)
         plt.ylim(0, top * 1.1)
@@ -87,11 +88,13 @@ class SweepChart(PlotextPlot):
             lat_top = max(values) or 1.0
             for direction, color, marker in (("read", "magenta", "dot"), ("write", "yellow", "x")):
                 if lines[direction]:
-                    plt.plot([x for x, _ in lines[direction]], [v for _, v in lines[direction]], color=color,
-                             marker=marker, yside="right")
+                    plt.scatter([x for x, _ in lines[direction]], [v for _, v in lines[direction]], color=color,
+                                marker=marker, yside="right")
             ticks, labels = _ticks(lat_top, fmt.latency_ns)
             # textual-plotext's hints give yside as a number; plotext takes "right" (as plot() above).
-            plt.ylim(0, lat_top * 1.1, yside="right")  # type: ignore[arg-type]
+            # More headroom than the IOPS axis: the best IOPS and the worst p99 (both at the top of their
+            # scales) would otherwise share a cell when one point holds both, and one mark would hide the other.
+            plt.ylim(0, lat_top * 1.35, yside="right")  # type: ignore[arg-type]
             plt.yticks(ticks, labels, yside="right")  # type: ignore[arg-type]
         analysis = self.analysis
         if analysis is not None:
@@ -106,6 +109,6 @@ class SweepChart(PlotextPlot):
                 if value in position:
                     plt.vline(position[value], color=color)
                     plt.text(word, position[value], top * height, color=color, alignment="left")
-        title = f"{name} ▞ (left), read p99 • and write p99 x (right) by {axis.key}"
+        title = f"{name} ● (left), read p99 • and write p99 x (right) by {axis.key}"
         plt.title(title)
         self.refresh()
