@@ -66,6 +66,14 @@ PSI_LEGEND = (
 """What PSI's "some" and "full" mean, wide and narrow (the host panel's last line)."""
 
 
+PSI_TOOLTIP = (
+    "PSI (pressure stall information, Linux): the share of each second in which tasks waited for the "
+    "CPU, I/O or memory. 'some': at least one task waited (others may have run). 'full': every non-idle "
+    "task waited at once, so nothing useful ran."
+)
+"""The host panel's tooltip: PSI in full."""
+
+
 def psi_legend(specs: list[SeriesSpec]) -> tuple[str, str] | None:
     """The PSI legend when ``specs`` show a PSI figure."""
     return PSI_LEGEND if any(spec.key.startswith("psi_") for spec in specs) else None

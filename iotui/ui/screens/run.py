@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from iotui.core.fio.intervals import IntervalSample
-from iotui.ui.live import LiveSeries, psi_legend
+from iotui.ui.live import PSI_TOOLTIP, LiveSeries, psi_legend
 from iotui.ui.messages import (
     FioLogged,
     HostIntervalArrived,
@@ -89,10 +89,12 @@ class RunScreen(Screen):
                 self.live, self.live.fio_specs, title="fio", id="fio-series",
                 placeholder="IOPS, BW and p99 once fio reports",
             ).data_bind(revision=RunScreen.fio_revision)
-            yield SeriesPanel(
+            host = SeriesPanel(
                 self.live, self.live.host_specs, title="host · pressure (PSI)", id="host-series",
                 legend=lambda: psi_legend(self.live.host_specs()),
             ).data_bind(revision=RunScreen.host_revision)
+            host.tooltip = PSI_TOOLTIP
+            yield host
         log = LogPanel(id="log", placeholder="fio's and iotui's messages appear here (none yet)")
         log.border_title = "messages"
         yield log
