@@ -6,13 +6,14 @@ Pilot and saves SVGs next to this script. Two short runs of the ``quick``
 preset go into a throw-away runs directory, so history has two rows and the
 second run can be compared with the first.
 
-    python screenshots/make_screenshots.py [--target DIR] [--size 100x30] [--runtime 30]
+    python screenshots/make_screenshots.py [--target DIR] [--size 80x24] [--runtime 12]
 
 Files: home.svg, run.svg, results.svg, compare.svg, history.svg at --size,
 run-large.svg, a live run on a 160x48 terminal (three-line figures, IOPS chart),
-and sweep.svg, a finished sweep on a 120x45 terminal: the ``numjobs-scaling-quick``
-preset limited to 500 IOPS per job (rate_iops), over numjobs 1,2, so the chart
-shows IOPS doubling and the sweet spot lands on numjobs=2.
+and sweep.svg, a finished sweep on a 120x45 terminal: the ``quick`` preset (one
+section, so each point has one set of figures) limited to 500 IOPS per job and
+direction (rate_iops), over numjobs 1,2, so the chart shows IOPS doubling and the
+sweet spot lands on numjobs=2.
 """
 
 from __future__ import annotations
@@ -56,9 +57,9 @@ async def _run_once(pilot, runtime_s: int, size: str) -> None:
 FIRST_RUN_S = 8  # the earlier run that the compare screen sets beside the captured one
 LARGE_SIZE = (160, 48)
 SWEEP_SIZE = (120, 45)
-SWEEP_PRESET = "numjobs-scaling-quick"
+SWEEP_PRESET = "quick"
 SWEEP_VARY = "numjobs=1,2"
-SWEEP_RUNTIME_S = 3  # per job section (read, then write)
+SWEEP_RUNTIME_S = 3
 SWEEP_RATE_IOPS = "500"  # per job: twice the jobs, twice the IOPS
 
 
@@ -140,8 +141,8 @@ async def _sweep(pilot, target: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--target", help="directory on a disk to test (default: a temporary one in /var/tmp)")
-    parser.add_argument("--size", default="100x30", help="terminal size, COLUMNSxROWS (default 100x30)")
-    parser.add_argument("--runtime", type=int, default=30, help="seconds of the captured runs (default 30)")
+    parser.add_argument("--size", default="80x24", help="terminal size, COLUMNSxROWS (default 80x24)")
+    parser.add_argument("--runtime", type=int, default=12, help="seconds of the captured runs (default 12)")
     args = parser.parse_args()
     columns, rows = (int(part) for part in args.size.lower().split("x"))
     made_target = args.target is None
