@@ -83,4 +83,8 @@ if [ "$with_tests" -eq 1 ]; then
 else
   .venv/bin/python -m pip install -q -e .
 fi
+# An editable install leaves iotui's own modules uncompiled; compiled once here, the app's
+# start does not compile them again each time (where PYTHONDONTWRITEBYTECODE forbids
+# keeping them, it would every time): bench/README.md, first paint.
+.venv/bin/python -m compileall -q iotui >/dev/null || true
 echo "iotui is set up: $(.venv/bin/iotui --version), $(fio --version)" >&2

@@ -211,6 +211,51 @@ def shipped_table() -> OptionTable:
 
 
 _LOADED: dict[str, OptionTable] = {}
+VERSIONS_FILE = "fio-versions.json"
+
+
+def _binary_identity(fio_binary: str) -> list[int] | None:
+    """What changes when the fio binary is replaced (an upgrade, a rebuild): its inode, size, mtime."""
+    try:
+        facts = os.stat(fio_binary)
+    except OSError:
+        return None
+    return [facts.st_dev, facts.st_ino, facts.st_size, facts.st_mtime_ns]
+
+
+def installed_version(fio_binary: str) -> str:
+    """``fio --version`` of this binary, remembered until the binary changes.
+
+    Starting fio costs a process start the app's first paint would wait for
+    (the presets are checked with this fio's option table before Home shows
+    them); the answer is kept per binary path with the binary's identity, so a
+    new fio at the same path is asked again. Raises OSError/SubprocessError/
+    IndexError as ``_fio`` does when fio cannot answer.
+    """
+    path = os.path.realpath(fio_binary)
+    identity = _binary_identity(path)
+    cache_file = _cache_dir() / VERSIONS_FILE
+    try:
+        known = json.loads(cache_file.read_text(encoding="utf-8"))
+        entry = known.get(path) if isinstance(known, dict) else None
+    except (OSError, ValueError):
+        known, entry = {}, None
+    if identity is not None and isinstance(entry, dict) and entry.get("identity") == identity:
+        version = entry.get("version")
+        if isinstance(version, str) and version:
+            return version
+    version = _fio(fio_binary, "--version").strip().splitlines()[0]
+    if identity is not None:
+        known = known if isinstance(known, dict) else {}
+        known[path] = {"identity": identity, "version": version}
+        try:
+            cache_file.parent.mkdir(parents=True, exist_ok=True)
+            partial = cache_file.with_name(f".{VERSIONS_FILE}.{os.getpid()}")
+            partial.write_text(json.dumps(known, indent=1), encoding="utf-8")
+            os.replace(partial, cache_file)  # two starts at once never leave half a file
+        except OSError:
+            pass  # an unwritable cache only means asking fio again next time
+    return version
 
 
 def table_for(fio_binary: str | None, version: str | None = None) -> OptionTable:
@@ -218,7 +263,7 @@ def table_for(fio_binary: str | None, version: str | None = None) -> OptionTable
     if fio_binary is None:
         return _LOADED.setdefault("shipped", shipped_table())
     try:
-        version = version or _fio(fio_binary, "--version").strip().splitlines()[0]
+        version = version or installed_version(fio_binary)
     except (OSError, subprocess.SubprocessError, IndexError):
         return table_for(None)
     shipped = _LOADED.setdefault("shipped", shipped_table())

@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Grid, VerticalScroll
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from iotui.core.runs.compare import Comparison, compare_records
 from iotui.core.runs.compare_answers import never_settled, repeat_groups
@@ -27,6 +27,7 @@ from iotui.ui.widgets.comparison_plot import ComparisonPlot
 from iotui.ui.widgets.comparison_setup import ComparisonSetup
 from iotui.ui.widgets.comparison_table import ComparisonTable
 from iotui.ui.widgets.reference_picker import ReferencePicker
+from iotui.ui.widgets.key_bar import KeyBar
 
 
 class CompareScreen(Screen):
@@ -80,7 +81,7 @@ class CompareScreen(Screen):
         picker = ReferencePicker(id="reference-picker")
         picker.border_title = "add a reference (enter adds, esc closes)"
         yield picker
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._recompare()

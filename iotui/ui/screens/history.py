@@ -23,7 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.events import Key
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.widgets import DataTable, Header, Input, Static
 
 from iotui.core import format as fmt
 from iotui.core.runs.compare import run_labels
@@ -34,6 +34,7 @@ from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.screens.text_prompt import TextPromptScreen
 from iotui.ui.services import ServiceError, Services
 from iotui.ui.widgets.history_table import HistoryEntry, HistoryTable
+from iotui.ui.widgets.key_bar import KeyBar
 
 # Rows put in the table at once; the filter narrows the rest (the count says how many match).
 SHOWN_LIMIT = 100
@@ -77,7 +78,7 @@ class HistoryScreen(Screen):
         yield Input(placeholder="type to filter (preset, target, status, date, note, tag...)", id="history-filter", compact=True)
         yield HistoryTable(id="history")
         yield Static(id="history-detail")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         # What the index already holds is listed at once; the sync follows in a thread and

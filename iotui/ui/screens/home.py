@@ -13,7 +13,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from iotui.ui.screens.path_prompt import PathPromptScreen
 from iotui.ui.services import Overrides, PlanPreview, RunRequest, ServiceError, Services
@@ -23,6 +23,7 @@ from iotui.ui.widgets.hosts_field import HostsField
 from iotui.ui.widgets.option_editor import OptionEditor
 from iotui.ui.widgets.preset_list import PresetList
 from iotui.ui.widgets.target_list import TargetList
+from iotui.ui.widgets.key_bar import KeyBar
 
 
 # Highlighted when no --preset is given: the short first look.
@@ -116,7 +117,7 @@ class HomeScreen(Screen):
                 problem=HomeScreen.option_problem,
                 ready=HomeScreen.loaded,
             )
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self._load_presets()

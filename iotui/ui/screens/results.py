@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from iotui.core import format as fmt
 from iotui.core.runs.export import export_records
@@ -28,6 +28,7 @@ from iotui.ui.widgets.run_chart import RunChart
 from iotui.ui.widgets.section_table import SectionTable
 from iotui.ui.widgets.section_findings import SectionFindings
 from iotui.ui.widgets.warnings_list import WarningsList
+from iotui.ui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from iotui.ui.app import IotuiApp
@@ -114,7 +115,7 @@ class ResultsScreen(Screen):
             warnings = WarningsList(self.record, id="warnings")
             warnings.border_title = "warnings"
             yield warnings
-        yield Footer()
+        yield KeyBar()
 
     def _detail_title(self, index: int) -> str:
         if not self.record.is_multi_section:

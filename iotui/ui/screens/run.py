@@ -15,7 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Header
 
 from iotui.core.fio.intervals import IntervalSample
 from iotui.ui.live import PSI_TOOLTIP, LiveSeries, psi_legend
@@ -37,6 +37,7 @@ from iotui.ui.widgets.live_run import LiveRun
 from iotui.ui.widgets.log_panel import LogPanel
 from iotui.ui.widgets.series_panel import SeriesPanel
 from iotui.ui.widgets.throughput_plot import ThroughputPlot
+from iotui.ui.widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
     from iotui.ui.app import IotuiApp
@@ -98,7 +99,7 @@ class RunScreen(Screen):
         log = LogPanel(id="log", placeholder="fio's and iotui's messages appear here (none yet)")
         log.border_title = "messages"
         yield log
-        yield Footer()
+        yield KeyBar()
 
     @property
     def iotui_app(self) -> IotuiApp:

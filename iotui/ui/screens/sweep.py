@@ -16,7 +16,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Footer, Header, Input, ProgressBar, Static
+from textual.widgets import Header, Input, ProgressBar, Static
 
 from iotui.ui.point_series import points_span
 from iotui.ui.screens.sweep_progress import ACTIVE_PHASES, SweepProgressScreen
@@ -32,6 +32,7 @@ from iotui.ui.widgets.sweep_heatmap import SweepHeatmap
 from iotui.ui.widgets.sweep_findings import SweepFindings
 from iotui.ui.widgets.sweep_points import SweepPoints
 from iotui.core.sweep.analysis import PointResult
+from iotui.ui.widgets.key_bar import KeyBar
 
 
 class SweepScreen(SweepProgressScreen):
@@ -103,7 +104,7 @@ class SweepScreen(SweepProgressScreen):
             log = LogPanel(id="sweep-log")
             log.border_title = "messages"
             yield log
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#sweep-log").display = False

@@ -115,6 +115,8 @@ class OptionEditor(Horizontal):
             fields.append(Input(id=f"option-{field_id}", compact=True, classes="option-input"))
         fields.append(Checkbox("direct", id="option-direct", compact=True))
         await self.mount_all(fields)
+        if not self.query("#option-direct"):
+            return  # the app closed in that moment (q right after the first frame): nothing to fill
         self._fields_mounted = True
         self.watch_preset(self.preset)
 
