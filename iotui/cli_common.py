@@ -8,11 +8,13 @@ from pathlib import Path
 
 # Kept in a light module of its own: the app's start reads these options without this module's imports.
 from iotui.cli_options import add_common_options  # noqa: F401  (used below, and by the commands)
-from iotui.core.runs import presets
-from iotui.core.runs.presets import Preset, PresetError
-from iotui.core.runs.lock import RunLockHeld
-from iotui.core.runs.record import default_runs_dir
 from iotui.core.fio.policy import PolicyError
+from iotui.core.runs.job_file import load_job_file
+from iotui.core.runs.lock import RunLockHeld
+from iotui.core.runs.overrides import with_overrides
+from iotui.core.runs.preset_files import find_preset, load_preset_file
+from iotui.core.runs.preset_model import Preset, PresetError
+from iotui.core.runs.record import default_runs_dir
 from iotui.core.runs.session import EventCallback, RunSession
 from iotui.core.runs.start import StartError, StartRequest, start_run
 from iotui.core.runs.start import resolve_fio_binary as resolve_fio_for_run
@@ -75,16 +77,16 @@ def load_preset_from_args(args: argparse.Namespace) -> Preset:
         if job_file and preset_name:
             raise CommandError("Give either a preset or --job-file, not both.")
         if job_file:
-            preset = presets.load_job_file(Path(job_file))
+            preset = load_job_file(Path(job_file))
         elif preset_name:
             if preset_name.endswith(".toml") or os.sep in preset_name:
-                preset = presets.load_preset_file(Path(preset_name))
+                preset = load_preset_file(Path(preset_name))
             else:
-                preset = presets.find_preset(preset_name)
+                preset = find_preset(preset_name)
         else:
             raise CommandError("Name a preset (see 'iotui presets') or give --job-file FILE.fio.")
         runtime = getattr(args, "runtime", None)
-        return presets.with_overrides(
+        return with_overrides(
             preset,
             runtime_s=runtime,
             size=getattr(args, "size", None),

@@ -7,7 +7,10 @@ import json
 import sys
 
 from iotui.core import format as fmt
-from iotui.core.runs import presets
+from iotui.core.runs.estimate import estimate
+from iotui.core.runs.preset_files import list_presets
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("presets", help="list the presets", description="List shipped and user presets.")
     parser.add_argument("--json", action="store_true", help="print as JSON")
@@ -15,12 +18,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    found, errors = presets.list_presets()
+    found, errors = list_presets()
     found.sort(key=lambda p: p.name)
     if args.json:
         rows = []
         for preset in found:
-            duration_s, disk_bytes = presets.estimate(preset)
+            duration_s, disk_bytes = estimate(preset)
             rows.append({
                 "name": preset.name, "title": preset.title, "description": preset.description,
                 "tells": preset.tells, "source": str(preset.source) if preset.source else None,
@@ -30,7 +33,7 @@ def handle(args: argparse.Namespace) -> int:
     else:
         width = max((len(p.name) for p in found), default=10)
         for preset in found:
-            duration_s, disk_bytes = presets.estimate(preset)
+            duration_s, disk_bytes = estimate(preset)
             print(f"{preset.name:<{width}}  {preset.description}")
             print(f"{'':<{width}}  ~{fmt.duration_s(duration_s)}, {fmt.size_bytes(disk_bytes)} on disk. {preset.tells}")
     for error in errors:

@@ -15,11 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-
 if TYPE_CHECKING:
-    from iotui.core.runs.record import RunRecord  # the preset and safety modules are only needed at run time
-    from iotui.core.runs.presets import Preset
     from iotui.core.fio.policy import TargetInfo
+    from iotui.core.runs.preset_model import Preset
+    from iotui.core.runs.record import RunRecord  # the preset and safety modules are only needed at run time
     from iotui.core.runs.session import RunSession
     from iotui.core.sweep.runner import SweepRunner
 
@@ -57,7 +56,7 @@ class Overrides:
     direct: bool | None = None
 
     def as_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for ``presets.with_overrides`` (unset ones left out)."""
+        """Keyword arguments for ``with_overrides`` (unset ones left out)."""
         return {name: value for name, value in self.__dict__.items() if value is not None}
 
 
@@ -160,32 +159,32 @@ class Services:
     # -- presets ------------------------------------------------------------
     def list_presets(self) -> tuple[list[Preset], list[str]]:
         """The presets that load, and one sentence per preset file that does not."""
-        from iotui.core.runs import presets
-        loaded, errors = presets.list_presets()
+        from iotui.core.runs.preset_files import list_presets
+        loaded, errors = list_presets()
         # The desktop table leads the list: the one run most people come for.
         ordered = sorted(loaded, key=lambda p: HOME_FIRST.index(p.name) if p.name in HOME_FIRST else len(HOME_FIRST))
         return ordered, [str(error) for error in errors]
 
     def apply_overrides(self, preset: Preset, overrides: Overrides) -> Preset:
         """The preset with the home screen's changes, or a ServiceError sentence."""
-        from iotui.core.runs import presets
+        from iotui.core.runs.overrides import with_overrides
         kwargs = overrides.as_kwargs()
         if not kwargs:
             return preset
         try:
-            return presets.with_overrides(preset, **kwargs)
+            return with_overrides(preset, **kwargs)
         except Exception as error:  # PresetError / PolicyError: already a sentence
             raise ServiceError(str(error)) from None
 
     def preview(self, preset: Preset, target_path: str) -> PlanPreview:
         """The exact command, warnings and estimates for a preset on a target."""
         from iotui.core.fio import argv as command
-        from iotui.core.runs import presets
+        from iotui.core.runs.estimate import estimate
         from iotui.core.runs.plan import PlanError, make_plan
 
         fio_binary, fio_problem = self.fio_binary()
         try:
-            duration_s, disk_bytes = presets.estimate(preset)
+            duration_s, disk_bytes = estimate(preset)
         except Exception:
             duration_s, disk_bytes = None, None
         try:
@@ -341,8 +340,15 @@ class Services:
     ) -> SweepSetup:
         """The points of ``vary_text`` (``KEY=V1,V2``, several separated by ``;`` or spaces),
         their estimated time and disk space; a ServiceError sentence when it cannot be planned."""
-        from iotui.core.sweep.plan import SYSBENCH_COMPARE_PRESET, SweepPlanError, check_space, describe_estimate
-        from iotui.core.sweep.plan import estimate_sweep, make_base, plan_sweep
+        from iotui.core.sweep.plan import (
+            SYSBENCH_COMPARE_PRESET,
+            SweepPlanError,
+            check_space,
+            describe_estimate,
+            estimate_sweep,
+            make_base,
+            plan_sweep,
+        )
         from iotui.core.sweep.values import TOOL_KEY
 
         entries = [entry for entry in re.split(r"[;\s]+", vary_text.strip()) if entry]

@@ -10,13 +10,11 @@ from pathlib import Path
 import pytest
 
 from iotui.core.fio import argv as command
-
-from iotui.core.runs import presets
-
 from iotui.core.fio import policy as safety
-from iotui.core.runs.presets import JobSection, Preset, PresetError
+from iotui.core.runs.preset_files import find_preset, shipped_presets_dir
+from iotui.core.runs.preset_model import JobSection, Preset, PresetError
 
-SHIPPED = [presets.shipped_presets_dir()]
+SHIPPED = [shipped_presets_dir()]
 PRIVATE = Path("/data/.iotui-0123456789abcdef")
 TEST_FILE = PRIVATE / "testfile"
 
@@ -26,7 +24,7 @@ def make(options: dict[str, str], *sections: tuple[str, dict[str, str]], serial:
 
 
 def test_argv_for_a_two_section_preset() -> None:
-    preset = presets.find_preset("rnd4k-q1t1", SHIPPED)
+    preset = find_preset("rnd4k-q1t1", SHIPPED)
     argv = command.build_fio_argv(preset, test_file=TEST_FILE, fio_binary="/usr/bin/fio")
     assert argv[:5] == ["/usr/bin/fio", "--output-format=json+", "--status-interval=1", "--eta=never", "--thread"]
     first, second = argv.index("--name=randread"), argv.index("--name=randwrite")
@@ -60,14 +58,14 @@ def test_job_files_keep_fio_s_own_ordering() -> None:
 
 
 def test_raw_devices_run_read_only() -> None:
-    preset = presets.find_preset("blocksize-table", SHIPPED)
+    preset = find_preset("blocksize-table", SHIPPED)
     argv = command.build_fio_argv(preset, block_device=Path("/dev/sdz"))
     assert argv[5:7] == ["--readonly", "--filename=/dev/sdz"]
     assert "--readonly" in command.build_fio_argv(preset, test_file=TEST_FILE, readonly=True)
 
 
 def test_exactly_one_destination() -> None:
-    preset = presets.find_preset("quick", SHIPPED)
+    preset = find_preset("quick", SHIPPED)
     with pytest.raises(ValueError):
         command.build_fio_argv(preset)
     with pytest.raises(ValueError):
@@ -138,7 +136,7 @@ def test_format_command_quotes_for_the_shell() -> None:
 
 
 def test_required_bytes_is_the_shared_test_file() -> None:
-    assert command.required_bytes(presets.find_preset("rnd4k-q32t16", SHIPPED)) == 1 << 30
+    assert command.required_bytes(find_preset("rnd4k-q32t16", SHIPPED)) == 1 << 30
     assert command.required_bytes(make({"size": "25%"})) is None
 
 
@@ -160,7 +158,7 @@ def test_required_bytes_follow_each_section_s_effective_size(options: dict[str, 
 
 def test_the_core_modules_never_import_textual() -> None:
     code = (
-        "import sys; import iotui.core.runs.presets, iotui.core.fio.policy, iotui.core.fio.argv; "
+        "import sys; import iotui.core.runs.preset_files, iotui.core.runs.overrides, iotui.core.runs.job_file, iotui.core.fio.policy, iotui.core.fio.argv; "
         "print(any(name == 'textual' or name.startswith('textual.') for name in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from iotui.core.runs import presets
+from iotui.core.runs.estimate import estimate
+from iotui.core.runs.preset_files import find_preset, shipped_presets_dir
+from iotui.core.runs.preset_model import section_option, section_options, uses_direct_io
 
-SHIPPED = [presets.shipped_presets_dir()]
+SHIPPED = [shipped_presets_dir()]
 
 
 def _rows(name: str) -> list[tuple[str, str, str, str, str]]:
-    preset = presets.find_preset(name, SHIPPED)
+    preset = find_preset(name, SHIPPED)
     return [
         (section.name, options["rw"], options["bs"], options["iodepth"], options["numjobs"])
-        for section, options in zip(preset.jobs, presets.section_options(preset))
+        for section, options in zip(preset.jobs, section_options(preset))
     ]
 
 
@@ -43,10 +45,10 @@ def test_desktop_nvme_uses_the_nvme_tests() -> None:
 
 def test_desktop_presets_use_direct_io_one_1gib_file_and_a_few_seconds_per_test() -> None:
     for name in ("desktop", "desktop-nvme"):
-        preset = presets.find_preset(name, SHIPPED)
-        assert presets.uses_direct_io(preset)
+        preset = find_preset(name, SHIPPED)
+        assert uses_direct_io(preset)
         assert preset.serial  # sections run one after another
-        duration_s, disk_bytes = presets.estimate(preset)
+        duration_s, disk_bytes = estimate(preset)
         assert disk_bytes == 1 << 30  # one shared 1 GiB file
         assert duration_s == 8 * 5
         # 16 clones must report as one section
@@ -54,7 +56,7 @@ def test_desktop_presets_use_direct_io_one_1gib_file_and_a_few_seconds_per_test(
 
 
 def test_latency_target_preset_asks_fio_for_its_search() -> None:
-    preset = presets.find_preset("latency-target", SHIPPED)
+    preset = find_preset("latency-target", SHIPPED)
     assert preset.options["latency_target"] == "1ms"
     assert preset.options["latency_window"] == "1s"
     assert preset.options["latency_percentile"] == "99"
@@ -62,9 +64,9 @@ def test_latency_target_preset_asks_fio_for_its_search() -> None:
 
 
 def test_steady_preset_fills_the_file_first_and_asks_fio_for_steady_state() -> None:
-    preset = presets.find_preset("steady-randwrite", SHIPPED)
-    fill, steady = presets.section_options(preset)
+    preset = find_preset("steady-randwrite", SHIPPED)
+    fill, steady = section_options(preset)
     assert fill["rw"] == "write" and "runtime" not in fill and "time_based" not in fill
     assert steady["rw"] == "randwrite"
     assert steady["steadystate"] == "iops:10%"
-    assert presets.section_option(preset, preset.jobs[1], "ss_dur") == "10s"
+    assert section_option(preset, preset.jobs[1], "ss_dur") == "10s"

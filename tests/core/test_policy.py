@@ -8,7 +8,8 @@ from iotui.core.fio import options as fio_options
 from iotui.core.fio import policy as safety
 from iotui.core.fio.options import COMMAND_LINE, JOB_FILE
 from iotui.core.fio.policy import PolicyError
-from iotui.core.runs import presets
+from iotui.core.runs.preset_files import list_presets, shipped_presets_dir
+from iotui.core.runs.preset_model import section_options
 
 TABLE = fio_options.shipped_table()
 
@@ -167,8 +168,8 @@ def test_every_allowed_option_is_an_option_of_this_fio() -> None:
 
 
 def test_every_shipped_preset_passes_the_policy() -> None:
-    found, errors = presets.list_presets([presets.shipped_presets_dir()])
+    found, errors = list_presets([shipped_presets_dir()])
     assert errors == [] and found
     for preset in found:
-        for options in presets.section_options(preset):
+        for options in section_options(preset):
             safety.check_options(options, preset.name, table=TABLE)

@@ -6,12 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs import presets
-
 from iotui.core.fio import policy as safety
-from iotui.core.runs.presets import JobSection, Preset, PresetError, PresetPolicyError
+from iotui.core.fio.units import parse_seconds, parse_size_bytes
+from iotui.core.runs.estimate import estimate
+from iotui.core.runs.job_file import load_job_file
+from iotui.core.runs.overrides import with_overrides
+from iotui.core.runs.preset_files import find_preset, list_presets, load_preset_file, preset_dirs, shipped_presets_dir, user_presets_dir
+from iotui.core.runs.preset_model import JobSection, Preset, PresetError, PresetPolicyError, section_option, section_options, uses_direct_io
+from iotui.core.runs.preset_platform import for_platform
 
-SHIPPED = [presets.shipped_presets_dir()]
+SHIPPED = [shipped_presets_dir()]
 REQUIRED_SHIPPED = {
     "quick", "seq1m-q8t1", "seq1m-q1t1", "rnd4k-q32t1", "rnd4k-q1t1", "rnd4k-q32t16", "randrw-70-30",
     "sustained-write", "numjobs-scaling", "numjobs-scaling-quick", "sysbench-compare", "engine-efficiency",
@@ -20,42 +24,42 @@ REQUIRED_SHIPPED = {
 
 
 def shipped(name: str) -> Preset:
-    return presets.find_preset(name, SHIPPED)
+    return find_preset(name, SHIPPED)
 
 
 # -- shipped presets ---------------------------------------------------------------------
 
 
 def test_every_shipped_preset_loads_with_a_description() -> None:
-    found, errors = presets.list_presets(SHIPPED)
+    found, errors = list_presets(SHIPPED)
     assert errors == []
     assert REQUIRED_SHIPPED <= {p.name for p in found}
     for preset in found:
         assert preset.description and preset.tells and preset.title, preset.name
-        assert preset.source == presets.shipped_presets_dir() / f"{preset.name}.toml"
-        assert all("filename" not in options for options in presets.section_options(preset))
+        assert preset.source == shipped_presets_dir() / f"{preset.name}.toml"
+        assert all("filename" not in options for options in section_options(preset))
 
 
 def test_classic_presets_use_direct_io_a_1gib_file_and_libaio_only_for_queues() -> None:
     for name, depth in (("seq1m-q8t1", 8), ("seq1m-q1t1", 1), ("rnd4k-q32t1", 32), ("rnd4k-q1t1", 1)):
         preset = shipped(name)
-        assert presets.uses_direct_io(preset), name
+        assert uses_direct_io(preset), name
         assert preset.options["size"] == "1G" and preset.options["iodepth"] == str(depth)
         assert preset.options["ioengine"] == ("libaio" if depth > 1 else "psync"), name
         assert [section.options["rw"] for section in preset.jobs] in (["read", "write"], ["randread", "randwrite"])
-        assert presets.estimate(preset)[1] == 1 << 30
+        assert estimate(preset)[1] == 1 << 30
 
 
 def test_quick_is_twenty_seconds_on_a_small_file() -> None:
     preset = shipped("quick")
-    assert presets.estimate(preset) == (20.0, 256 << 20)
-    assert presets.uses_direct_io(preset) and preset.options["rw"] == "randrw"
+    assert estimate(preset) == (20.0, 256 << 20)
+    assert uses_direct_io(preset) and preset.options["rw"] == "randrw"
 
 
 def test_nvme_preset_uses_sixteen_jobs_sharing_one_file() -> None:
     preset = shipped("rnd4k-q32t16")
     assert preset.options["numjobs"] == "16" and preset.options["iodepth"] == "32"
-    assert presets.estimate(preset)[1] == 1 << 30  # numjobs does not multiply the file
+    assert estimate(preset)[1] == 1 << 30  # numjobs does not multiply the file
 
 
 def test_study_presets_have_sweeps_over_the_studies_keys() -> None:
@@ -72,7 +76,7 @@ def test_engine_efficiency_compares_engines_at_the_same_concurrency() -> None:
     engines = [section.options["ioengine"] for section in preset.jobs]
     assert engines == ["sync", "psync", "vsync", "pvsync", "pvsync2", "pvsync2", "libaio", "io_uring"]
     assert preset.jobs[5].options["hipri"] == "1"
-    for options in presets.section_options(preset):
+    for options in section_options(preset):
         assert int(options["numjobs"]) * int(options["iodepth"]) == 16
         assert options["rw"] == "randread" and options["bs"] == "4k"
 
@@ -80,12 +84,12 @@ def test_engine_efficiency_compares_engines_at_the_same_concurrency() -> None:
 def test_mount_options_measures_the_sync_between_write_and_read() -> None:
     preset = shipped("mount-options")
     assert [section.name for section in preset.jobs] == ["write", "sync", "read"]
-    sync = presets.section_options(preset)[1]
-    assert sync["number_ios"] == "1" and sync["fsync"] == "1" and not presets.uses_direct_io(preset)
+    sync = section_options(preset)[1]
+    assert sync["number_ios"] == "1" and sync["fsync"] == "1" and not uses_direct_io(preset)
 
 
 def test_blocksize_table_is_the_seaweedfs_table() -> None:
-    rows = [(o["rw"], o["bs"], o["direct"]) for o in presets.section_options(shipped("blocksize-table"))]
+    rows = [(o["rw"], o["bs"], o["direct"]) for o in section_options(shipped("blocksize-table"))]
     assert rows == [
         ("randread", "4k", "1"), ("randread", "128k", "1"), ("randread", "2m", "1"),
         ("read", "4k", "0"), ("read", "128k", "0"), ("read", "2m", "0"),
@@ -96,15 +100,15 @@ def test_blocksize_table_is_the_seaweedfs_table() -> None:
 
 
 def test_user_presets_live_in_the_xdg_config_dir(tmp_path: Path) -> None:
-    assert presets.user_presets_dir({"XDG_CONFIG_HOME": str(tmp_path)}) == tmp_path / "iotui" / "presets"
-    assert presets.user_presets_dir({}) == Path.home() / ".config" / "iotui" / "presets"
-    assert presets.preset_dirs()[0] == presets.shipped_presets_dir()
-    assert (presets.shipped_presets_dir() / "quick.toml").is_file()
+    assert user_presets_dir({"XDG_CONFIG_HOME": str(tmp_path)}) == tmp_path / "iotui" / "presets"
+    assert user_presets_dir({}) == Path.home() / ".config" / "iotui" / "presets"
+    assert preset_dirs()[0] == shipped_presets_dir()
+    assert (shipped_presets_dir() / "quick.toml").is_file()
 
 
 def test_user_preset_overrides_shipped(tmp_path: Path) -> None:
     (tmp_path / "quick.toml").write_text('name = "quick"\ndescription = "mine"\n[options]\nrw = "read"\n')
-    preset = presets.find_preset("quick", [presets.shipped_presets_dir(), tmp_path])
+    preset = find_preset("quick", [shipped_presets_dir(), tmp_path])
     assert preset.description == "mine" and preset.title == "quick"
     assert preset.jobs == (JobSection("quick", {}),)
 
@@ -112,12 +116,12 @@ def test_user_preset_overrides_shipped(tmp_path: Path) -> None:
 def test_a_broken_user_override_raises_its_own_error(tmp_path: Path) -> None:
     (tmp_path / "quick.toml").write_text('name = "quick"\n')
     with pytest.raises(PresetError, match="'description' is missing"):
-        presets.find_preset("quick", [presets.shipped_presets_dir(), tmp_path])
+        find_preset("quick", [shipped_presets_dir(), tmp_path])
 
 
 def test_an_unknown_name_lists_the_presets() -> None:
     with pytest.raises(PresetError, match="No preset named 'nope'; the presets are: .*quick"):
-        presets.find_preset("nope", SHIPPED)
+        find_preset("nope", SHIPPED)
 
 
 # -- validation --------------------------------------------------------------------------
@@ -151,7 +155,7 @@ def test_bad_presets_are_refused_with_file_and_key(tmp_path: Path, text: str, ex
     path = tmp_path / "bad.toml"
     path.write_text(text)
     with pytest.raises(PresetError) as error:
-        presets.load_preset_file(path)
+        load_preset_file(path)
     assert str(error.value).startswith(f"{path}")
     assert expected in str(error.value)
     assert error.value.path == path
@@ -173,7 +177,7 @@ def test_presets_with_refused_options_name_them(tmp_path: Path, text: str, optio
     path = tmp_path / "bad.toml"
     path.write_text(text)
     with pytest.raises(PresetPolicyError) as error:
-        presets.load_preset_file(path)
+        load_preset_file(path)
     assert f"'{option}" in str(error.value) and str(path) in str(error.value)
     assert isinstance(error.value, safety.PolicyError) and isinstance(error.value, PresetError)
 
@@ -181,7 +185,7 @@ def test_presets_with_refused_options_name_them(tmp_path: Path, text: str, optio
 def test_special_sweep_keys_are_not_fio_options(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     path.write_text(GOOD + '[[jobs]]\nname = "x"\n[sweep]\nvary = { job = ["x"], tool = ["fio"], numjobs = [1, 2] }\n')
-    assert presets.load_preset_file(path).sweep["vary"]["numjobs"] == ["1", "2"]
+    assert load_preset_file(path).sweep["vary"]["numjobs"] == ["1", "2"]
 
 
 @pytest.mark.parametrize(
@@ -199,13 +203,13 @@ def test_a_preset_s_sweep_cannot_choose_targets_tools_or_smuggle_options(tmp_pat
     path = tmp_path / "s.toml"
     path.write_text(GOOD + '[[jobs]]\nname = "x"\n[sweep]\nvary = { ' + vary + " }\n")
     with pytest.raises(PresetPolicyError, match=words):
-        presets.load_preset_file(path)
+        load_preset_file(path)
 
 
 def test_values_become_fio_strings(tmp_path: Path) -> None:
     path = tmp_path / "v.toml"
     path.write_text(GOOD + '[options]\ndirect = true\nbuffered = false\niodepth = 32\ntime_based = ""\nbs = "4k"\n')
-    assert presets.load_preset_file(path).options == {
+    assert load_preset_file(path).options == {
         "direct": "1", "buffered": "0", "iodepth": "32", "time_based": "", "bs": "4k"
     }
 
@@ -214,7 +218,7 @@ def test_bad_file_is_listed_as_an_error_not_a_crash(tmp_path: Path) -> None:
     (tmp_path / "bad.toml").write_text("name = ")
     (tmp_path / "good.toml").write_text('name = "good"\ndescription = "d"\n')
     (tmp_path / "notes.txt").write_text("not a preset")
-    found, errors = presets.list_presets([tmp_path, tmp_path / "missing"])
+    found, errors = list_presets([tmp_path, tmp_path / "missing"])
     assert [p.name for p in found] == ["good"]
     assert len(errors) == 1 and "bad.toml" in str(errors[0])
 
@@ -225,7 +229,7 @@ def test_bad_file_is_listed_as_an_error_not_a_crash(tmp_path: Path) -> None:
 def job_file(tmp_path: Path, text: str) -> Preset:
     path = tmp_path / "my.fio"
     path.write_text(text)
-    return presets.load_job_file(path)
+    return load_job_file(path)
 
 
 def test_job_file_sections_and_valueless_keys(tmp_path: Path) -> None:
@@ -303,14 +307,14 @@ def test_a_job_file_s_absolute_directory_becomes_the_private_test_directory(tmp_
 
 def test_overrides_apply_globally_and_win_over_sections() -> None:
     preset = shipped("blocksize-table")
-    changed = presets.with_overrides(
+    changed = with_overrides(
         preset, runtime_s=2, size="8M", bs="64k", iodepth=4, numjobs=2, direct=True, sets={"rw": "read"}
     )
     assert changed.options["runtime"] == "2" and changed.options["time_based"] == ""
     assert changed.options["bs"] == "64k" and changed.options["direct"] == "1"
     assert changed.options["iodepth"] == "4" and changed.options["numjobs"] == "2"
     assert all(s.options == {} for s in changed.jobs)
-    assert presets.estimate(changed) == (12.0, 8 << 20)
+    assert estimate(changed) == (12.0, 8 << 20)
     assert preset.jobs[0].options["bs"] == "4k"  # the original is unchanged
 
 
@@ -319,25 +323,25 @@ def test_overrides_replace_aliases_and_related_settings() -> None:
         "p", "p", "d", "", {"blocksize": "4k", "timeout": "9", "filesize": "2G", "buffered": "1"},
         (JobSection("a", {"readwrite": "randwrite", "bssplit": "4k/50:64k/50", "bsrange": "4k-8k"}),),
     )
-    changed = presets.with_overrides(preset, runtime_s=1, size="4M", bs="16k", direct=True, sets={"rw": "read"})
+    changed = with_overrides(preset, runtime_s=1, size="4M", bs="16k", direct=True, sets={"rw": "read"})
     assert changed.options == {"bs": "16k", "runtime": "1", "size": "4M", "direct": "1", "time_based": "", "rw": "read"}
     assert changed.jobs[0].options == {}
-    assert presets.uses_direct_io(changed) and not presets.uses_direct_io(preset)
+    assert uses_direct_io(changed) and not uses_direct_io(preset)
 
 
 def test_overrides_keep_the_order_of_the_options() -> None:
     preset = Preset("p", "p", "d", "", {"ioengine": "libaio", "bs": "4k", "size": "1G"}, (JobSection("p", {}),))
-    assert list(presets.with_overrides(preset, bs="8k").options) == ["ioengine", "bs", "size"]
+    assert list(with_overrides(preset, bs="8k").options) == ["ioengine", "bs", "size"]
 
 
 def test_set_goes_through_the_policy() -> None:
     preset = shipped("quick")
     with pytest.raises(PresetPolicyError, match="--set: the option 'write_lat_log=/tmp/x' is refused because it writes log files"):
-        presets.with_overrides(preset, sets={"write_lat_log": "/tmp/x"})
+        with_overrides(preset, sets={"write_lat_log": "/tmp/x"})
     with pytest.raises(safety.PolicyError, match="'exec_pre=touch x'|'exec_pre'"):
-        presets.with_overrides(preset, sets={"--exec_pre": "touch x"})
+        with_overrides(preset, sets={"--exec_pre": "touch x"})
     with pytest.raises(PresetPolicyError, match="--size: the option 'size=\\$mb_memory'"):
-        presets.with_overrides(preset, size="$mb_memory")
+        with_overrides(preset, size="$mb_memory")
 
 
 @pytest.mark.parametrize(
@@ -352,12 +356,12 @@ def test_set_goes_through_the_policy() -> None:
 )
 def test_bad_overrides_are_sentences(kwargs: dict, expected: str) -> None:
     with pytest.raises(PresetError, match=expected):
-        presets.with_overrides(shipped("quick"), **kwargs)
+        with_overrides(shipped("quick"), **kwargs)
 
 
 def test_no_overrides_is_the_same_preset() -> None:
     preset = shipped("quick")
-    assert presets.with_overrides(preset) is preset
+    assert with_overrides(preset) is preset
 
 
 # -- estimates ----------------------------------------------------------------------------
@@ -386,7 +390,7 @@ def make(options: dict[str, str], *sections: dict[str, str], serial: bool = True
     ],
 )
 def test_estimates(preset: Preset, expected: tuple) -> None:
-    assert presets.estimate(preset) == expected
+    assert estimate(preset) == expected
 
 
 def test_job_file_sections_run_together_until_a_stonewall(tmp_path: Path) -> None:
@@ -394,7 +398,7 @@ def test_job_file_sections_run_together_until_a_stonewall(tmp_path: Path) -> Non
         tmp_path,
         "[global]\nruntime=10\nsize=1M\n[a]\n[b]\nruntime=20\n[c]\nstonewall\nruntime=5\n[d]\nruntime=1\n",
     )
-    assert presets.estimate(preset) == (25.0, 1 << 20)  # max(10, 20) + max(5, 1)
+    assert estimate(preset) == (25.0, 1 << 20)  # max(10, 20) + max(5, 1)
 
 
 @pytest.mark.parametrize(
@@ -409,7 +413,7 @@ def test_job_file_sections_run_together_until_a_stonewall(tmp_path: Path) -> Non
     ],
 )
 def test_size_syntax(text: str | None, kb_base: int, expected: int | None) -> None:
-    assert presets.parse_size_bytes(text, kb_base=kb_base) == expected
+    assert parse_size_bytes(text, kb_base=kb_base) == expected
 
 
 @pytest.mark.parametrize(
@@ -418,7 +422,7 @@ def test_size_syntax(text: str | None, kb_base: int, expected: int | None) -> No
      ("soon", None), ("5x", None), (None, None)],
 )
 def test_time_syntax(text: str | None, expected: float | None) -> None:
-    assert presets.parse_seconds(text) == (None if expected is None else pytest.approx(expected))
+    assert parse_seconds(text) == (None if expected is None else pytest.approx(expected))
 
 
 # -- options of a section ------------------------------------------------------------------
@@ -426,14 +430,14 @@ def test_time_syntax(text: str | None, expected: float | None) -> None:
 
 def test_section_options_apply_sections_over_globals_with_aliases() -> None:
     preset = make({"rw": "read", "direct": "1", "bs": "4k"}, {"readwrite": "write", "buffered": "1"}, {})
-    first, second = presets.section_options(preset)
+    first, second = section_options(preset)
     assert first == {"bs": "4k", "readwrite": "write", "buffered": "1"}
     assert second == {"rw": "read", "direct": "1", "bs": "4k"}
-    assert presets.section_option(preset, preset.jobs[0], "rw") == "write"
-    assert presets.section_option(preset, preset.jobs[1], "readwrite") == "read"
-    assert not presets.uses_direct_io(preset)
-    assert presets.uses_direct_io(make({"buffered": "0"}))
-    assert not presets.uses_direct_io(make({}))
+    assert section_option(preset, preset.jobs[0], "rw") == "write"
+    assert section_option(preset, preset.jobs[1], "readwrite") == "read"
+    assert not uses_direct_io(preset)
+    assert uses_direct_io(make({"buffered": "0"}))
+    assert not uses_direct_io(make({}))
 
 
 # -- portability -----------------------------------------------------------------------------
@@ -441,7 +445,7 @@ def test_section_options_apply_sections_over_globals_with_aliases() -> None:
 
 def test_linux_presets_are_unchanged() -> None:
     preset = shipped("engine-efficiency")
-    assert presets.for_platform(preset, "linux") is preset
+    assert for_platform(preset, "linux") is preset
 
 
 @pytest.mark.parametrize(
@@ -450,41 +454,41 @@ def test_linux_presets_are_unchanged() -> None:
      ("win32", "windowsaio", "psync")],
 )
 def test_linux_only_engines_fall_back_elsewhere(platform: str, queued: str, pvsync2: str) -> None:
-    preset = presets.for_platform(shipped("engine-efficiency"), platform)
+    preset = for_platform(shipped("engine-efficiency"), platform)
     engines = {section.name: section.options["ioengine"] for section in preset.jobs}
     assert engines["libaio-batch"] == queued and engines["io_uring"] == queued
     assert engines["pvsync2"] == pvsync2 and engines["sync"] == "sync"
     assert "hipri" not in preset.jobs[5].options
-    assert presets.for_platform(shipped("quick"), platform).options["ioengine"] == queued
+    assert for_platform(shipped("quick"), platform).options["ioengine"] == queued
 
 
 def test_varied_engines_fall_back_without_duplicates() -> None:
     preset = make({}, {})
     preset = Preset(**{**preset.__dict__, "sweep": {"vary": {"ioengine": ["psync", "libaio", "io_uring", "pvsync2"]}}})
-    assert presets.for_platform(preset, "darwin").sweep["vary"]["ioengine"] == ["psync", "posixaio", "pvsync"]
+    assert for_platform(preset, "darwin").sweep["vary"]["ioengine"] == ["psync", "posixaio", "pvsync"]
 
 
 def test_loading_applies_the_platform(tmp_path: Path) -> None:
     path = tmp_path / "x.toml"
     path.write_text(GOOD + '[options]\nioengine = "libaio"\n')
-    assert presets.load_preset_file(path, platform="darwin").options["ioengine"] == "posixaio"
-    assert presets.load_preset_file(path, platform="linux").options["ioengine"] == "libaio"
+    assert load_preset_file(path, platform="darwin").options["ioengine"] == "posixaio"
+    assert load_preset_file(path, platform="linux").options["ioengine"] == "libaio"
 
 
 def test_a_changed_preset_is_titled_with_its_effective_options() -> None:
-    quick = presets.find_preset("quick")
+    quick = find_preset("quick")
     assert quick.title == "Quick check (20 s)"
-    ten = presets.with_overrides(quick, runtime_s=10)
+    ten = with_overrides(quick, runtime_s=10)
     assert ten.title == "quick · runtime 10s"
-    again = presets.with_overrides(ten, size="64M", runtime_s=5)
+    again = with_overrides(ten, size="64M", runtime_s=5)
     assert again.title == "quick · runtime 5s, size 64M"
-    assert presets.with_overrides(quick).title == "Quick check (20 s)"
+    assert with_overrides(quick).title == "Quick check (20 s)"
 
 
 def test_headless_sizes_are_checked_as_the_editor_checks_them() -> None:
-    quick = presets.find_preset("quick")
-    with pytest.raises(presets.PresetError, match="--size should be a size such as 4k, 1M or 1G, not '64Q'"):
-        presets.with_overrides(quick, size="64Q")
-    with pytest.raises(presets.PresetError, match="--bs should be a size"):
-        presets.with_overrides(quick, bs="4kk")
-    assert presets.with_overrides(quick, size="64MiB", bs="4k").options["size"] == "64MiB"
+    quick = find_preset("quick")
+    with pytest.raises(PresetError, match="--size should be a size such as 4k, 1M or 1G, not '64Q'"):
+        with_overrides(quick, size="64Q")
+    with pytest.raises(PresetError, match="--bs should be a size"):
+        with_overrides(quick, bs="4kk")
+    assert with_overrides(quick, size="64MiB", bs="4k").options["size"] == "64MiB"

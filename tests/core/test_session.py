@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs import presets
-from iotui.core.runs.plan import PlanError, make_plan
-from iotui.core.runs.record import load_record
 from iotui.core.fio.runner import FioRunner
+from iotui.core.runs.overrides import with_overrides
+from iotui.core.runs.plan import PlanError, make_plan
+from iotui.core.runs.preset_files import find_preset, shipped_presets_dir
+from iotui.core.runs.record import load_record
 from iotui.core.runs.session import IntervalUpdate, LogLine, RunFinished, RunSession
 from tests.conftest import FIO_FIXTURES, fio_documents
 from tests.waiting import wait_for
@@ -20,7 +21,7 @@ FAKE_FIO = str(Path(__file__).parents[1] / "fakes" / "fake_fio.py")
 
 
 def _plan(tmp_path: Path, name: str = "quick"):
-    preset = presets.with_overrides(presets.find_preset(name, [presets.shipped_presets_dir()]), size="1M", runtime_s=1)
+    preset = with_overrides(find_preset(name, [shipped_presets_dir()]), size="1M", runtime_s=1)
     return make_plan(preset, tmp_path, fio_binary="fio")
 
 
@@ -131,7 +132,7 @@ async def test_leftovers_of_a_run_that_never_ended_are_removed_and_named(tmp_pat
 
 
 def test_plan_refuses_tmpfs_and_bad_targets(tmp_path: Path) -> None:
-    preset = presets.find_preset("quick", [presets.shipped_presets_dir()])
+    preset = find_preset("quick", [shipped_presets_dir()])
     with pytest.raises(PlanError, match="does not exist"):
         make_plan(preset, tmp_path / "absent", fio_binary="fio")
     shm = Path("/dev/shm")
@@ -143,8 +144,8 @@ def test_plan_refuses_tmpfs_and_bad_targets(tmp_path: Path) -> None:
 async def test_many_files_go_to_the_private_directory_and_are_removed(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("FAKE_FIO_REPLAY", str(FIO_FIXTURES / "randrw-rate200-json+.txt"))
     monkeypatch.setenv("FAKE_FIO_DELAY_S", "0.01")
-    preset = presets.with_overrides(
-        presets.find_preset("quick", [presets.shipped_presets_dir()]), size="1M", runtime_s=1, sets={"nrfiles": "3000"}
+    preset = with_overrides(
+        find_preset("quick", [shipped_presets_dir()]), size="1M", runtime_s=1, sets={"nrfiles": "3000"}
     )
     plan = make_plan(preset, tmp_path, fio_binary="fio")
     assert plan.test_files == [] and f"--directory={plan.private_dir}" in plan.argv

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.presets import find_preset
+from iotui.core.runs.preset_files import find_preset
 from iotui.core.runs.session import LogLine, RunSession
 from iotui.core.runs.start import StartError, StartRequest, start_run, start_sysbench_run
 

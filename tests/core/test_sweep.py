@@ -10,7 +10,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from iotui.core.sweep.plan import SweepPlanError, cartesian, check_space, SweepEstimate, plan_sweep
 from iotui.core.sweep.analysis import (
     PointResult,
     analyze,
@@ -20,6 +19,7 @@ from iotui.core.sweep.analysis import (
     sweet_spot,
     throughput_metric,
 )
+from iotui.core.sweep.plan import SweepEstimate, SweepPlanError, cartesian, check_space, plan_sweep
 from iotui.core.sweep.record import (
     SweepRecord,
     SweepRecordError,
@@ -486,10 +486,10 @@ def test_job_key_must_name_a_section():
 
 
 def test_points_of_the_shipped_numjobs_preset():
-    from iotui.core.runs import presets
+    from iotui.core.runs.preset_files import find_preset
     from iotui.core.sweep.plan import estimate_sweep, preset_for_point
 
-    preset = presets.find_preset("numjobs-scaling")
+    preset = find_preset("numjobs-scaling")
     plan = plan_sweep(preset)
     assert plan.params == [{"numjobs": v} for v in ("1", "2", "4", "8", "16", "32")]
     point = preset_for_point(preset, {"numjobs": "8"})
@@ -503,10 +503,10 @@ def test_points_of_the_shipped_numjobs_preset():
 
 
 def test_size_based_presets_have_no_time_estimate():
-    from iotui.core.runs import presets
+    from iotui.core.runs.preset_files import find_preset
     from iotui.core.sweep.plan import describe_estimate, estimate_sweep
 
-    plan = plan_sweep(presets.find_preset("mount-options"), targets="/tmp,/var/tmp")
+    plan = plan_sweep(find_preset("mount-options"), targets="/tmp,/var/tmp")
     estimate = estimate_sweep(plan)
     assert estimate.duration_s is None
     assert "time unknown" in describe_estimate(plan, estimate)

@@ -8,13 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs import presets
-
 from iotui.core.fio import policy as safety
-from iotui.core.host import targets as target_checks
-from iotui.core.runs.presets import JobSection, Preset
 from iotui.core.fio.policy import TargetError, _Mount
-
+from iotui.core.host import targets as target_checks
+from iotui.core.runs.preset_files import find_preset, shipped_presets_dir
+from iotui.core.runs.preset_model import JobSection, Preset, section_options
 
 # -- mounts and sysfs --------------------------------------------------------------------
 
@@ -324,12 +322,12 @@ def preset(options: dict[str, str], *sections: dict[str, str]) -> Preset:
     ],
 )
 def test_write_workload_detection(options: dict, sections: tuple, writes: bool) -> None:
-    assert safety.is_write_workload(presets.section_options(preset(options, *sections))) is writes
+    assert safety.is_write_workload(section_options(preset(options, *sections))) is writes
 
 
 def test_shipped_write_and_read_presets() -> None:
-    shipped = [presets.shipped_presets_dir()]
+    shipped = [shipped_presets_dir()]
     for name in ("quick", "rnd4k-q1t1", "mount-options", "sustained-write", "sysbench-compare"):
-        assert safety.is_write_workload(presets.section_options(presets.find_preset(name, shipped))), name
+        assert safety.is_write_workload(section_options(find_preset(name, shipped))), name
     for name in ("blocksize-table", "engine-efficiency"):
-        assert not safety.is_write_workload(presets.section_options(presets.find_preset(name, shipped))), name
+        assert not safety.is_write_workload(section_options(find_preset(name, shipped))), name

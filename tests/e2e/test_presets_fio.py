@@ -12,17 +12,17 @@ from pathlib import Path
 import pytest
 
 from iotui.core.fio import argv as command
-
-from iotui.core.runs import presets
-
 from iotui.core.fio import policy as safety
-from iotui.core.runs.presets import JobSection, Preset
 from iotui.core.fio.status import FioDocument, StatusSplitter
+from iotui.core.runs.job_file import load_job_file
+from iotui.core.runs.overrides import with_overrides
+from iotui.core.runs.preset_files import find_preset, list_presets, shipped_presets_dir
+from iotui.core.runs.preset_model import JobSection, Preset
 from tests.conftest import requires_fio
 
 pytestmark = [pytest.mark.fio, requires_fio]
 
-SHIPPED = [presets.shipped_presets_dir()]
+SHIPPED = [shipped_presets_dir()]
 TINY = {"runtime_s": 1, "size": "4M", "sets": {"ramp_time": "0"}}
 _SWEEP_SPECIAL = {"job", "target", "targets", "tool"}
 
@@ -64,9 +64,9 @@ def assert_clean_run(preset: Preset, document: dict, stderr: str) -> None:
     assert done > 0
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in presets.list_presets(SHIPPED)[0]))
+@pytest.mark.parametrize("name", sorted(p.name for p in list_presets(SHIPPED)[0]))
 def test_every_shipped_preset_runs_on_real_fio(tmp_path: Path, name: str) -> None:
-    preset = presets.with_overrides(presets.find_preset(name, SHIPPED), **TINY)
+    preset = with_overrides(find_preset(name, SHIPPED), **TINY)
     document, stderr, files = run_fio(preset, tmp_path)
     assert_clean_run(preset, document, stderr)
     # All jobs share the one test file: what lands on disk is what iotui estimated.
@@ -77,7 +77,7 @@ def test_every_shipped_preset_runs_on_real_fio(tmp_path: Path, name: str) -> Non
 def sweep_points() -> list[tuple[str, dict[str, str]]]:
     """Each shipped preset's default sweep points over fio options (job= points are the sections above)."""
     points = []
-    for preset in presets.list_presets(SHIPPED)[0]:
+    for preset in list_presets(SHIPPED)[0]:
         vary = {k: v for k, v in (preset.sweep or {}).get("vary", {}).items() if k not in _SWEEP_SPECIAL}
         if not vary:
             continue
@@ -91,8 +91,8 @@ def sweep_points() -> list[tuple[str, dict[str, str]]]:
     ids=lambda value: value if isinstance(value, str) else ",".join(f"{k}={v}" for k, v in value.items()),
 )
 def test_every_sweep_point_runs_on_real_fio(tmp_path: Path, name: str, point: dict[str, str]) -> None:
-    preset = presets.find_preset(name, SHIPPED)
-    preset = presets.with_overrides(preset, runtime_s=1, size="4M", sets={"ramp_time": "0", **point})
+    preset = find_preset(name, SHIPPED)
+    preset = with_overrides(preset, runtime_s=1, size="4M", sets={"ramp_time": "0", **point})
     document, stderr, files = run_fio(preset, tmp_path)
     assert_clean_run(preset, document, stderr)
 
@@ -102,7 +102,7 @@ def test_sweep_points_exist() -> None:
 
 
 def test_the_sync_of_mount_options_is_one_write_and_an_fsync(tmp_path: Path) -> None:
-    preset = presets.with_overrides(presets.find_preset("mount-options", SHIPPED), size="4M")
+    preset = with_overrides(find_preset("mount-options", SHIPPED), size="4M")
     document, stderr, _ = run_fio(preset, tmp_path)
     assert_clean_run(preset, document, stderr)
     sync = next(job for job in document["jobs"] if job["jobname"] == "sync")
@@ -157,7 +157,7 @@ def test_job_file_sections_run_together_and_preset_sections_in_turn(tmp_path: Pa
     job.write_text("[global]\nsize=1M\nbs=64k\n[reader]\nrw=read\n[writer]\nrw=write\n")
     work = tmp_path / "work"
     work.mkdir()
-    together, _, _ = run_fio(presets.load_job_file(job), work)
+    together, _, _ = run_fio(load_job_file(job), work)
     assert len({j["groupid"] for j in together["jobs"]}) == 1  # one group: they ran at the same time
     sections = (JobSection("reader", {"rw": "read"}), JobSection("writer", {"rw": "write"}))
     in_turn, _, _ = run_fio(Preset("p", "t", "d", "", {"size": "1M", "bs": "64k"}, sections), work)

@@ -9,19 +9,19 @@ from pathlib import Path
 import pytest
 
 from iotui.core.fio import argv as command
-
-from iotui.core.runs import presets
 from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.fio.runner import FioExited, FioRunner
 from iotui.core.fio.status import FioDocument
+from iotui.core.runs.overrides import with_overrides
+from iotui.core.runs.preset_files import find_preset, shipped_presets_dir
 from tests.conftest import requires_fio
 
 pytestmark = [pytest.mark.fio, requires_fio]
 
 
 async def test_pause_stops_fios_jobs_and_resume_goes_on(tmp_path: Path) -> None:
-    preset = presets.with_overrides(
-        presets.find_preset("quick", [presets.shipped_presets_dir()]),
+    preset = with_overrides(
+        find_preset("quick", [shipped_presets_dir()]),
         runtime_s=6, size="4M", sets={"rw": "randread", "iodepth": "1", "ioengine": "psync", "numjobs": "2"},
     )
     argv = command.build_fio_argv(preset, test_file=tmp_path / ".iotui-pause.fio-test")

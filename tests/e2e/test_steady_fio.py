@@ -11,7 +11,7 @@ import pytest
 from iotui.core.fio import argv as command
 from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.fio.status import FioDocument, StatusSplitter
-from iotui.core.runs.presets import JobSection, Preset
+from iotui.core.runs.preset_model import JobSection, Preset
 from iotui.core.runs.steady import fio_steady_states, steady_state
 from tests.conftest import requires_fio
 

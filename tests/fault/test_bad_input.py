@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from iotui import cli
-from iotui.core.runs import presets
+from iotui.core.runs.preset_files import list_presets, shipped_presets_dir
 from iotui.core.runs.record import load_record, save_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.history import HistoryScreen
@@ -115,7 +115,7 @@ def test_a_bad_user_preset_is_refused_by_name_and_the_others_still_work(tmp_path
     user.mkdir()
     (user / "evil.toml").write_text(body)
     (user / "mine.toml").write_text(PRESET.format(name="mine"))
-    found, errors = presets.list_presets([presets.shipped_presets_dir(), user])
+    found, errors = list_presets([shipped_presets_dir(), user])
     assert [str(error) for error in errors] and all("evil.toml" in str(error) for error in errors)
     assert words in str(errors[0])
     names = {preset.name for preset in found}

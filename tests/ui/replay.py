@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from tests.fakes.io_probe import FixedIoProbe
+from iotui.core.fio.runner import FioExited, StderrLine
+from iotui.core.fio.status import FioDocument
 from iotui.core.host.counters import HostSample
 from iotui.core.host.responsiveness import ResponsivenessMonitor
-from iotui.core.fio.runner import FioExited, StderrLine
 from iotui.core.runs.session import RunPlan, RunSession
-from iotui.core.fio.status import FioDocument
 from iotui.ui.services import Overrides, PlanPreview, RunRequest, ServiceError, Services
 from tests.conftest import fio_documents
+from tests.fakes.io_probe import FixedIoProbe
 
 RANDRW = "randrw-rate200-json+.txt"
 RANDREAD = "randread-3jobs-json+.txt"
@@ -181,7 +181,7 @@ class FakeJob:
 
 @dataclass
 class FakePreset:
-    """Shaped like iotui.core.runs.presets.Preset, so the screens cannot tell."""
+    """Shaped like iotui.core.runs.preset_model.Preset, so the screens cannot tell."""
 
     name: str
     title: str

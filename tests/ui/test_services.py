@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.presets import find_preset
+from iotui.core.runs.preset_files import find_preset
 from iotui.ui.services import Overrides, RunRequest, ServiceError, Services
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.presets import find_preset, with_overrides
+from iotui.core.runs.overrides import with_overrides
+from iotui.core.runs.preset_files import find_preset
 from iotui.core.sweep.record import load_sweep
 from iotui.ui.app import IotuiApp
 from iotui.ui.live import SPARK_BARS
@@ -19,9 +20,9 @@ from iotui.ui.messages import SweepEnded, SweepPointEnded
 from iotui.ui.screens.sweep import SweepScreen
 from iotui.ui.services import Services
 from tests.fakes.io_probe import QUIET_IO, STALLED_IO
-from tests.waiting import wait_for
 from tests.ui.helpers import MessageLog, screen_text, settle
 from tests.ui.replay import CALM_HOST, RANDRW, STALLED_HOST, ReplayRunner, ReplayServices, synthetic_documents
+from tests.waiting import wait_for
 
 PRESET = "numjobs-scaling-quick"
 

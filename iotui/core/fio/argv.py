@@ -16,7 +16,8 @@ from pathlib import Path, PurePosixPath
 from typing import Mapping
 
 from iotui.core.fio import policy as safety
-from iotui.core.runs.presets import Preset, PresetPolicyError, estimate, merge_options, section_options
+from iotui.core.runs.estimate import estimate
+from iotui.core.runs.preset_model import Preset, PresetPolicyError, merge_options, section_options
 
 # What iotui needs from fio's output: cumulative json+ every second, no ETA line.
 OUTPUT_ARGS = ("--output-format=json+", "--status-interval=1", "--eta=never")
@@ -184,5 +185,5 @@ def format_command(argv: list[str]) -> str:
 
 
 def required_bytes(preset: Preset) -> int | None:
-    """Disk space the run's files need (see :func:`iotui.core.runs.presets.estimate`); None when unknown."""
+    """Disk space the run's files need (see :func:`iotui.core.runs.estimate.estimate`); None when unknown."""
     return estimate(preset)[1]

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from iotui.core.fio import argv as command
 from iotui.core.fio import policy
-from iotui.core.runs import presets
-from iotui.core.runs.plan import effective_options
-from iotui.core.runs.presets import Preset
 from iotui.core.remote.transport import HostFacts, RemoteError, preflight
+from iotui.core.runs.estimate import estimate
+from iotui.core.runs.plan import effective_options
+from iotui.core.runs.preset_model import Preset, PresetPolicyError
 
 # fio runs inside the lifeline's private directory, so the file name is relative.
 REMOTE_TEST_FILE = Path("iotui.fio-test")
@@ -79,7 +79,7 @@ async def make_remote_plan(
         raise RemoteError("no-hosts", "", "No hosts were given; name them with --hosts h1,h2 or --hosts-file FILE.")
     try:
         fio_args = fio_args_for(preset)
-    except (policy.PolicyError, presets.PresetPolicyError) as error:
+    except (policy.PolicyError, PresetPolicyError) as error:
         raise RemoteError("policy", "", str(error)) from None
     results = await asyncio.gather(*(preflight(ssh, host, target) for host in hosts), return_exceptions=True)
     facts: dict[str, HostFacts] = {}
@@ -93,7 +93,7 @@ async def make_remote_plan(
     warnings: list[tuple[str, str]] = []
     for host in hosts:
         warnings += check_host_target(facts[host], needs_bytes=needs_bytes, allow_cache=allow_cache)
-    duration_s, _ = presets.estimate(preset)
+    duration_s, _ = estimate(preset)
     return RemotePlan(
         preset_name=preset.name,
         title=preset.title,

@@ -8,14 +8,12 @@ import uuid
 from pathlib import Path
 
 from iotui.core.fio import argv as command
-
-from iotui.core.runs import presets
-
 from iotui.core.fio import policy as safety
 from iotui.core.host.counters import backing_devices
-from iotui.core.runs.presets import Preset
-from iotui.core.runs.session import RunPlan, new_test_file_path
 from iotui.core.host.device_facts import target_device_facts
+from iotui.core.runs.estimate import estimate
+from iotui.core.runs.preset_model import Preset, section_options, uses_direct_io
+from iotui.core.runs.session import RunPlan, new_test_file_path
 
 
 class PlanError(Exception):
@@ -80,8 +78,8 @@ def make_plan(
         info = safety.inspect_target(target_path)
     except safety.TargetError as error:
         raise PlanError(str(error)) from None
-    direct = presets.uses_direct_io(preset)
-    read_only = not safety.is_write_workload(presets.section_options(preset))
+    direct = uses_direct_io(preset)
+    read_only = not safety.is_write_workload(section_options(preset))
     needs_bytes = command.required_bytes(preset)
     if needs_bytes is None and not info.is_block_device:
         raise PlanError(
@@ -115,7 +113,7 @@ def make_plan(
     except safety.PolicyError as error:
         raise PlanError(str(error)) from None
     devices = _devices_for(target_path, is_block_device)
-    duration_s, _ = presets.estimate(preset)
+    duration_s, _ = estimate(preset)
     target_table = {
         "path": str(target_path.resolve()),
         "filesystem": info.filesystem or "unknown",

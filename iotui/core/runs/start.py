@@ -25,7 +25,7 @@ from iotui.core.runs.session import EventCallback, LogLine, RunPlan, RunSession
 from iotui.core.sysbench.session import SysbenchSession, find_sysbench
 
 if TYPE_CHECKING:
-    from iotui.core.runs.presets import Preset
+    from iotui.core.runs.preset_model import Preset
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,7 @@ def point_count(axes: Sequence[SweepAxis]) -> int:
 class SweepPlan:
     """Everything decided before the first point runs."""
 
-    preset: Any  # iotui.core.runs.presets.Preset, after the command line's overrides
+    preset: Any  # iotui.core.runs.preset_model.Preset, after the command line's overrides
     axes: list[SweepAxis]
     params: list[dict[str, str]]
     default_target: str | None
@@ -239,7 +239,7 @@ def preset_for_point(preset: Any, params: Mapping[str, str]) -> Any:
     ``job=NAME`` keeps only that job section (with the global options), so a
     multi-section preset can be compared section by section.
     """
-    from iotui.core.runs import presets
+    from iotui.core.runs.overrides import with_overrides
     if JOB_KEY in params:
         chosen = tuple(section for section in preset.jobs if section.name == params[JOB_KEY])
         if not chosen:
@@ -248,7 +248,7 @@ def preset_for_point(preset: Any, params: Mapping[str, str]) -> Any:
     options = fio_options(params)
     if not options:
         return preset
-    return presets.with_overrides(preset, sets=options)
+    return with_overrides(preset, sets=options)
 
 
 def target_for_point(plan: SweepPlan, params: Mapping[str, str]) -> str | None:
@@ -282,15 +282,16 @@ def estimate_sweep(plan: SweepPlan, *, baseline_s: float = 0.0) -> SweepEstimate
     Points run one after another and each removes its file, so a filesystem
     needs room for its largest point, not the sum.
     """
-    from iotui.core.runs import presets
+    from iotui.core.runs.estimate import estimate
+    from iotui.core.runs.preset_model import PresetError
     point_duration: dict[int, float] = {}
     largest: dict[int | str, tuple[str, int, dict[str, str]]] = {}
     for index, params in enumerate(plan.params):
         try:
             point_preset = preset_for_point(plan.preset, params)
-            duration_s, disk_bytes = presets.estimate(point_preset)
+            duration_s, disk_bytes = estimate(point_preset)
             needed = int(disk_bytes or 0)
-        except (presets.PresetError, SweepPlanError) as error:  # a refused option: say which point
+        except (PresetError, SweepPlanError) as error:  # a refused option: say which point
             raise SweepPlanError(f"The point {_describe(params)} cannot be planned: {error}") from None
         if duration_s is not None:
             point_duration[index] = float(duration_s) + baseline_s + POINT_OVERHEAD_S

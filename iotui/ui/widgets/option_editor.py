@@ -73,7 +73,7 @@ def parse_overrides(values: dict[str, str], direct: bool | None) -> tuple[Overri
     for key in ("size", "bs"):
         text = values.get(key, "").strip()
         if text:
-            from iotui.core.runs.presets import size_problem  # loaded with the first edit, not before first paint
+            from iotui.core.fio.units import size_problem  # loaded with the first edit, not before first paint
 
             problem = size_problem(text)
             if problem:

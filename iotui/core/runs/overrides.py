@@ -1,0 +1,125 @@
+"""Changes before a run (runtime, size, block size, depth, jobs, direct, any option): a new Preset."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Mapping
+
+from iotui.core.fio import policy as safety
+from iotui.core.fio.units import size_problem
+from iotui.core.runs.preset_model import (
+    JobSection, Preset, PresetError, check_policy, engines_in_effect, same_setting, without_options,
+)
+
+def _positive_whole(value: int | str, flag: str) -> str:
+    text = str(value).strip()
+    if not text.isdigit() or int(text) < 1:
+        raise PresetError(f"{flag} should be a whole number of at least 1, found {value!r}.", key=flag)
+    return text
+
+
+def _not_empty(value: str, flag: str, example: str) -> str:
+    text = str(value).strip()
+    if not text:
+        raise PresetError(f"{flag} is empty; expected a value such as {example}.", key=flag)
+    return text
+
+
+
+def _a_size(value: str, flag: str, example: str) -> str:
+    text = _not_empty(value, flag, example)
+    problem = size_problem(text)
+    if problem:
+        raise PresetError(f"{flag} {problem}.", key=flag)
+    return text
+
+
+def with_overrides(
+    preset: Preset,
+    *,
+    runtime_s: float | None = None,
+    size: str | None = None,
+    bs: str | None = None,
+    iodepth: int | str | None = None,
+    numjobs: int | str | None = None,
+    direct: bool | None = None,
+    sets: dict[str, str] | None = None,
+) -> Preset:
+    """Apply changes globally; the same setting (aliases included) is removed from sections so it wins.
+
+    ``runtime_s`` also sets ``time_based``; ``size`` replaces ``filesize``; ``bs``
+    replaces ``bsrange`` and ``bssplit``; ``direct`` replaces ``buffered``.
+    Every change goes through the option policy (PresetPolicyError).
+    """
+    # (origin, key, value, names it replaces)
+    changes: list[tuple[str, str, str, frozenset[str]]] = []
+    if runtime_s is not None:
+        if not isinstance(runtime_s, (int, float)) or not math.isfinite(runtime_s) or runtime_s <= 0:
+            raise PresetError(f"--runtime should be a positive number of seconds, found {runtime_s}.", key="runtime")
+        changes.append(("--runtime", "runtime", f"{runtime_s:g}", same_setting("runtime")))
+        changes.append(("--runtime", "time_based", "", frozenset({"time_based"})))
+    if size is not None:
+        changes.append(("--size", "size", _not_empty(size, "--size", '"1G"'), frozenset({"size", "filesize"})))
+    if bs is not None:
+        block_names = same_setting("bs") | same_setting("bsrange") | {"bssplit"}
+        changes.append(("--bs", "bs", _not_empty(bs, "--bs", '"4k"'), frozenset(block_names)))
+    if iodepth is not None:
+        changes.append(("--iodepth", "iodepth", _positive_whole(iodepth, "--iodepth"), frozenset({"iodepth"})))
+    if numjobs is not None:
+        changes.append(("--numjobs", "numjobs", _positive_whole(numjobs, "--numjobs"), frozenset({"numjobs"})))
+    if direct is not None:
+        changes.append(("--direct", "direct", "1" if direct else "0", same_setting("direct")))
+    for origin, key, value, _ in changes:
+        check_policy({key: value}, origin)
+    for origin, _key, value, _ in changes:
+        if origin in ("--size", "--bs"):
+            _a_size(value, origin, "")
+    set_pairs = {str(raw_key).strip().lstrip("-"): str(value) for raw_key, value in (sets or {}).items()}
+    if set_pairs:
+        # Every --set name as fio's command line reads it (any unique prefix), by its canonical name.
+        for key, value in check_policy(set_pairs, "--set", engines=engines_in_effect(preset.options, preset.jobs)).items():
+            changes.append(("--set", key, value, same_setting(key)))
+    if not changes:
+        return preset
+    options = dict(preset.options)
+    jobs = list(preset.jobs)
+    for _, key, value, replaced in changes:
+        options = _replace_in_place(options, key, value, replaced)
+        jobs = [JobSection(section.name, without_options(section.options, replaced)) for section in jobs]
+    return replace(preset, options=options, jobs=tuple(jobs), title=effective_title(preset, changes))
+
+
+def effective_title(preset: Preset, changes: list[tuple[str, str, str, frozenset[str]]]) -> str:
+    """The title that says what changed: ``quick · runtime 10s, size 64M`` (the preset's own title when nothing did).
+
+    A stale title ("Quick check (20 s)" on a 10 s run) made runs impossible to tell apart in
+    History, Compare and exports; the name and the changed options cannot go stale.
+    """
+    words = []
+    for _, key, value, _ in changes:
+        if key == "time_based":
+            continue
+        words.append(f"runtime {value}s" if key == "runtime" else f"{key} {value}" if value != "" else key)
+    prefix = f"{preset.name} · "
+    if preset.title.startswith(prefix):  # changed before: keep those changes, later ones win per key
+        earlier = [word for word in preset.title[len(prefix):].split(", ")
+                   if word.split(" ", 1)[0] not in {w.split(" ", 1)[0] for w in words}]
+        words = earlier + words
+    return prefix + ", ".join(words)
+
+
+def _replace_in_place(options: Mapping[str, str], key: str, value: str, replaced: frozenset[str]) -> dict[str, str]:
+    """Set ``key`` where the setting it replaces stood (so a command line keeps its order), else at the end."""
+    result: dict[str, str] = {}
+    placed = False
+    for existing, existing_value in options.items():
+        if safety.normal_option_name(existing) in replaced:
+            if not placed:
+                result[key] = value
+                placed = True
+            continue
+        result[existing] = existing_value
+    if not placed:
+        result[key] = value
+    return result
