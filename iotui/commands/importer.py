@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from iotui.core import format as fmt
-from iotui.commands.record_args import add_runs_dir_option, runs_dir_from
-from iotui.core.fio.importer import ImportRefused, import_fio_runs
-from iotui.core.runs.record import RecordError, RunRecord, record_file_name, save_record
 from iotui.commands import EXIT_FAILED, EXIT_OK
-
+from iotui.commands.record_args import add_runs_dir_option, runs_dir_from
+from iotui.core import format as fmt
+from iotui.core.fio.importer import ImportRefused, import_fio_runs
+from iotui.core.runs.record import RunRecord
+from iotui.core.runs.record_files import record_file_name, save_record
+from iotui.core.runs.record_schema import RecordError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

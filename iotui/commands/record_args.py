@@ -9,7 +9,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from iotui.core.runs.record import RecordError, RunRecord, default_runs_dir, load_record
+from iotui.core.runs.paths import default_runs_dir
+from iotui.core.runs.record import RunRecord
+from iotui.core.runs.record_files import load_record
+from iotui.core.runs.record_schema import RecordError
 from iotui.core.runs.references import PREFIX, list_references, load_reference, resolve_reference
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from iotui.commands.run import print_summary
 from iotui.commands.run_remote import print_remote_summary
-from iotui.core.runs.record import RecordError, load_record
+from iotui.core.runs.record_files import load_record
+from iotui.core.runs.record_schema import RecordError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

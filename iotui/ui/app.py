@@ -261,7 +261,8 @@ class IotuiApp(App[int]):
 
     def compare_last_two(self) -> None:
         """The newest saved run against the one before it (from the history index)."""
-        from iotui.core.runs.record import RecordError, load_record
+        from iotui.core.runs.record_files import load_record
+        from iotui.core.runs.record_schema import RecordError
         from iotui.ui.screens.compare import CompareScreen
 
         try:

@@ -254,7 +254,7 @@ class Services:
 
     def list_records(self) -> list[RecordEntry]:
         """Every saved record (or its loading error), as the core lists them."""
-        from iotui.core.runs.record import list_records
+        from iotui.core.runs.record_files import list_records
 
         try:
             return list_records(self.runs_dir)
@@ -292,8 +292,8 @@ class Services:
 
     def annotate_run(self, path: Path, *, notes: str | None = None, tags: str | None = None) -> None:
         """Write a note and/or tags (typed as words) into the run's record."""
-        from iotui.core.runs.record import RecordError
         from iotui.core.runs.record_edit import annotate, parse_tags
+        from iotui.core.runs.record_schema import RecordError
 
         try:
             annotate(path, notes=notes, tags=parse_tags(tags) if tags is not None else None)
@@ -309,7 +309,7 @@ class Services:
     # -- compare and export -----------------------------------------------------
     def reference_rows(self) -> tuple[list[RunRecord], list[str]]:
         """Every row of every shipped reference (a published table row is a record of its own)."""
-        from iotui.core.runs.record import RecordError
+        from iotui.core.runs.record_schema import RecordError
         from iotui.core.runs.references import REFERENCES_DIR, load_reference, reference_names, reference_rows
 
         rows: list[RunRecord] = []

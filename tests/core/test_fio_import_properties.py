@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from iotui.core.fio.importer import ImportRefused, import_fio_file
-from iotui.core.runs.record import validate_toml_dict
+from iotui.core.runs.record_files import validate_toml_dict
 from tests.conftest import FIXTURES, fio_documents
 
 if sys.version_info >= (3, 11):

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import subprocess
 import sys
-import json
 from pathlib import Path
 
 import pytest
 
 from iotui.core.runs.history_index import INDEX_FILE_NAME, RunFilter, query, sync
-from iotui.core.runs.record import RecordError, RunRecord, load_record, save_record
+from iotui.core.runs.record import RunRecord
 from iotui.core.runs.record_edit import annotate, delete_records, parse_age, parse_tags
+from iotui.core.runs.record_files import load_record, save_record
+from iotui.core.runs.record_schema import RecordError
 
 
 def make(run_id: str, day: int, *, preset: str = "quick", path: str = "/data", iops: float = 100.0) -> RunRecord:

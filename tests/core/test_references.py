@@ -7,7 +7,7 @@ import re
 import pytest
 
 from iotui.core.fio.importer import import_fio_file
-from iotui.core.runs.record import RecordError
+from iotui.core.runs.record_schema import RecordError
 from iotui.core.runs.references import (
     REFERENCES_DIR,
     list_references,

@@ -12,7 +12,7 @@ from iotui.core.fio.runner import FioRunner
 from iotui.core.runs.overrides import with_overrides
 from iotui.core.runs.plan import PlanError, make_plan
 from iotui.core.runs.preset_files import find_preset, shipped_presets_dir
-from iotui.core.runs.record import load_record
+from iotui.core.runs.record_files import load_record
 from iotui.core.runs.session import IntervalUpdate, LogLine, RunFinished, RunSession
 from tests.conftest import FIO_FIXTURES, fio_documents
 from tests.waiting import wait_for

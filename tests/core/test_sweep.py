@@ -390,7 +390,8 @@ class FakeSession:
         self.stopped.set()
 
     async def run(self):
-        from iotui.core.runs.record import RunRecord, save_record
+        from iotui.core.runs.record import RunRecord
+        from iotui.core.runs.record_files import save_record
 
         status = "completed"
         if self.block:

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from iotui.core.host.counters import HostSampler
-from iotui.core.runs.record import load_record
+from iotui.core.runs.record_files import load_record
 from iotui.core.runs.session import RunFinished, RunPlan
+from iotui.core.sysbench.session import WORK_DIR_PREFIX, SysbenchSession
 from iotui.core.sysbench.workload import (
     SysbenchError,
     fio_seconds,
@@ -18,7 +19,6 @@ from iotui.core.sysbench.workload import (
     summary_from_report,
     sysbench_workload,
 )
-from iotui.core.sysbench.session import WORK_DIR_PREFIX, SysbenchSession
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "sysbench"
 MIB = 1 << 20

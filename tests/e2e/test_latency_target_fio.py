@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from iotui.core.runs.findings import latency_target_sentence
-from iotui.core.runs.record import load_record
+from iotui.core.runs.record_files import load_record
 from tests.conftest import requires_fio
 
 pytestmark = [pytest.mark.fio, requires_fio]

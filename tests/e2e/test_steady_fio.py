@@ -65,7 +65,7 @@ def test_the_record_keeps_both_judgements_and_json_says_null_when_not_reached(tm
     import sys
 
     from iotui.core.runs.findings import steady_sentence
-    from iotui.core.runs.record import load_record
+    from iotui.core.runs.record_files import load_record
 
     # Buffered reads of a small file at 200 IOPS: the page cache answers, so a busy disk
     # cannot make the rate wobble.
@@ -105,7 +105,7 @@ def test_each_section_of_a_run_is_judged_from_its_own_start(tmp_path: Path) -> N
     import json
     import sys
 
-    from iotui.core.runs.record import load_record
+    from iotui.core.runs.record_files import load_record
 
     # Two sections one after another, each 8 s of buffered reads at 200 IOPS from the page cache.
     job = tmp_path / "two.fio"

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from iotui import cli
-from iotui.core.runs.record import load_record
+from iotui.core.runs.record_files import load_record
 from tests.conftest import requires_fio
 
 EXAMPLES = Path(__file__).parents[1] / "fixtures" / "fio-examples"

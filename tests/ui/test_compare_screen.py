@@ -5,15 +5,16 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from iotui.core.runs.record import RunRecord, save_record
+from iotui.core.runs.record import RunRecord
+from iotui.core.runs.record_files import save_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.compare import CompareScreen
 from iotui.ui.screens.history import HistoryScreen
 from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.widgets.comparison_plot import ComparisonPlot
-from tests.ui.test_history import open_history
 from tests.ui.helpers import MessageLog, screen_text
 from tests.ui.replay import ReplayServices
+from tests.ui.test_history import open_history
 
 RUNS_DIR = Path("/home/ada/.local/share/iotui/runs")
 

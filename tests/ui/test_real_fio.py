@@ -10,15 +10,15 @@ import pytest
 
 from iotui.core import format as fmt
 from iotui.core.fio import policy as safety
-from iotui.core.runs.record import load_record
+from iotui.core.runs.record_files import load_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.messages import IntervalArrived, RunEnded
 from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.screens.run import RunScreen
 from iotui.ui.services import Services
 from tests.conftest import requires_fio
-from tests.waiting import wait_for
 from tests.ui.helpers import MessageLog, screen_text, settle
+from tests.waiting import wait_for
 
 
 @pytest.fixture

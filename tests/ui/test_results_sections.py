@@ -70,7 +70,7 @@ async def test_one_row_per_section_and_the_detail_follows_the_cursor(tmp_path) -
 
 def test_history_row_shows_the_sections_compactly(tmp_path) -> None:
     from iotui.core.runs import history_index
-    from iotui.core.runs.record import save_record
+    from iotui.core.runs.record_files import save_record
     from iotui.ui.widgets.history_table import HistoryEntry
 
     save_record(blocksize_record(paused_s=12.0), tmp_path)
@@ -117,7 +117,7 @@ async def test_compare_screen_judges_each_section(tmp_path) -> None:
 
 def test_history_row_keeps_the_responsiveness_verdict_and_its_cause(tmp_path) -> None:
     from iotui.core.runs import history_index
-    from iotui.core.runs.record import save_record
+    from iotui.core.runs.record_files import save_record
     from iotui.ui.widgets.history_table import HistoryEntry
 
     record = blocksize_record()

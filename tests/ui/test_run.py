@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from iotui.core.runs.record import list_records, load_record
+from iotui.core.runs.record_files import list_records, load_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.messages import (
     FioLogged,
@@ -18,10 +18,10 @@ from iotui.ui.screens.home import HomeScreen
 from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.screens.run import RunScreen
 from tests.conftest import fio_documents
-from tests.waiting import wait_for
-from tests.ui.helpers import MessageLog, screen_text, settle
 from tests.fakes.io_probe import QUIET_IO, STALLED_IO
+from tests.ui.helpers import MessageLog, screen_text, settle
 from tests.ui.replay import CALM_HOST, RANDRW, STALLED_HOST, ReplayRunner, ReplayServices
+from tests.waiting import wait_for
 
 
 async def test_r_runs_the_replay_and_lands_on_results_with_a_saved_record(tmp_path) -> None:

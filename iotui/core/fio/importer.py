@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iotui.core.runs.cache_check import suspicious_results
+from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.fio.normalize import (
     DIRECTIONS,
     DocumentError,
@@ -29,12 +29,14 @@ from iotui.core.fio.normalize import (
     normalize_document,
     summary_jobs,
 )
-from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.fio.sections import SectionTracker, fio_sections, merged_direction
-from iotui.core.runs.record import RecordError, RunRecord, section_total_iops, validate_toml_dict
-from iotui.core.runs.section_figures import assign_sections, section_host_figures
 from iotui.core.fio.status import FioDocument, FioText, StatusSplitter
 from iotui.core.fio.summary import sample_row
+from iotui.core.runs.cache_check import suspicious_results
+from iotui.core.runs.record import RunRecord, section_total_iops
+from iotui.core.runs.record_files import validate_toml_dict
+from iotui.core.runs.record_schema import RecordError
+from iotui.core.runs.section_figures import assign_sections, section_host_figures
 
 IMPORT_PRESET = "import"
 MAX_MESSAGES = 200

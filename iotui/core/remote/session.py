@@ -22,7 +22,9 @@ from iotui.core.remote.alignment import AggregateSample, Aligner, HostInterval
 from iotui.core.remote.lifeline import HostEnded, HostLine, HostReady, HostRunner
 from iotui.core.remote.plan import RemotePlan
 from iotui.core.remote.record import HostState, build_record
-from iotui.core.runs.record import RecordError, RunRecord, save_record
+from iotui.core.runs.record import RunRecord
+from iotui.core.runs.record_files import save_record
+from iotui.core.runs.record_schema import RecordError
 from iotui.core.runs.recorder import LogLine, RunFinished
 
 READY_TIMEOUT_S = 30.0

@@ -14,8 +14,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from iotui.core.runs.record import DIRECTIONS, RESPONSIVENESS_LEVELS, RunRecord
 from iotui.core.runs.compare_setup import SETUP_KEYS, setup_differences
+from iotui.core.runs.record import RunRecord
+from iotui.core.runs.record_schema import DIRECTIONS, RESPONSIVENESS_LEVELS
 from iotui.core.runs.repeat import repeat_values
 from iotui.core.runs.stats import welch_test
 

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
-from iotui.core.runs.record import RecordError, RunRecord, load_record, section_directions, section_metric
+from iotui.core.runs.record import RunRecord, section_directions, section_metric
+from iotui.core.runs.record_files import load_record
+from iotui.core.runs.record_schema import RecordError
 
 INDEX_FILE_NAME = ".iotui-index.sqlite3"
 INDEX_VERSION = 3

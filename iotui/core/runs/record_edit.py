@@ -16,7 +16,8 @@ from typing import Iterable
 
 import tomli_w
 
-from iotui.core.runs.record import RecordError, load_record, validate_toml_dict, write_atomically
+from iotui.core.runs.record_files import load_record, validate_toml_dict, write_atomically
+from iotui.core.runs.record_schema import RecordError
 
 TAG_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,39}$")
 

@@ -22,7 +22,9 @@ from iotui.core.host.signals import missing_signals, missing_signals_sentence
 from iotui.core.host.verdict import WARNING_CODE as RESPONSIVENESS_WARNING, pressure_warning
 from iotui.core.host.watch import HostReading, HostWatch
 from iotui.core.runs.lock import RunLock, acquire_run_lock, mark_overlap
-from iotui.core.runs.record import RecordError, RunRecord, save_record
+from iotui.core.runs.record import RunRecord
+from iotui.core.runs.record_files import save_record
+from iotui.core.runs.record_schema import RecordError
 
 EventCallback = Callable[[object], None]
 

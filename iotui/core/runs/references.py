@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from iotui.core.runs.cache_check import suspicious_results
-from iotui.core.runs.record import RecordError, RunRecord, load_record
+from iotui.core.runs.record import RunRecord
+from iotui.core.runs.record_files import load_record
+from iotui.core.runs.record_schema import RecordError
 
 REFERENCES_DIR = Path(__file__).resolve().parents[2] / "references"
 PREFIX = "ref:"

@@ -18,7 +18,7 @@ from typing import Any
 
 import tomli_w
 
-from iotui.core.runs.record import write_atomically
+from iotui.core.runs.record_files import write_atomically
 from iotui.core.sweep.analysis import PointResult
 from iotui.core.sweep.values import SweepAxis
 

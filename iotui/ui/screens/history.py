@@ -12,10 +12,9 @@ delete removes a run and f8 prunes runs by age and preset, each after asking.
 
 from __future__ import annotations
 
-from typing import Any
-
 import time
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -27,7 +26,9 @@ from textual.widgets import DataTable, Header, Input, Static
 
 from iotui.core import format as fmt
 from iotui.core.runs.compare import run_labels
-from iotui.core.runs.record import RecordError, RunRecord, load_record
+from iotui.core.runs.record import RunRecord
+from iotui.core.runs.record_files import load_record
+from iotui.core.runs.record_schema import RecordError
 from iotui.ui.screens.compare import CompareScreen
 from iotui.ui.screens.confirm import ConfirmScreen
 from iotui.ui.screens.results import ResultsScreen

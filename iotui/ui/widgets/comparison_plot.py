@@ -13,7 +13,7 @@ from textual_plotext import PlotextPlot
 
 from iotui.core import format as fmt
 from iotui.core.runs.compare import Comparison, time_series
-from iotui.core.runs.record import DIRECTIONS
+from iotui.core.runs.record_schema import DIRECTIONS
 
 # One colour per run (a, b, c ...), one marker per run too, so the runs part without colour (NO_COLOR);
 # a run's write line takes the next colour over.

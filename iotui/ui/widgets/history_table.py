@@ -18,7 +18,9 @@ from textual.widgets import DataTable
 
 from iotui.core import format as fmt
 from iotui.core.runs.history_index import IndexedRun
-from iotui.core.runs.record import RecordError, RunRecord, load_record
+from iotui.core.runs.record import RunRecord
+from iotui.core.runs.record_files import load_record
+from iotui.core.runs.record_schema import RecordError
 
 # Units and the better direction in the headers: ↑ higher is better, ↓ lower is better.
 COLUMNS = ("started (UTC)", "preset", "target", "read IOPS↑", "write IOPS↑", "p99 ↓", "status")
