@@ -15,7 +15,8 @@ from iotui.core.runs.overrides import with_overrides
 from iotui.core.runs.paths import default_runs_dir
 from iotui.core.runs.preset_files import find_preset, load_preset_file
 from iotui.core.runs.preset_model import Preset, PresetError
-from iotui.core.runs.session import EventCallback, RunSession
+from iotui.core.runs.events import EventCallback
+from iotui.core.runs.session import RunSession
 from iotui.core.runs.start import StartError, StartRequest, start_run
 from iotui.core.runs.start import resolve_fio_binary as resolve_fio_for_run
 

@@ -18,7 +18,7 @@ from iotui.core.remote.session import AggregateUpdate, HostFailed, MultiHostSess
 from iotui.core.remote.transport import RemoteError, parse_hosts, read_hosts_file, ssh_command
 from iotui.core.runs.preset_model import Preset
 from iotui.core.runs.record import RunRecord
-from iotui.core.runs.recorder import LogLine, RunFinished
+from iotui.core.runs.events import LogLine, RunFinished
 
 
 def wants_hosts(args: argparse.Namespace) -> bool:

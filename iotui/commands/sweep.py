@@ -49,7 +49,7 @@ from iotui.core.sweep.analysis import analyze
 from iotui.core.sweep.slo import Slo, SloError, parse_slo
 from iotui.core.sweep.record import SweepPointState, SweepRecord, SweepRecordError, find_resumable
 from iotui.core.sweep.runner import PointFinished, PointStarted, SweepPointError, SweepRunner
-from iotui.core.runs.session import LogLine
+from iotui.core.runs.events import LogLine
 from iotui.commands.run_remote import remote_session, wants_hosts
 from iotui.core.sysbench.session import find_sysbench
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK

@@ -20,7 +20,8 @@ from iotui.core.fio.intervals import IntervalSample
 from iotui.core.runs.record import RunRecord
 from iotui.core.host.levels import Assessment
 from iotui.core.remote.session import AggregateUpdate, HostFailed, HostIntervalUpdate
-from iotui.core.runs.session import HostUpdate, IntervalUpdate, LogLine, RunFinished, RunPlan
+from iotui.core.runs.events import HostUpdate, IntervalUpdate, LogLine, RunFinished
+from iotui.core.runs.plan import RunPlan
 from iotui.core.sweep.analysis import PointResult, SweepAnalysis
 from iotui.core.sweep.runner import PointFinished, PointStarted, SweepFinished
 

@@ -14,13 +14,9 @@ import psutil
 import pytest
 
 from tests.waiting import wait_until
-from iotui.core.host.counters import (
-    HostSample,
-    HostSampler,
-    backing_devices,
-    block_devices_for,
-    read_process_tree_cpu_s,
-)
+from iotui.core.host.block_devices import backing_devices, block_devices_for
+from iotui.core.host.counters import HostSample, HostSampler
+from iotui.core.host.processes import read_process_tree_cpu_s
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "proc"
 

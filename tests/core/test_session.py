@@ -13,7 +13,8 @@ from iotui.core.runs.overrides import with_overrides
 from iotui.core.runs.plan import PlanError, make_plan
 from iotui.core.runs.preset_files import find_preset, shipped_presets_dir
 from iotui.core.runs.record_files import load_record
-from iotui.core.runs.session import IntervalUpdate, LogLine, RunFinished, RunSession
+from iotui.core.runs.events import IntervalUpdate, LogLine, RunFinished
+from iotui.core.runs.session import RunSession
 from tests.conftest import FIO_FIXTURES, fio_documents
 from tests.waiting import wait_for
 

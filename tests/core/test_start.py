@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from iotui.core.runs.preset_files import find_preset
-from iotui.core.runs.session import LogLine, RunSession
+from iotui.core.runs.events import LogLine
+from iotui.core.runs.session import RunSession
 from iotui.core.runs.start import StartError, StartRequest, start_run, start_sysbench_run
 
 

@@ -9,7 +9,8 @@ import pytest
 
 from iotui.core.host.counters import HostSampler
 from iotui.core.runs.record_files import load_record
-from iotui.core.runs.session import RunFinished, RunPlan
+from iotui.core.runs.events import RunFinished
+from iotui.core.runs.plan import RunPlan
 from iotui.core.sysbench.session import WORK_DIR_PREFIX, SysbenchSession
 from iotui.core.sysbench.workload import (
     SysbenchError,

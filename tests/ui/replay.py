@@ -19,7 +19,8 @@ from iotui.core.fio.runner import FioExited, StderrLine
 from iotui.core.fio.status import FioDocument
 from iotui.core.host.counters import HostSample
 from iotui.core.host.responsiveness import ResponsivenessMonitor
-from iotui.core.runs.session import RunPlan, RunSession
+from iotui.core.runs.plan import RunPlan
+from iotui.core.runs.session import RunSession
 from iotui.ui.services import Overrides, PlanPreview, RunRequest, ServiceError, Services
 from tests.conftest import fio_documents
 from tests.fakes.io_probe import FixedIoProbe

@@ -7,7 +7,7 @@ from pathlib import Path
 from iotui.core.host.counters import HostSample
 from iotui.core.fio.intervals import IntervalSample
 from iotui.core.host.responsiveness import Assessment, Level
-from iotui.core.runs.session import HostUpdate, IntervalUpdate, LogLine, RunFinished
+from iotui.core.runs.events import HostUpdate, IntervalUpdate, LogLine, RunFinished
 from iotui.ui.messages import (
     FioLogged,
     HostSampled,

@@ -15,7 +15,7 @@ from pathlib import Path
 from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.runs.record import RunRecord
 from iotui.core.host.responsiveness import Assessment, Level
-from iotui.core.runs.session import RunPlan
+from iotui.core.runs.plan import RunPlan
 from iotui.ui.app import IotuiApp
 from iotui.ui.messages import FioLogged, HostSampled, IntervalArrived, ResponsivenessAssessed, RunStarted
 from iotui.ui.screens.results import ResultsScreen

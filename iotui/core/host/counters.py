@@ -8,14 +8,14 @@ the numbers it reports. Every figure that the platform does not provide is `None
 
 from __future__ import annotations
 
-import os
-import stat
 import time
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-import psutil
 
+from iotui.core.host.block_devices import bottom_of_stack
+from iotui.core.host.proc_files import read_text as _read_text
+from iotui.core.host.processes import read_process_tree_cpu_s
 from iotui.core.runs.series import CounterRate
 
 # /proc/diskstats counts sectors of 512 bytes whatever the device's real sector size.
@@ -69,14 +69,6 @@ class HostSample:
 
 # ---------------------------------------------------------------------------
 # Readers: each returns raw counters (or None when the file is missing/unreadable).
-
-
-def _read_text(path: Path) -> str | None:
-    try:
-        return path.read_text()
-    except (OSError, UnicodeDecodeError):
-        # Missing on non-Linux, EOPNOTSUPP for /proc/pressure when booted with psi=0.
-        return None
 
 
 def read_stat(proc_root: Path) -> dict[str, float] | None:
@@ -163,102 +155,6 @@ def read_pressure(proc_root: Path) -> dict[str, float]:
     return totals
 
 
-def _clock_ticks_per_s() -> float:
-    try:
-        return float(os.sysconf("SC_CLK_TCK"))
-    except (AttributeError, ValueError, OSError):
-        return 100.0  # USER_HZ on every Linux architecture in use
-
-
-def _proc_cpu_ticks(proc_root: Path, pid: int) -> tuple[float, float] | None:
-    """(own user+system, reaped children's user+system) in clock ticks from /proc/PID/stat."""
-    text = _read_text(proc_root / str(pid) / "stat")
-    if text is None:
-        return None
-    # The command name may hold spaces and parentheses: fields start after the last ")".
-    fields_after_name = text[text.rfind(")") + 2 :].split()
-    try:
-        utime, stime, cutime, cstime = (float(fields_after_name[i]) for i in (11, 12, 13, 14))
-    except (IndexError, ValueError):
-        return None
-    return utime + stime, cutime + cstime
-
-
-def _proc_children(proc_root: Path, pid: int) -> list[int] | None:
-    """Direct children of every thread of `pid`; None where the kernel lacks the file."""
-    try:
-        task_files = list((proc_root / str(pid) / "task").glob("*/children"))
-    except OSError:
-        return None
-    if not task_files:
-        return None  # no CONFIG_PROC_CHILDREN, or the process is gone
-    children: list[int] = []
-    for task_file in task_files:
-        text = _read_text(task_file)
-        if text:
-            children.extend(int(child) for child in text.split() if child.isdigit())
-    return children
-
-
-def _process_tree_cpu_s_from_proc(pid: int, proc_root: Path) -> float | None:
-    root = _proc_cpu_ticks(proc_root, pid)
-    if root is None:
-        return None
-    own_ticks, reaped_ticks = root
-    # reaped_ticks holds job processes fio already waited for; the live ones are walked.
-    total_ticks = own_ticks + reaped_ticks
-    pending = _proc_children(proc_root, pid)
-    if pending is None:
-        return None
-    seen = {pid}
-    while pending:
-        child = pending.pop()
-        if child in seen:
-            continue
-        seen.add(child)
-        ticks = _proc_cpu_ticks(proc_root, child)
-        if ticks is None:
-            continue  # exited between the two reads
-        total_ticks += ticks[0]
-        pending.extend(_proc_children(proc_root, child) or [])
-    return total_ticks / _clock_ticks_per_s()
-
-
-def _process_tree_cpu_s_from_psutil(pid: int) -> float | None:
-    try:
-        root = psutil.Process(pid)
-        times = root.cpu_times()
-        total_s = times.user + times.system + times.children_user + times.children_system
-        for child in root.children(recursive=True):
-            try:
-                child_times = child.cpu_times()
-            except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-                continue
-            total_s += child_times.user + child_times.system
-        return total_s
-    except (psutil.Error, OSError):
-        return None
-
-
-def read_process_tree_cpu_s(pid: int, proc_root: Path = Path("/proc")) -> float | None:
-    """User + system CPU seconds of `pid` and all its descendants, reaped ones included.
-
-    Reads /proc/PID/stat and /proc/PID/task/*/children directly: psutil finds children
-    by reading every process's stat (tens of ms a call on a desktop), which would make
-    iotui's own CPU use show in the figures. psutil remains the fallback where /proc
-    lacks the children files (older kernels, non-Linux). `None` when the process is gone.
-    """
-    from_proc = _process_tree_cpu_s_from_proc(pid, proc_root)
-    if from_proc is not None:
-        return from_proc
-    if (proc_root / str(pid)).exists():
-        # Linux without CONFIG_PROC_CHILDREN: psutil can still find the children.
-        return _process_tree_cpu_s_from_psutil(pid)
-    if (proc_root / "self").exists():
-        return None  # a Linux /proc without this pid: the process is gone
-    return _process_tree_cpu_s_from_psutil(pid)
-
-
 # ---------------------------------------------------------------------------
 # The sampler.
 
@@ -281,7 +177,7 @@ class HostSampler:
     ) -> None:
         self.proc_root = proc_root
         self.devices = list(devices)
-        self.counted_devices = _bottom_of_stack(self.devices, sys_root)
+        self.counted_devices = bottom_of_stack(self.devices, sys_root)
         self._fio_pid = fio_pid
         self._rates: dict[str, CounterRate] = {}
 
@@ -381,111 +277,3 @@ def _derive_sample(rates: dict[str, float | None], gauges: dict[str, float]) -> 
         fio_cpu_cores=rates.get("fio_cpu_s"),
         busy_cores=busy_cores,
     )
-
-
-# ---------------------------------------------------------------------------
-# Which block devices back a path.
-
-
-def _slaves(sys_root: Path, name: str) -> list[str]:
-    """Devices directly under `name` in a dm/md stack (empty for a plain disk or partition)."""
-    try:
-        return sorted(entry.name for entry in (sys_root / "class" / "block" / name / "slaves").iterdir())
-    except OSError:
-        return []
-
-
-def _bottom_of_stack(devices: list[str], sys_root: Path) -> list[str]:
-    """`devices` minus those stacked on another listed device (their I/O shows below them)."""
-    listed = set(devices)
-    return [name for name in devices if not listed.intersection(_slaves(sys_root, name))]
-
-
-def _diskstats_names(proc_root: Path) -> set[str]:
-    text = _read_text(proc_root / "diskstats")
-    if text is None:
-        return set()
-    return {parts[2] for line in text.splitlines() if len(parts := line.split()) >= 3}
-
-
-def _mount_source(proc_root: Path, major: int, minor: int) -> str | None:
-    """The mount source (field after " - fstype") of the mount whose device is major:minor."""
-    text = _read_text(proc_root / "self" / "mountinfo")
-    if text is None:
-        return None
-    wanted = f"{major}:{minor}"
-    for line in text.splitlines():
-        parts = line.split()
-        if len(parts) < 3 or parts[2] != wanted or "-" not in parts:
-            continue
-        after_separator = parts[parts.index("-") + 1 :]
-        return after_separator[1] if len(after_separator) >= 2 else None
-    return None
-
-
-def _device_numbers(path: Path, proc_root: Path) -> tuple[int, int] | None:
-    """major:minor of the block device holding `path`, or None for virtual/network filesystems."""
-    # Walk up to something that exists: a target directory may not have been created yet.
-    probe = path
-    while True:
-        try:
-            st_dev = os.stat(probe).st_dev
-            break
-        except OSError:
-            if probe.parent == probe:
-                return None
-            probe = probe.parent
-    major, minor = os.major(st_dev), os.minor(st_dev)
-    if major != 0:
-        return major, minor
-    # Anonymous device (btrfs subvolumes, overlay, tmpfs, NFS...): a real block device
-    # shows only as the mount source, e.g. "/dev/sdb1" for btrfs; "overlay" is not one.
-    source = _mount_source(proc_root, major, minor)
-    if not source or not source.startswith("/"):
-        return None
-    try:
-        source_stat = os.stat(source)
-    except OSError:
-        return None
-    if not stat.S_ISBLK(source_stat.st_mode):
-        return None
-    return os.major(source_stat.st_rdev), os.minor(source_stat.st_rdev)
-
-
-def block_devices_for(major: int, minor: int, proc_root: Path, sys_root: Path) -> list[str]:
-    """The diskstats names for device major:minor and, for dm/md, every device under it.
-
-    The device itself comes first, then the devices below it, depth first.
-    """
-    try:
-        name = (sys_root / "dev" / "block" / f"{major}:{minor}").resolve(strict=True).name
-    except (OSError, RuntimeError):
-        return []
-    ordered: list[str] = []
-    pending = [name]
-    while pending:
-        current = pending.pop(0)
-        if current in ordered:
-            continue
-        ordered.append(current)
-        pending.extend(_slaves(sys_root, current))
-    known = _diskstats_names(proc_root)
-    return [device for device in ordered if device in known]
-
-
-def backing_devices(
-    path: Path, proc_root: Path = Path("/proc"), sys_root: Path = Path("/sys")
-) -> list[str]:
-    """Block device names in /proc/diskstats backing the filesystem that holds `path`.
-
-    A partition is returned as itself; a dm/md device is followed down to the disks
-    under it, which are returned after it. [] when unknown (overlay, tmpfs, NFS, ZFS,
-    non-Linux). Never raises: a missing device only means no device figures.
-    """
-    try:
-        numbers = _device_numbers(Path(path), proc_root)
-        if numbers is None:
-            return []
-        return block_devices_for(*numbers, proc_root=proc_root, sys_root=sys_root)
-    except Exception:  # noqa: BLE001 - documented as never raising; figures are optional
-        return []

@@ -7,22 +7,30 @@ does it, so both sessions start, baseline, read and stop them alike.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from iotui.core.host.protocols import FollowsProcess, IoProbe, Monitor, Sampler, WakeupProbe
+
+if TYPE_CHECKING:
+    from iotui.core.host.counters import HostSample
+    from iotui.core.host.io_probe import IoProbeStats
+    from iotui.core.host.levels import Assessment
+    from iotui.core.host.wakeup_probe import ProbeStats
 
 
 @dataclass(frozen=True)
 class HostReading:
-    host: Any
-    probe: Any | None
-    assessment: Any | None
-    io_probe: Any | None = None
+    host: HostSample
+    probe: ProbeStats | None
+    assessment: Assessment | None
+    io_probe: IoProbeStats | None = None
 
 
 class HostWatch:
     """Any of them may be None (tests, platforms without /proc)."""
 
     def __init__(
-        self, sampler: Any | None, probe: Any | None, monitor: Any | None, io_probe: Any | None = None
+        self, sampler: Sampler | None, probe: WakeupProbe | None, monitor: Monitor | None, io_probe: IoProbe | None = None
     ) -> None:
         self.sampler = sampler
         self.probe = probe
@@ -52,11 +60,11 @@ class HostWatch:
             return
         if self.probe is not None:
             self.monitor.baseline = self.probe.baseline()
-        if self.io_probe is not None and hasattr(self.monitor, "io_baseline"):
+        if self.io_probe is not None:
             self.monitor.io_baseline = self.io_probe.baseline()
 
     def watch_pid(self, pid: int | None) -> None:
-        if self.sampler is not None and hasattr(self.sampler, "set_fio_pid"):
+        if isinstance(self.sampler, FollowsProcess):
             self.sampler.set_fio_pid(pid)
 
     def read(self) -> HostReading | None:

@@ -20,7 +20,7 @@ from iotui.core.remote.transport import HostFacts
 from iotui.core.fio.sections import SectionTracker
 from iotui.core.runs.record import RunRecord
 from iotui.core.runs.section_figures import assign_sections
-from iotui.core.runs.session import host_identity
+from iotui.core.host.identity import host_identity
 
 @dataclass
 class HostState:

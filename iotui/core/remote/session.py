@@ -25,7 +25,7 @@ from iotui.core.remote.record import HostState, build_record
 from iotui.core.runs.record import RunRecord
 from iotui.core.runs.record_files import save_record
 from iotui.core.runs.record_schema import RecordError
-from iotui.core.runs.recorder import LogLine, RunFinished
+from iotui.core.runs.events import LogLine, RunFinished
 
 READY_TIMEOUT_S = 30.0
 STALL_S = 10.0  # a released host with no document this long is failed

@@ -5,15 +5,40 @@ from __future__ import annotations
 import os
 import stat
 import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from iotui.core.fio import argv as command
 from iotui.core.fio import policy as safety
-from iotui.core.host.counters import backing_devices
+from iotui.core.host.block_devices import backing_devices
 from iotui.core.host.device_facts import target_device_facts
 from iotui.core.runs.estimate import estimate
 from iotui.core.runs.preset_model import Preset, section_options, uses_direct_io
-from iotui.core.runs.session import RunPlan, new_test_file_path
+from iotui.core.runs.test_files import new_test_file_path
+
+
+@dataclass
+class RunPlan:
+    """Everything decided before fio starts."""
+
+    preset_name: str
+    argv: list[str]
+    options: dict[str, str]
+    target_path: Path
+    test_file: Path | None
+    target: dict[str, Any]
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+    devices: list[str] = field(default_factory=list)
+    numjobs: int | None = None
+    # Every file fio will use (nrfiles=N gives N numbered files); empty: just test_file.
+    test_files: list[Path] = field(default_factory=list)
+    estimated_duration_s: float | None = None
+    title: str = ""
+    # iotui's private test directory inside the target (mode 0700, random name), removed after the run.
+    private_dir: Path | None = None
+    # Directories inside it that the job's own relative names need.
+    private_subdirs: list[Path] = field(default_factory=list)
 
 
 class PlanError(Exception):

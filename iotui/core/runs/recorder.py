@@ -10,47 +10,33 @@ tool and turn its output into figures.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import os
-from dataclasses import dataclass
+import time
+import uuid
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
+from iotui import __version__
 from iotui.core.fio.summary import cpu_summary
 from iotui.core.host.advice import run_shape
 from iotui.core.host.section_pressure import apply_section_pressure
+from iotui.core.host.protocols import IoProbe, Monitor, Sampler, WakeupProbe
 from iotui.core.host.signals import missing_signals, missing_signals_sentence
 from iotui.core.host.verdict import WARNING_CODE as RESPONSIVENESS_WARNING, pressure_warning
 from iotui.core.host.watch import HostReading, HostWatch
+from iotui.core.runs.events import EventCallback, HostUpdate, LogLine, RunFinished
 from iotui.core.runs.lock import RunLock, acquire_run_lock, mark_overlap
 from iotui.core.runs.record import RunRecord
 from iotui.core.runs.record_files import save_record
 from iotui.core.runs.record_schema import RecordError
 
-EventCallback = Callable[[object], None]
-
-
-# -- events every session emits ------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HostUpdate:
-    """The once-a-second host sample and the responsiveness assessment."""
-
-    host: Any
-    assessment: Any | None
-
-
-@dataclass(frozen=True)
-class LogLine:
-    source: str  # "stderr", "stdout" or "iotui"
-    text: str
-
-
-@dataclass(frozen=True)
-class RunFinished:
-    record: RunRecord
-    saved_path: Path | None
-    error: str | None = None
+if TYPE_CHECKING:
+    from iotui.core.host.counters import HostSample
+    from iotui.core.host.io_probe import IoProbeStats
+    from iotui.core.host.levels import Assessment
+    from iotui.core.host.wakeup_probe import ProbeStats
+    from iotui.core.runs.plan import RunPlan
 
 
 class RunRecorder:
@@ -61,23 +47,35 @@ class RunRecorder:
 
     def __init__(
         self,
+        plan: RunPlan,
         *,
+        runs_dir: Path | None,
         on_event: EventCallback | None,
-        sampler: Any | None,
-        probe: Any | None,
-        monitor: Any | None,
+        sampler: Sampler | None,
+        probe: WakeupProbe | None,
+        monitor: Monitor | None,
         host_interval_s: float,
-        io_probe: Any | None = None,
+        io_probe: IoProbe | None = None,
+        baseline_s: float = 0.0,
+        run_id: str | None = None,
     ) -> None:
+        self.plan = plan
+        self.runs_dir = runs_dir
+        self.baseline_s = baseline_s
+        self.run_id = run_id or uuid.uuid4().hex
         self.on_event: EventCallback = on_event or (lambda event: None)
         self.watch = HostWatch(sampler, probe, monitor, io_probe)
         self.host_interval_s = host_interval_s
         self.messages: list[dict[str, str]] = []
-        self.host_samples: list[Any] = []
-        self.latest_host: Any | None = None
-        self.latest_probe: Any | None = None
-        self.latest_assessment: Any | None = None
-        self.latest_io_probe: Any | None = None
+        self.rows: list[dict[str, Any]] = []
+        self.host_samples: list[HostSample] = []
+        self.latest_host: HostSample | None = None
+        self.latest_probe: ProbeStats | None = None
+        self.latest_assessment: Assessment | None = None
+        self.latest_io_probe: IoProbeStats | None = None
+        self.stop_requested = False
+        self._stop_asked = asyncio.Event()  # ends the baseline at once
+        self._started_monotonic = 0.0
         # One run per machine (core.runs.lock): force runs past a live holder; lock_by names us there.
         self.force = False
         self.lock_by = "iotui"
@@ -85,10 +83,57 @@ class RunRecorder:
         # Whether the first host sample has been checked for missing signals (said once per run).
         self.signals_checked = False
 
-    def _take_run_lock(self, preset: str, target: str) -> RunLock:
-        """The machine's run lock for this run, or :class:`RunLockHeld` naming the run that holds it."""
-        self.run_lock = acquire_run_lock(preset=preset, target=target, by=self.lock_by, force=self.force)
-        return self.run_lock
+    async def run(self) -> RunRecord:
+        """Run the tool and return the record; :class:`RunLockHeld` when another run holds the machine."""
+        self.run_lock = acquire_run_lock(
+            preset=self.plan.preset_name, target=str(self.plan.target_path), by=self.lock_by, force=self.force
+        )
+        try:
+            return await self._run_locked()
+        finally:
+            self.run_lock.release()
+
+    async def _run_locked(self) -> RunRecord:
+        """The tool's own run, while this session holds the machine's run lock."""
+        raise NotImplementedError
+
+    def _begin(self) -> dt.datetime:
+        """The run starts now: its ``run.started`` (whole seconds, UTC); ``run.duration_s`` counts from here."""
+        self._started_monotonic = time.monotonic()
+        return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+
+    def _note_stop(self) -> None:
+        """A stop was asked: the baseline ends at once, the tool is stopped by the session."""
+        self.stop_requested = True
+        self._stop_asked.set()
+
+    async def _wait_baseline(self) -> None:
+        """A few quiet seconds before the tool starts: what "normal" is here (a stop ends them)."""
+        try:
+            await asyncio.wait_for(self._stop_asked.wait(), self.baseline_s)
+        except asyncio.TimeoutError:
+            pass
+        self.watch.take_baseline()
+
+    def _run_table(
+        self, status: str, started: dt.datetime, *, title: str | None, tool: str, tool_version: str, argv: list[str],
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """The record's ``[run]`` table as every tool writes it (``extra``: the tool's own keys)."""
+        return {
+            "id": self.run_id,
+            "preset": self.plan.preset_name,
+            "title": title,
+            "status": status,
+            "started": started,
+            "duration_s": round(time.monotonic() - self._started_monotonic, 3),
+            "tool": tool,
+            "tool_version": tool_version,
+            "argv": list(argv),
+            "report": "",
+            **extra,
+            "iotui_version": __version__,
+        }
 
     def _emit(self, event: object) -> None:
         try:

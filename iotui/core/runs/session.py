@@ -1,11 +1,12 @@
-"""One run, start to record: the orchestration shared by the CLI and the app.
+"""One fio run, start to record: the orchestration shared by the CLI and the app.
 
-A :class:`RunSession` creates iotui's own test file, starts fio through a
-runner, turns its documents into interval samples, samples the host once a
-second beside it, watches responsiveness, and builds the run record. It emits
-events to a callback and never draws anything: the CLI prints them, the app
-posts them as messages. Runner, sampler and probe are injected so tests can
-replay recorded fio output.
+A :class:`RunSession` creates iotui's own test files (:mod:`iotui.core.runs.test_files`),
+starts fio through a runner, turns its documents into interval samples, and
+builds the run record. What every session shares (events, log, host sampling
+beside the tool, the lock, saving) is :class:`~iotui.core.runs.recorder.RunRecorder`.
+It emits events to a callback and never draws anything: the CLI prints them,
+the app posts them as messages. Runner, sampler and probes are injected so tests
+can replay recorded fio output.
 """
 
 from __future__ import annotations
@@ -13,121 +14,33 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import os
-import platform
-import socket
 import time
-import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
-from iotui import __version__
-from iotui.core.runs.cache_check import suspicious_results
-from iotui.core.host.device_facts import cpu_governor
-from iotui.core.host.watch import responsiveness_row
-from iotui.core.fio.intervals import IntervalDeriver, IntervalSample
-from iotui.core.runs.findings import annotate_record
-from iotui.core.runs.record import RunRecord
-from iotui.core.runs.recorder import EventCallback, HostUpdate, LogLine, RunFinished, RunRecorder
+from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.fio.runner import FioExited, FioNotFoundError, FioRunner, StderrLine
-from iotui.core.fio.status import FioDocument, FioText
 from iotui.core.fio.sections import SectionTracker, fio_sections
+from iotui.core.fio.status import FioDocument, FioText
 from iotui.core.fio.summary import sample_row
+from iotui.core.host.identity import host_identity
+from iotui.core.host.processes import process_stopped
+from iotui.core.host.protocols import IoProbe, Monitor, Sampler, WakeupProbe
+from iotui.core.host.watch import responsiveness_row
+from iotui.core.runs.cache_check import suspicious_results
+from iotui.core.runs.events import EventCallback, IntervalUpdate
+from iotui.core.runs.findings import annotate_record
 from iotui.core.runs.pauses import PauseLog, unpause_sections
-from iotui.core.runs.section_figures import assign_sections, section_host_figures
-from iotui.core.runs import test_dir
+from iotui.core.runs.plan import RunPlan
+from iotui.core.runs.protocols import Runner
+from iotui.core.runs.record import RunRecord
+from iotui.core.runs.recorder import RunRecorder
 from iotui.core.runs.runs_dir import RunsDirError, check_runs_dir
+from iotui.core.runs.section_figures import assign_sections, section_host_figures
+from iotui.core.runs.test_files import TestFileError, TestFiles
 
-TEST_FILE_PREFIX = test_dir.PRIVATE_DIR_PREFIX
-TEST_FILE_SUFFIX = ".fio-test"
 # fio stopped from outside (SIGSTOP) this long, not by iotui's pause: a stall.
 STALL_AFTER_S = 3.0
-
-
-class Runner(Protocol):
-    """The tool's process (``FioRunner``; tests: a replay of recorded documents)."""
-
-    stderr_lines: list[str]
-
-    @property
-    def pid(self) -> int | None: ...
-
-    async def start(self) -> None: ...
-    def events(self) -> Any: ...
-    def pause(self) -> bool: ...
-    def resume(self) -> bool: ...
-    async def stop(self) -> int | None: ...
-
-
-@dataclass
-class RunPlan:
-    """Everything decided before fio starts."""
-
-    preset_name: str
-    argv: list[str]
-    options: dict[str, str]
-    target_path: Path
-    test_file: Path | None
-    target: dict[str, Any]
-    warnings: list[tuple[str, str]] = field(default_factory=list)
-    devices: list[str] = field(default_factory=list)
-    numjobs: int | None = None
-    # Every file fio will use (nrfiles=N gives N numbered files); empty: just test_file.
-    test_files: list[Path] = field(default_factory=list)
-    estimated_duration_s: float | None = None
-    title: str = ""
-    # iotui's private test directory inside the target (mode 0700, random name), removed after the run.
-    private_dir: Path | None = None
-    # Directories inside it that the job's own relative names need.
-    private_subdirs: list[Path] = field(default_factory=list)
-
-
-# -- events -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class IntervalUpdate:
-    """A new interval from fio, with the latest host figures beside it."""
-
-    interval: IntervalSample
-    host: Any | None
-    row: dict[str, Any]
-    elapsed_s: float
-
-
-__all__ = ["EventCallback", "HostUpdate", "IntervalUpdate", "LogLine", "RunFinished", "RunPlan", "RunSession"]
-
-
-def host_identity() -> dict[str, Any]:
-    """The ``[host]`` table."""
-    import psutil
-
-    cpu_model = platform.processor() or ""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
-            for line in cpuinfo:
-                if line.lower().startswith(("model name", "hardware", "cpu model")):
-                    cpu_model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    identity: dict[str, Any] = {
-        "hostname": socket.gethostname(),
-        "system": platform.system(),
-        "kernel": platform.release(),
-        "cpu_model": cpu_model or platform.machine() or "unknown",
-        "cpu_count": os.cpu_count() or 1,
-        "mem_total_bytes": int(psutil.virtual_memory().total),
-    }
-    governor = cpu_governor()
-    if governor:
-        identity["cpu_governor"] = governor
-    return identity
-
-
-def new_test_file_path(directory: Path, run_id: str) -> Path:
-    """The shared test file, inside a new private directory of ``directory`` (see test_dir)."""
-    return test_dir.new_private_dir(directory) / test_dir.SHARED_FILE_NAME
 
 
 class RunSession(RunRecorder):
@@ -141,30 +54,25 @@ class RunSession(RunRecorder):
         runs_dir: Path | None,
         on_event: EventCallback | None = None,
         runner_factory: Callable[[list[str]], Runner] | None = None,
-        sampler: Any | None = None,
-        probe: Any | None = None,
-        monitor: Any | None = None,
-        io_probe: Any | None = None,
+        sampler: Sampler | None = None,
+        probe: WakeupProbe | None = None,
+        monitor: Monitor | None = None,
+        io_probe: IoProbe | None = None,
         baseline_s: float = 0.0,
         host_interval_s: float = 1.0,
         run_id: str | None = None,
     ) -> None:
         super().__init__(
-            on_event=on_event, sampler=sampler, probe=probe, monitor=monitor, host_interval_s=host_interval_s,
-            io_probe=io_probe,
+            plan, runs_dir=runs_dir, on_event=on_event, sampler=sampler, probe=probe, monitor=monitor,
+            io_probe=io_probe, baseline_s=baseline_s, host_interval_s=host_interval_s, run_id=run_id,
         )
-        self.plan = plan
         self.fio_version = fio_version
-        self.runs_dir = runs_dir
         self.runner_factory = runner_factory or (
             lambda argv: FioRunner(argv, cwd=str(plan.private_dir) if plan.private_dir else None,
                                    cleanup_dir=plan.private_dir)
         )
-        self.baseline_s = baseline_s
-        self.run_id = run_id or uuid.uuid4().hex
         self.runner: Runner | None = None
         self.deriver = IntervalDeriver()
-        self.rows: list[dict[str, Any]] = []
         self.section_tracker = SectionTracker()
         # Per sample row: fio's groupid then, and the host's busy cores (for IOPS per busy core).
         self.row_groupids: list[int | None] = []
@@ -174,12 +82,8 @@ class RunSession(RunRecorder):
         self.last_document: dict | None = None
         # Extra [run] keys the caller decides (repeat_group and repeat_index of --repeat N).
         self.run_keys: dict[str, Any] = {}
-        self.stop_requested = False
-        self._stop_asked = asyncio.Event()  # ends the baseline at once
         self.paused = False
-        self._created_test_files: list[Path] = []
-        self._created_private_dir: Path | None = None
-        self._started_monotonic = 0.0
+        self.test_files = TestFiles(plan, lambda text: self._log("iotui", text))
         # Why the run ended other than by itself: user | signal:SIGHUP | stall | target-vanished | ...
         self.ended_by: str | None = None
         self.stalled_s = 0.0
@@ -192,10 +96,9 @@ class RunSession(RunRecorder):
         ``ended_by``: who asked (``user``, ``signal:SIGHUP``...), kept as the
         record's ``run.ended_by`` (the first reason wins).
         """
-        self.stop_requested = True
+        self._note_stop()
         if self.ended_by is None:
             self.ended_by = ended_by
-        self._stop_asked.set()
         if self.runner is not None:
             asyncio.ensure_future(self.runner.stop())
 
@@ -214,56 +117,6 @@ class RunSession(RunRecorder):
         return not self.paused
 
     # -- the run ------------------------------------------------------------
-    def _planned_test_files(self) -> list[Path]:
-        if self.plan.test_file is None:
-            return []
-        if self.plan.private_dir is not None:
-            return list(self.plan.test_files)
-        return list(self.plan.test_files) or [self.plan.test_file]
-
-    def _create_test_file(self) -> None:
-        """The private test directory (exclusive, 0700) with its marker, subdirectories and shared file."""
-        private_dir = self.plan.private_dir
-        if private_dir is not None:
-            for removed in test_dir.remove_leftovers(private_dir.parent):
-                self._log("iotui", f"Removed {removed}, a test directory left behind by an earlier run that did "
-                          "not end (power loss or a killed iotui).")
-            try:
-                test_dir.create_private_dir(private_dir, self.plan.private_subdirs)
-            except test_dir.TestDirError as error:
-                raise RunError(str(error)) from None
-            self._created_private_dir = private_dir
-        for test_file in self._planned_test_files():
-            try:
-                # Exclusive create: never take over a file that already exists.
-                descriptor = os.open(test_file, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600)
-            except FileExistsError:
-                raise RunError(
-                    f"{test_file} already exists; iotui will not overwrite a file it did not create."
-                ) from None
-            except OSError as error:
-                raise RunError(
-                    f"Cannot create the test file in {test_file.parent} ({error.strerror}); "
-                    "choose a directory you can write to with --target."
-                ) from None
-            os.close(descriptor)
-            self._created_test_files.append(test_file)
-
-    def _remove_test_file(self) -> None:
-        for test_file in self._created_test_files:
-            try:
-                test_file.unlink()
-            except FileNotFoundError:
-                pass
-            except OSError as error:
-                self._log("iotui", f"Could not remove the test file {test_file}: {error.strerror}.")
-        self._created_test_files = []
-        private_dir, self._created_private_dir = self._created_private_dir, None
-        if private_dir is not None:
-            problem = test_dir.remove_private_dir(private_dir)
-            if problem:
-                self._log("iotui", problem)
-
     def _sample_host(self) -> None:
         super()._sample_host()
         self._watch_fio(self.host_interval_s)
@@ -273,7 +126,7 @@ class RunSession(RunRecorder):
         pid = self.runner.pid if self.runner is not None else None
         if pid is None or self.stop_requested:
             return
-        if not self.paused and _process_stopped(pid):
+        if not self.paused and process_stopped(pid):
             self.stalled_s += interval_s
         private_dir = self.plan.private_dir
         if private_dir is not None and not self.target_vanished and not os.path.isdir(private_dir):
@@ -285,17 +138,8 @@ class RunSession(RunRecorder):
     def _tool_running(self) -> bool:
         return self.runner is not None and self.runner.pid is not None
 
-    async def run(self) -> RunRecord:
-        """Run fio and return the record; :class:`RunLockHeld` when another run holds the machine."""
-        lock = self._take_run_lock(self.plan.preset_name, str(self.plan.target_path))
-        try:
-            return await self._run_locked()
-        finally:
-            lock.release()
-
     async def _run_locked(self) -> RunRecord:
-        started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
-        self._started_monotonic = time.monotonic()
+        started = self._begin()
         exit_event: FioExited | None = None
         failure: str | None = None
         cancelled = False
@@ -305,22 +149,17 @@ class RunSession(RunRecorder):
                     check_runs_dir(self.runs_dir)
                 except RunsDirError as error:
                     raise RunError(str(error)) from None
-            self._create_test_file()
+            self.test_files.create()
             self._start_watch()
             if self.baseline_s > 0:
-                # A few quiet seconds before fio starts: what "normal" is here (a stop ends them).
-                try:
-                    await asyncio.wait_for(self._stop_asked.wait(), self.baseline_s)
-                except asyncio.TimeoutError:
-                    pass
-                self.watch.take_baseline()
+                await self._wait_baseline()
                 self._sample_host()
             # Stopped during the baseline: fio never starts (status "stopped").
             if not self.stop_requested:
                 exit_event = await self._run_fio()
         except FioNotFoundError as error:
             failure = str(error)
-        except RunError as error:
+        except (RunError, TestFileError) as error:
             failure = str(error)
         except asyncio.CancelledError:
             # The caller went away (the app is leaving): end fio, remove the files, and keep what
@@ -336,7 +175,7 @@ class RunSession(RunRecorder):
                 pass
         finally:
             self.watch.stop()
-            self._remove_test_file()
+            self.test_files.remove()
         record = self._finish(started, exit_event, failure)
         if cancelled:
             raise asyncio.CancelledError
@@ -412,19 +251,12 @@ class RunSession(RunRecorder):
         pressure = self.watch.pressure_summary()
         record = RunRecord(
             run={
-                "id": self.run_id,
-                "preset": self.plan.preset_name,
-                "title": self.plan.title or None,
-                "status": status,
-                "started": started,
-                "duration_s": round(time.monotonic() - self._started_monotonic, 3),
-                "tool": "fio",
-                "tool_version": self.fio_version,
-                "argv": list(self.plan.argv),
-                "report": "",
-                "exit_code": exit_event.returncode if exit_event else None,
-                "iotui_version": __version__,
-                "paused_s": round(self.pause_log.paused_s, 3) if self.pause_log.pauses else None,
+                **self._run_table(
+                    status, started, title=self.plan.title or None, tool="fio", tool_version=self.fio_version,
+                    argv=self.plan.argv,
+                    exit_code=exit_event.returncode if exit_event else None,
+                    paused_s=round(self.pause_log.paused_s, 3) if self.pause_log.pauses else None,
+                ),
                 **self.run_keys,
             },
             host=host_identity(),
@@ -476,16 +308,6 @@ class RunSession(RunRecorder):
         if status == "failed":
             return "error"
         return None
-
-
-def _process_stopped(pid: int) -> bool:
-    """Is the process stopped (state T: SIGSTOP from someone)? Linux /proc; False elsewhere."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat_file:
-            text = stat_file.read()
-    except OSError:
-        return False
-    return text.rpartition(")")[2].split()[:1] == ["T"]
 
 
 class RunError(Exception):

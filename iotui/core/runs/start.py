@@ -21,7 +21,9 @@ from iotui.core.host.levels import ResponsivenessMonitor
 from iotui.core.host.wakeup_probe import WakeupProbe
 from iotui.core.runs.plan import PlanError, make_plan
 from iotui.core.runs.runs_dir import RunsDirError, check_runs_dir
-from iotui.core.runs.session import EventCallback, LogLine, RunPlan, RunSession
+from iotui.core.runs.events import EventCallback, LogLine
+from iotui.core.runs.plan import RunPlan
+from iotui.core.runs.session import RunSession
 from iotui.core.sysbench.session import SysbenchSession, find_sysbench
 
 if TYPE_CHECKING:

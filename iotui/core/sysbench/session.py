@@ -1,7 +1,8 @@
 """One real ``sysbench fileio`` run (prepare, run, cleanup) made into a run record.
 
-It mirrors :class:`~iotui.core.runs.session.RunSession` for the sysbench-compare
-study: the same plan (target checks, devices, options), the host sampled once a
+Like :class:`~iotui.core.runs.session.RunSession` it is a
+:class:`~iotui.core.runs.recorder.RunRecorder` (for the sysbench-compare study):
+the same plan (target checks, devices, options), the host sampled once a
 second beside sysbench (context switches and interrupts are the study's
 explanation), and a record with the same summary keys. sysbench's files live
 in iotui's own hidden directory inside the target, removed afterwards, also
@@ -16,15 +17,16 @@ import os
 import shutil
 import signal
 import time
-import uuid
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from iotui import __version__
 from iotui.core.host.watch import HostReading, responsiveness_row
 from iotui.core.runs.record import RunRecord
 from iotui.core.runs.recorder import RunRecorder
-from iotui.core.runs.session import RunPlan, host_identity
+from iotui.core.host.identity import host_identity
+from iotui.core.host.protocols import IoProbe, Monitor, Sampler, WakeupProbe
+from iotui.core.runs.events import EventCallback
+from iotui.core.runs.plan import RunPlan
 from iotui.core.fio.summary import HOST_SAMPLE_KEYS
 from iotui.core.sysbench.workload import (
     SysbenchError,
@@ -69,38 +71,31 @@ class SysbenchSession(RunRecorder):
         *,
         sysbench_binary: str,
         runs_dir: Path | None,
-        on_event: Callable[[object], None] | None = None,
-        sampler: Any | None = None,
-        monitor: Any | None = None,
-        probe: Any | None = None,
-        io_probe: Any | None = None,
+        on_event: EventCallback | None = None,
+        sampler: Sampler | None = None,
+        monitor: Monitor | None = None,
+        probe: WakeupProbe | None = None,
+        io_probe: IoProbe | None = None,
         baseline_s: float = 0.0,
         host_interval_s: float = 1.0,
         stop_grace_s: float = 2.0,
         run_id: str | None = None,
     ) -> None:
         super().__init__(
-            on_event=on_event, sampler=sampler, probe=probe, monitor=monitor, host_interval_s=host_interval_s,
-            io_probe=io_probe,
+            plan, runs_dir=runs_dir, on_event=on_event, sampler=sampler, probe=probe, monitor=monitor,
+            io_probe=io_probe, baseline_s=baseline_s, host_interval_s=host_interval_s, run_id=run_id,
         )
-        self.plan = plan
         self.sysbench_binary = sysbench_binary
-        self.runs_dir = runs_dir
-        self.baseline_s = baseline_s
         self.stop_grace_s = stop_grace_s
-        self.run_id = run_id or uuid.uuid4().hex
         self.work_dir: Path | None = None
-        self.stop_requested = False
-        self.rows: list[dict[str, Any]] = []
         self.run_argv: list[str] = []
         self._process: asyncio.subprocess.Process | None = None
-        self._started_monotonic = 0.0
         self._run_started_monotonic: float | None = None
 
     # -- control --------------------------------------------------------------------
     def request_stop(self) -> None:
         """SIGINT to sysbench's process group, then SIGTERM and SIGKILL after a grace period."""
-        self.stop_requested = True
+        self._note_stop()
         if self._process is not None and self._process.returncode is None:
             asyncio.ensure_future(self._stop_process(self._process))
 
@@ -192,17 +187,8 @@ class SysbenchSession(RunRecorder):
         self.work_dir = None
 
     # -- the run ------------------------------------------------------------------------------
-    async def run(self) -> RunRecord:
-        """Run sysbench and return the record; :class:`RunLockHeld` when another run holds the machine."""
-        lock = self._take_run_lock(self.plan.preset_name, str(self.plan.target_path))
-        try:
-            return await self._run_locked()
-        finally:
-            lock.release()
-
     async def _run_locked(self) -> RunRecord:
-        started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
-        self._started_monotonic = time.monotonic()
+        started = self._begin()
         version = "sysbench"
         report_text = ""
         failure: str | None = None
@@ -218,8 +204,7 @@ class SysbenchSession(RunRecorder):
             if not self.stop_requested:
                 self._start_watch()
                 if self.baseline_s > 0:
-                    await asyncio.sleep(self.baseline_s)
-                    self.watch.take_baseline()
+                    await self._wait_baseline()
                 host_task = asyncio.create_task(self._host_loop())
                 code, report_text = await self._step(workload, "run")
                 for line in report_text.splitlines():
@@ -270,20 +255,10 @@ class SysbenchSession(RunRecorder):
                  f"{', '.join(workload.not_translated)}.")
             )
         record = RunRecord(
-            run={
-                "id": self.run_id,
-                "preset": self.plan.preset_name,
-                "title": (self.plan.title + " (sysbench)") if self.plan.title else None,
-                "status": status,
-                "started": started,
-                "duration_s": round(time.monotonic() - self._started_monotonic, 3),
-                "tool": "sysbench",
-                "tool_version": version,
-                "argv": list(self.run_argv),
-                "report": "",
-                "source": "sysbench",
-                "iotui_version": __version__,
-            },
+            run=self._run_table(
+                status, started, title=(self.plan.title + " (sysbench)") if self.plan.title else None,
+                tool="sysbench", tool_version=version, argv=self.run_argv, source="sysbench",
+            ),
             host=host_identity(),
             target=dict(self.plan.target),
             options={**self.plan.options, **({f"sysbench.{k}": v for k, v in workload.options.items()} if workload else {})},
