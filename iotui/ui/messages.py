@@ -22,7 +22,8 @@ from iotui.core.host.levels import Assessment
 from iotui.core.remote.session import AggregateUpdate, HostFailed, HostIntervalUpdate
 from iotui.core.runs.events import HostUpdate, IntervalUpdate, LogLine, RunFinished
 from iotui.core.runs.plan import RunPlan
-from iotui.core.sweep.analysis import PointResult, SweepAnalysis
+from iotui.core.sweep.analysis import SweepAnalysis
+from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.runner import PointFinished, PointStarted, SweepFinished
 
 

@@ -10,15 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from iotui.core.sweep.analysis import (
-    PointResult,
-    analyze,
-    balanced,
-    placings,
-    rank_by_average_placing,
-    sweet_spot,
-    throughput_metric,
-)
+from iotui.core.sweep.analysis import analyze, balanced, placings, rank_by_average_placing, sweet_spot, throughput_metric
+from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.plan import SweepEstimate, SweepPlanError, cartesian, check_space, plan_sweep
 from iotui.core.sweep.record import (
     SweepRecord,

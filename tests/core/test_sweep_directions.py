@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from iotui.core.sweep.analysis import PointResult, analyze
+from iotui.core.sweep.analysis import analyze
+from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.output import sweep_json, sweep_text
 from iotui.core.sweep.record import SweepRecord
 from iotui.core.sweep.values import SweepAxis

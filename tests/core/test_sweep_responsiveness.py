@@ -5,7 +5,8 @@ from __future__ import annotations
 import dataclasses
 
 from iotui.core.runs.record import RunRecord
-from iotui.core.sweep.analysis import PointResult, analyze, sweet_spot
+from iotui.core.sweep.analysis import analyze, sweet_spot
+from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.record import SweepPointState
 from iotui.core.sweep.responsiveness import responsiveness_break
 from iotui.core.sweep.values import SweepAxis

@@ -14,15 +14,15 @@ documented in ``docs/sweeps.md``:
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
-from iotui.core.host.verdict import verdict_text
 from iotui.core.sweep.responsiveness import describe_point, responsiveness_break
 from iotui.core import format as fmt
 from iotui.core.sweep.categories import comparison_sentence, is_category_sweep
 from iotui.core.sweep.slo import Slo, SloChoice, choose_point
+from iotui.core.sweep.mount_axes import mount_option_axes
+from iotui.core.sweep.points import FINISHED_STATUSES, PointResult, left_out_reason, usable_points
 from iotui.core.sweep.values import TARGET_KEY, SweepAxis
 
 SWEET_SPOT_SHARE = 0.95
@@ -30,112 +30,6 @@ RESPONSIVE = "ok"
 UNRESPONSIVE = "unresponsive"
 # Block-size keys: IOPS at different block sizes are not comparable, bandwidth is.
 BLOCK_SIZE_KEYS = ("bs", "blocksize", "bsrange", "bssplit")
-
-
-@dataclass(frozen=True)
-class PointResult:
-    """One point's figures as the analysis needs them (absent figures are None)."""
-
-    params: dict[str, str]
-    read_iops: float | None = None
-    write_iops: float | None = None
-    read_bw_bytes: float | None = None
-    write_bw_bytes: float | None = None
-    read_lat_p99_ns: float | None = None
-    write_lat_p99_ns: float | None = None
-    read_lat_mean_ns: float | None = None
-    write_lat_mean_ns: float | None = None
-    read_lat_p50_ns: float | None = None
-    write_lat_p50_ns: float | None = None
-    read_lat_p90_ns: float | None = None
-    write_lat_p90_ns: float | None = None
-    read_lat_p99_9_ns: float | None = None
-    write_lat_p99_9_ns: float | None = None
-    responsiveness: str | None = None
-    responsiveness_detail: str | None = None  # the verdict in words: level · signal value > threshold
-    iops_per_fio_core: float | None = None
-    iops_per_busy_core: float | None = None
-    cpu_user_pct: float | None = None
-    cpu_system_pct: float | None = None
-    ctx_switches_per_s: float | None = None
-    interrupts_per_s: float | None = None
-    status: str = "completed"
-    record: str | None = None
-    mount_options: str | None = None
-    sections: int = 1
-
-    @property
-    def total_iops(self) -> float:
-        """Read + write IOPS (the sweet spot's throughput)."""
-        return (self.read_iops or 0.0) + (self.write_iops or 0.0)
-
-    @property
-    def total_bw_bytes(self) -> float:
-        return (self.read_bw_bytes or 0.0) + (self.write_bw_bytes or 0.0)
-
-    def throughput(self, metric: str) -> float:
-        return self.total_bw_bytes if metric == "bw_bytes" else self.total_iops
-
-    def latency_ns(self, kind: str) -> float | None:
-        """The higher of the directions' ``kind`` latency ("p99" or "mean"): one direction's figure, never a blend."""
-        values = [
-            getattr(self, f"{direction}_lat_{kind}_ns")
-            for direction in ("read", "write")
-            if (getattr(self, f"{direction}_iops") or 0.0) > 0 or getattr(self, f"{direction}_lat_{kind}_ns") is not None
-        ]
-        present = [value for value in values if value is not None]
-        return max(present) if present else None
-
-    def latency_text(self, kind: str) -> str:
-        """``read 118µs, write 3.23ms``: each direction's latency, named."""
-        parts = [
-            f"{direction} {fmt.latency_ns(value)}"
-            for direction in ("read", "write")
-            if (value := getattr(self, f"{direction}_lat_{kind}_ns")) is not None
-        ]
-        return ", ".join(parts) or fmt.NO_VALUE
-
-    @classmethod
-    def from_record(cls, record: Any, params: Mapping[str, str], record_path: str | None = None) -> PointResult:
-        """Take the figures from a RunRecord's one section (a record of several has none to give)."""
-        summary = record.summary
-        read = summary.get("read", {})
-        write = summary.get("write", {})
-        cpu = summary.get("cpu", {})
-        return cls(
-            sections=max(len(getattr(record, "sections", [])), 1),
-            cpu_user_pct=_number(cpu.get("user_pct")),
-            cpu_system_pct=_number(cpu.get("system_pct")),
-            ctx_switches_per_s=_number(cpu.get("ctx_switches_per_s")),
-            interrupts_per_s=_number(cpu.get("interrupts_per_s")),
-            params=dict(params),
-            read_iops=_number(read.get("iops")),
-            write_iops=_number(write.get("iops")),
-            read_bw_bytes=_number(read.get("bw_bytes")),
-            write_bw_bytes=_number(write.get("bw_bytes")),
-            read_lat_p99_ns=_number(read.get("lat_p99_ns")),
-            write_lat_p99_ns=_number(write.get("lat_p99_ns")),
-            read_lat_mean_ns=_number(read.get("lat_mean_ns")),
-            write_lat_mean_ns=_number(write.get("lat_mean_ns")),
-            **{
-                f"{direction}_{key}": _number(table.get(key))
-                for direction, table in (("read", read), ("write", write))
-                for key in ("lat_p50_ns", "lat_p90_ns", "lat_p99_9_ns")
-            },
-            responsiveness=summary.get("pressure", {}).get("responsiveness"),
-            responsiveness_detail=verdict_text(summary.get("pressure")),
-            iops_per_fio_core=_number(cpu.get("iops_per_fio_core")),
-            iops_per_busy_core=_number(cpu.get("iops_per_busy_core")),
-            status=record.status,
-            record=record_path if record_path is not None else (str(record.path) if record.path else None),
-            mount_options=record.target.get("mount_options") or None,
-        )
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
 
 
 @dataclass(frozen=True)
@@ -233,28 +127,6 @@ def _value_rank_key(axes: Sequence[SweepAxis]):
         return tuple(order.get(point.params.get(name, ""), len(order)) for name, order in orders)
 
     return key
-
-
-# Statuses of whole results: a run that completed, an imported fio report, a published table row.
-FINISHED_STATUSES = ("completed", "imported", "reference")
-
-
-def usable_points(points: Iterable[PointResult]) -> list[PointResult]:
-    """Points that finished and did I/O in one section: the only ones the analysis can judge."""
-    return [
-        point for point in points
-        if point.status in FINISHED_STATUSES and point.sections <= 1
-        and (point.total_iops > 0 or point.total_bw_bytes > 0)
-    ]
-
-
-def left_out_reason(point: PointResult) -> str:
-    """Why a point is not in the analysis, in a few words."""
-    if point.status not in FINISHED_STATUSES:
-        return point.status
-    if point.sections > 1:
-        return f"it ran {point.sections} sections, and a point needs one figure"
-    return "no I/O"
 
 
 def responsive_candidates(points: Sequence[PointResult]) -> tuple[list[PointResult], str]:
@@ -408,46 +280,6 @@ def rank_by_average_placing(
     measured = any(all(p.params.get(k) == v for k, v in best_combination.items()) for p in usable)
     fastest = placed[0][0] if placed else None
     return Ranking(metric, keys, best_combination, measured, fastest)
-
-
-MOUNT_KEY_PREFIX = "mount:"
-
-
-def parse_mount_options(text: str) -> dict[str, str]:
-    """``rw,relatime,rsize=32768`` -> {"rw": "on", "relatime": "on", "rsize": "32768"}."""
-    options: dict[str, str] = {}
-    for item in str(text).split(","):
-        key, separator, value = item.strip().partition("=")
-        if key:
-            options[key] = value if separator else "on"
-    return options
-
-
-def mount_option_axes(points: Sequence[PointResult]) -> tuple[list[SweepAxis], list[PointResult]]:
-    """For a sweep across targets: the mount options that differ, as extra keys ``mount:NAME``.
-
-    The NFS study mounted one share per option set and ranked each option's
-    values; the targets' recorded mount options make that ranking automatic.
-    A flag present on some mounts only is "on" where present, "off" elsewhere.
-    """
-    parsed = [parse_mount_options(p.mount_options) if p.mount_options else None for p in points]
-    known = [options for options in parsed if options is not None]
-    if len(known) < 2:
-        return [], list(points)
-    keys = sorted({key for options in known for key in options})
-    axes = []
-    for key in keys:
-        values = list(dict.fromkeys(options.get(key, "off") for options in known))
-        if len(values) > 1:
-            axes.append(SweepAxis(f"{MOUNT_KEY_PREFIX}{key}", tuple(values)))
-    extended = []
-    for point, options in zip(points, parsed):
-        if options is None or not axes:
-            extended.append(point)
-            continue
-        extra = {axis.key: options.get(axis.key[len(MOUNT_KEY_PREFIX):], "off") for axis in axes}
-        extended.append(dataclasses.replace(point, params={**point.params, **extra}))
-    return axes, extended
 
 
 def analyze(points: Sequence[PointResult], axes: Sequence[SweepAxis], slo: Slo | None = None) -> SweepAnalysis:

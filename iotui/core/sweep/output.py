@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from iotui.core import format as fmt
-from iotui.core.sweep.analysis import PointResult, SweepAnalysis
+from iotui.core.sweep.analysis import SweepAnalysis
+from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.record import SweepRecord
 
 # (header, value from a point, formatter) for the figures; varied keys come first.

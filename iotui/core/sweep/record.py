@@ -19,7 +19,7 @@ from typing import Any
 import tomli_w
 
 from iotui.core.runs.record_files import write_atomically
-from iotui.core.sweep.analysis import PointResult
+from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.values import SweepAxis
 
 if sys.version_info >= (3, 11):

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
 from iotui.core.runs.lock import acquire_run_lock
-from iotui.core.sweep.analysis import PointResult, SweepAnalysis, analyze
+from iotui.core.sweep.analysis import SweepAnalysis, analyze
+from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.record import SweepPointState, SweepRecord, relative_record_path, save_sweep
 from iotui.core.sweep.slo import Slo
 

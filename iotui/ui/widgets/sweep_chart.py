@@ -14,7 +14,8 @@ from textual.reactive import reactive
 from textual_plotext import PlotextPlot
 
 from iotui.core import format as fmt
-from iotui.core.sweep.analysis import Choice, PointResult, SweepAnalysis, throughput_metric
+from iotui.core.sweep.analysis import Choice, SweepAnalysis, throughput_metric
+from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.slo import SloChoice
 from iotui.core.sweep.values import SweepAxis, value_order
 

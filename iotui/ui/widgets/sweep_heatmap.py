@@ -13,7 +13,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from iotui.core.sweep.analysis import PointResult, SweepAnalysis, throughput_metric
+from iotui.core.sweep.analysis import SweepAnalysis, throughput_metric
+from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.values import SweepAxis, value_order
 from iotui.ui.widgets.sweep_points import BALANCED_MARK, SWEET_SPOT_MARK, throughput_text
 

@@ -10,7 +10,8 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from iotui.core import format as fmt
-from iotui.core.sweep.analysis import PointResult, SweepAnalysis, throughput_metric
+from iotui.core.sweep.analysis import SweepAnalysis, throughput_metric
+from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.values import SweepAxis
 
 SWEET_SPOT_MARK = "★"
