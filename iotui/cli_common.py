@@ -71,6 +71,13 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+# How the command line names each change of with_overrides in its sentences.
+OVERRIDE_FLAGS = {
+    "runtime": "--runtime", "size": "--size", "bs": "--bs", "iodepth": "--iodepth", "numjobs": "--numjobs",
+    "direct": "--direct", "set": "--set",
+}
+
+
 def load_preset_from_args(args: argparse.Namespace) -> Preset:
     job_file = getattr(args, "job_file", None)
     preset_name = getattr(args, "preset", None)
@@ -92,6 +99,7 @@ def load_preset_from_args(args: argparse.Namespace) -> Preset:
             runtime_s=runtime,
             size=getattr(args, "size", None),
             sets=parse_set_options(getattr(args, "set", None)),
+            names=OVERRIDE_FLAGS,
         )
     except (PresetError, PolicyError) as error:
         raise CommandError(str(error)) from None
@@ -102,11 +110,20 @@ def resolve_runs_dir(args: argparse.Namespace) -> Path:
     return Path(runs_dir).expanduser() if runs_dir else default_runs_dir()
 
 
+def start_refusal(error: StartError) -> str:
+    """The core's sentence, with what to do in the command line's terms where it has its own."""
+    if error.code == "fio-missing":
+        return f"{error} The command line also takes it as --fio PATH."
+    if error.code == "runs-dir":
+        return f"{error} Choose another with --runs-dir (or run with --no-save)."
+    return str(error)
+
+
 def resolve_fio_binary(args: argparse.Namespace) -> str:
     try:
         return resolve_fio_for_run(getattr(args, "fio", None))
     except StartError as error:
-        raise CommandError(str(error)) from None
+        raise CommandError(start_refusal(error)) from None
 
 
 def start_request(
@@ -145,6 +162,4 @@ async def make_session(
     try:
         return await start_run(start_request(args, preset, runs_dir=runs_dir, target=target), on_event)
     except StartError as error:
-        if error.code == "runs-dir":
-            raise CommandError(f"{error} Choose another with --runs-dir (or run with --no-save).") from None
-        raise CommandError(str(error)) from None
+        raise CommandError(start_refusal(error)) from None

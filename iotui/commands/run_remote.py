@@ -33,10 +33,25 @@ def hosts_from_args(args: argparse.Namespace) -> list[str]:
         if getattr(args, "hosts_file", None):
             hosts += [h for h in read_hosts_file(Path(args.hosts_file)) if h not in hosts]
     except RemoteError as error:
-        raise CommandError(str(error)) from None
+        raise CommandError(remote_refusal(error)) from None
     if not hosts:
-        raise CommandError("No hosts were given; name them with --hosts h1,h2 or --hosts-file FILE.")
+        raise CommandError("No hosts were given. " + REMOTE_ADVICE["no-hosts"])
     return hosts
+
+
+# What to do about a refusal, in the command line's terms (the core's RemoteError says what happened).
+REMOTE_ADVICE = {
+    "target-read-only": "Choose a directory you can write to with --target.",
+    "target-memory": "Choose a directory on a disk, or pass --allow-cache to measure memory anyway.",
+    "no-hosts": "Name them with --hosts h1,h2 or --hosts-file FILE.",
+    "ssh-command": "Give one with --ssh or IOTUI_SSH.",
+}
+
+
+def remote_refusal(error: RemoteError) -> str:
+    """The core's sentence and, where the command line has one, what to do."""
+    advice = REMOTE_ADVICE.get(error.code)
+    return f"{error} {advice}" if advice else str(error)
 
 
 async def remote_session(
@@ -51,7 +66,7 @@ async def remote_session(
             allow_cache=getattr(args, "allow_cache", False),
         )
     except RemoteError as error:
-        raise CommandError(f"{error} The run did not start on any host.") from None
+        raise CommandError(f"{remote_refusal(error)} The run did not start on any host.") from None
     for code, message in plan.warnings:
         on_event(LogLine("iotui", f"warning [{code}]: {message}"))
     return MultiHostSession(plan, runs_dir=runs_dir, on_event=on_event)

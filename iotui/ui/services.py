@@ -32,6 +32,15 @@ PREVIEW_PRIVATE_DIR = ".iotui-" + "X" * 16
 RecordEntry = tuple[Path, "RunRecord | None", "str | None"]
 
 
+# What to do about a multi-host refusal, in the app's terms (the core's RemoteError says what happened).
+REMOTE_ADVICE = {
+    "target-read-only": "Pick a target directory you can write to on every host.",
+    "target-memory": "Pick a target directory on a disk on every host.",
+    "no-hosts": "Type the hosts to run on in the Hosts field.",
+    "ssh-command": "Set IOTUI_SSH to the ssh command to use.",
+}
+
+
 class ServiceError(Exception):
     """Something the user must hear about as one sentence (never a traceback)."""
 
@@ -243,7 +252,8 @@ class Services:
         try:
             plan = await make_remote_plan(request.preset, list(request.hosts), ssh_command(), request.target_path)
         except RemoteError as error:
-            raise ServiceError(f"{error} Nothing started on any host.") from None
+            advice = REMOTE_ADVICE.get(error.code)
+            raise ServiceError(f"{error}{' ' + advice if advice else ''} Nothing started on any host.") from None
         return MultiHostSession(plan, runs_dir=self.runs_dir, on_event=on_event)
 
     def ssh_hosts(self) -> list[str]:

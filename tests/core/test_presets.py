@@ -336,27 +336,34 @@ def test_overrides_keep_the_order_of_the_options() -> None:
 
 def test_set_goes_through_the_policy() -> None:
     preset = shipped("quick")
+    flags = {"set": "--set", "size": "--size"}  # as the command line names them
     with pytest.raises(PresetPolicyError, match="--set: the option 'write_lat_log=/tmp/x' is refused because it writes log files"):
-        with_overrides(preset, sets={"write_lat_log": "/tmp/x"})
+        with_overrides(preset, sets={"write_lat_log": "/tmp/x"}, names=flags)
     with pytest.raises(safety.PolicyError, match="'exec_pre=touch x'|'exec_pre'"):
         with_overrides(preset, sets={"--exec_pre": "touch x"})
     with pytest.raises(PresetPolicyError, match="--size: the option 'size=\\$mb_memory'"):
+        with_overrides(preset, size="$mb_memory", names=flags)
+    with pytest.raises(PresetPolicyError, match="^size: the option 'size=\\$mb_memory'"):
         with_overrides(preset, size="$mb_memory")
 
 
 @pytest.mark.parametrize(
-    "kwargs, expected",
+    "kwargs, key, expected",
     [
-        ({"runtime_s": 0}, "--runtime should be a positive number"),
-        ({"runtime_s": float("nan")}, "--runtime should be a positive number"),
-        ({"iodepth": 0}, "--iodepth should be a whole number of at least 1"),
-        ({"numjobs": "many"}, "--numjobs should be a whole number"),
-        ({"size": " "}, "--size is empty"),
+        ({"runtime_s": 0}, "runtime", "runtime should be a positive number"),
+        ({"runtime_s": float("nan")}, "runtime", "runtime should be a positive number"),
+        ({"iodepth": 0}, "iodepth", "iodepth should be a whole number of at least 1"),
+        ({"numjobs": "many"}, "numjobs", "numjobs should be a whole number"),
+        ({"size": " "}, "size", "size is empty"),
     ],
 )
-def test_bad_overrides_are_sentences(kwargs: dict, expected: str) -> None:
-    with pytest.raises(PresetError, match=expected):
+def test_bad_overrides_are_sentences_naming_the_change(kwargs: dict, key: str, expected: str) -> None:
+    """The core names the change by its key; each caller may name it in its own terms instead."""
+    with pytest.raises(PresetError, match=f"^{expected}") as refused:
         with_overrides(shipped("quick"), **kwargs)
+    assert refused.value.key == key
+    with pytest.raises(PresetError, match=f"^--{expected}"):
+        with_overrides(shipped("quick"), **kwargs, names={key: f"--{key}"})
 
 
 def test_no_overrides_is_the_same_preset() -> None:
@@ -487,8 +494,8 @@ def test_a_changed_preset_is_titled_with_its_effective_options() -> None:
 
 def test_headless_sizes_are_checked_as_the_editor_checks_them() -> None:
     quick = find_preset("quick")
-    with pytest.raises(PresetError, match="--size should be a size such as 4k, 1M or 1G, not '64Q'"):
+    with pytest.raises(PresetError, match="^size should be a size such as 4k, 1M or 1G, not '64Q'"):
         with_overrides(quick, size="64Q")
-    with pytest.raises(PresetError, match="--bs should be a size"):
-        with_overrides(quick, bs="4kk")
+    with pytest.raises(PresetError, match="^--bs should be a size"):
+        with_overrides(quick, bs="4kk", names={"bs": "--bs"})
     assert with_overrides(quick, size="64MiB", bs="4k").options["size"] == "64MiB"

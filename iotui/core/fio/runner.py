@@ -60,12 +60,12 @@ RunnerEvent = FioDocument | FioText | StderrLine | FioExited
 INSTALL_HINT = (
     "install it with 'sudo apt-get install fio' (Debian/Ubuntu), 'sudo dnf install fio' "
     "(Fedora), 'sudo pacman -S fio' (Arch), 'brew install fio' (macOS) or 'pkg install fio' "
-    "(FreeBSD), or point iotui at it with --fio PATH or IOTUI_FIO"
+    "(FreeBSD), or point iotui at it with IOTUI_FIO=PATH"
 )
 
 
 def resolve_fio(explicit: str | None = None, env: Mapping[str, str] | None = None) -> str:
-    """The fio binary: --fio, else $IOTUI_FIO, else 'fio' on PATH."""
+    """The fio binary: ``explicit`` (the command line's --fio), else $IOTUI_FIO, else 'fio' on PATH."""
     env = os.environ if env is None else env
     candidate = explicit or env.get("IOTUI_FIO") or "fio"
     found = shutil.which(candidate)

@@ -2,7 +2,7 @@
 
 The job goes through the same option policy as a local run. Each host's
 target is checked from its pre-flight facts the way a local target is: it
-exists, is a writable directory, is not memory (without ``--allow-cache``)
+exists, is a writable directory, is not memory (unless the caller allows cache)
 and has room for the test files plus the same margin.
 """
 
@@ -53,13 +53,13 @@ def check_host_target(facts: HostFacts, *, needs_bytes: int | None, allow_cache:
     if not facts.writable:
         raise RemoteError(
             "target-read-only", host,
-            f"{host}: cannot write to the target {facts.path}; choose a directory you can write to with --target.",
+            f"{host}: cannot write to the target {facts.path}.",
         )
     if facts.filesystem in policy.MEMORY_FILESYSTEMS and not allow_cache:
         raise RemoteError(
             "target-memory", host,
             f"{host}: the target {facts.path} is on {facts.filesystem}, which is memory: the results would not be "
-            "storage numbers. Choose a directory on a disk, or pass --allow-cache to measure memory anyway.",
+            "storage numbers.",
         )
     margin = policy.FREE_SPACE_MARGIN_BYTES
     if needs_bytes and facts.free_bytes is not None and needs_bytes + margin > facts.free_bytes:
@@ -76,7 +76,7 @@ async def make_remote_plan(
 ) -> RemotePlan:
     """Check the job and every host (concurrently); the first refusal is raised."""
     if not hosts:
-        raise RemoteError("no-hosts", "", "No hosts were given; name them with --hosts h1,h2 or --hosts-file FILE.")
+        raise RemoteError("no-hosts", "", "No hosts were given.")
     try:
         fio_args = fio_args_for(preset)
     except (policy.PolicyError, PresetPolicyError) as error:

@@ -20,7 +20,12 @@ PREFLIGHT_TIMEOUT_S = 20.0
 
 
 class RemoteError(Exception):
-    """A host that cannot take part; ``host`` names it, str() is the sentence."""
+    """A host that cannot take part; ``host`` names it, str() is what happened.
+
+    ``code`` says which refusal it is, so the command line and the app each add
+    what to do in their own terms (a flag, a field): ``target-read-only``,
+    ``target-memory``, ``no-hosts``, ``ssh-command`` and the others raised here.
+    """
 
     def __init__(self, code: str, host: str, message: str) -> None:
         super().__init__(message)
@@ -37,7 +42,7 @@ def ssh_command(explicit: str | None = None, env: Mapping[str, str] | None = Non
     except ValueError as error:
         raise RemoteError("ssh-command", "", f"The ssh command {text!r} cannot be split into words ({error}).") from None
     if not words:
-        raise RemoteError("ssh-command", "", "The ssh command is empty; give one with --ssh or IOTUI_SSH.")
+        raise RemoteError("ssh-command", "", "The ssh command is empty.")
     return [words[0], *BATCH_MODE, *words[1:]]
 
 

@@ -301,9 +301,9 @@ def mark_overlap(record: Any, lock: RunLock | None) -> None:
     record.run["forced"] = True
     if lock.forced_past is not None:
         message = (
-            f"Started with --force while another run held the machine ({lock.forced_past.describe()}); "
+            f"Started anyway (forced) while another run held the machine ({lock.forced_past.describe()}); "
             "both runs' figures may be disturbed."
         )
     else:
-        message = "Another run was started with --force while this one ran; its figures may be disturbed."
+        message = "Another run was forced to start while this one ran; its figures may be disturbed."
     record.add_warning("forced", message)

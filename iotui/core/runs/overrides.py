@@ -12,27 +12,25 @@ from iotui.core.runs.preset_model import (
     JobSection, Preset, PresetError, check_policy, engines_in_effect, same_setting, without_options,
 )
 
-def _positive_whole(value: int | str, flag: str) -> str:
+def _positive_whole(value: int | str, key: str, name: str) -> str:
     text = str(value).strip()
     if not text.isdigit() or int(text) < 1:
-        raise PresetError(f"{flag} should be a whole number of at least 1, found {value!r}.", key=flag)
+        raise PresetError(f"{name} should be a whole number of at least 1, found {value!r}.", key=key)
     return text
 
 
-def _not_empty(value: str, flag: str, example: str) -> str:
+def _not_empty(value: str, key: str, name: str, example: str) -> str:
     text = str(value).strip()
     if not text:
-        raise PresetError(f"{flag} is empty; expected a value such as {example}.", key=flag)
+        raise PresetError(f"{name} is empty; expected a value such as {example}.", key=key)
     return text
 
 
-
-def _a_size(value: str, flag: str, example: str) -> str:
-    text = _not_empty(value, flag, example)
-    problem = size_problem(text)
+def _a_size(value: str, key: str, name: str) -> str:
+    problem = size_problem(value)
     if problem:
-        raise PresetError(f"{flag} {problem}.", key=flag)
-    return text
+        raise PresetError(f"{name} {problem}.", key=key)
+    return value
 
 
 def with_overrides(
@@ -45,41 +43,49 @@ def with_overrides(
     numjobs: int | str | None = None,
     direct: bool | None = None,
     sets: dict[str, str] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> Preset:
     """Apply changes globally; the same setting (aliases included) is removed from sections so it wins.
 
     ``runtime_s`` also sets ``time_based``; ``size`` replaces ``filesize``; ``bs``
     replaces ``bsrange`` and ``bssplit``; ``direct`` replaces ``buffered``.
-    Every change goes through the option policy (PresetPolicyError).
+    Every change goes through the option policy (PresetPolicyError). A refused
+    change raises PresetError whose ``key`` is the change (``runtime``, ``size``,
+    ``bs``, ``iodepth``, ``numjobs``, ``direct``, ``set``); ``names`` says how the
+    caller calls each change in its sentences (the command line: ``--runtime``;
+    the app: its fields), else the change's own name.
     """
+    def name(key: str) -> str:
+        return (names or {}).get(key, key)
+
     # (origin, key, value, names it replaces)
     changes: list[tuple[str, str, str, frozenset[str]]] = []
     if runtime_s is not None:
         if not isinstance(runtime_s, (int, float)) or not math.isfinite(runtime_s) or runtime_s <= 0:
-            raise PresetError(f"--runtime should be a positive number of seconds, found {runtime_s}.", key="runtime")
-        changes.append(("--runtime", "runtime", f"{runtime_s:g}", same_setting("runtime")))
-        changes.append(("--runtime", "time_based", "", frozenset({"time_based"})))
+            raise PresetError(f"{name('runtime')} should be a positive number of seconds, found {runtime_s}.", key="runtime")
+        changes.append((name("runtime"), "runtime", f"{runtime_s:g}", same_setting("runtime")))
+        changes.append((name("runtime"), "time_based", "", frozenset({"time_based"})))
     if size is not None:
-        changes.append(("--size", "size", _not_empty(size, "--size", '"1G"'), frozenset({"size", "filesize"})))
+        changes.append((name("size"), "size", _not_empty(size, "size", name("size"), '"1G"'), frozenset({"size", "filesize"})))
     if bs is not None:
         block_names = same_setting("bs") | same_setting("bsrange") | {"bssplit"}
-        changes.append(("--bs", "bs", _not_empty(bs, "--bs", '"4k"'), frozenset(block_names)))
+        changes.append((name("bs"), "bs", _not_empty(bs, "bs", name("bs"), '"4k"'), frozenset(block_names)))
     if iodepth is not None:
-        changes.append(("--iodepth", "iodepth", _positive_whole(iodepth, "--iodepth"), frozenset({"iodepth"})))
+        changes.append((name("iodepth"), "iodepth", _positive_whole(iodepth, "iodepth", name("iodepth")), frozenset({"iodepth"})))
     if numjobs is not None:
-        changes.append(("--numjobs", "numjobs", _positive_whole(numjobs, "--numjobs"), frozenset({"numjobs"})))
+        changes.append((name("numjobs"), "numjobs", _positive_whole(numjobs, "numjobs", name("numjobs")), frozenset({"numjobs"})))
     if direct is not None:
-        changes.append(("--direct", "direct", "1" if direct else "0", same_setting("direct")))
+        changes.append((name("direct"), "direct", "1" if direct else "0", same_setting("direct")))
     for origin, key, value, _ in changes:
         check_policy({key: value}, origin)
-    for origin, _key, value, _ in changes:
-        if origin in ("--size", "--bs"):
-            _a_size(value, origin, "")
+    for origin, key, value, _ in changes:
+        if key in ("size", "bs"):
+            _a_size(value, key, origin)
     set_pairs = {str(raw_key).strip().lstrip("-"): str(value) for raw_key, value in (sets or {}).items()}
     if set_pairs:
-        # Every --set name as fio's command line reads it (any unique prefix), by its canonical name.
-        for key, value in check_policy(set_pairs, "--set", engines=engines_in_effect(preset.options, preset.jobs)).items():
-            changes.append(("--set", key, value, same_setting(key)))
+        # Every set name as fio's command line reads it (any unique prefix), by its canonical name.
+        for key, value in check_policy(set_pairs, name("set"), engines=engines_in_effect(preset.options, preset.jobs)).items():
+            changes.append((name("set"), key, value, same_setting(key)))
     if not changes:
         return preset
     options = dict(preset.options)

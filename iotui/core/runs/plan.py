@@ -109,7 +109,7 @@ def make_plan(
     if needs_bytes is None and not info.is_block_device:
         raise PlanError(
             f"{origin}: the size of the files cannot be known before the run (no size, or a percentage), "
-            "so iotui cannot check the free space; give a size (--size)."
+            "so iotui cannot check the free space; give the run a size."
         )
     try:
         warnings = safety.check_target(

@@ -136,7 +136,7 @@ def _sweep_table(sweep: Any, where: str, *, sections: Iterable[str], engines: It
 def _special_refusal(key: str, values: list[str], sections: list[str]) -> str | None:
     """Why a [sweep] key that is not a fio option is refused in a preset file, or None."""
     if key in ("target", "targets"):
-        return "a preset file cannot choose where a run writes; targets come from you (--target, --targets)"
+        return "a preset file cannot choose where a run writes; targets come from you when the run starts"
     if key == "tool":
         unknown = [value for value in values if value not in SWEEP_TOOLS]
         if unknown:

@@ -168,7 +168,7 @@ def save_record(
     except OSError as error:
         raise RecordError(
             f"Cannot create the runs directory {runs_dir} ({error.strerror or error}); "
-            "choose another with --runs-dir or IOTUI_RUNS_DIR."
+            "choose another runs directory (IOTUI_RUNS_DIR sets it)."
         ) from None
     file_name = name or record_file_name(record)
     path = runs_dir / file_name
@@ -184,7 +184,7 @@ def save_record(
     except OSError as error:
         raise RecordError(
             f"Cannot save the record to {path} ({error.strerror or error}); "
-            "choose another directory with --runs-dir or IOTUI_RUNS_DIR."
+            "choose another runs directory (IOTUI_RUNS_DIR sets it)."
         ) from None
     record.path = path
     return path

@@ -202,8 +202,9 @@ def plan_sweep(
 
 
 def _checked_axes(preset: Any, axes: list[SweepAxis]) -> list[SweepAxis]:
-    """Every varied fio option through the one policy, by fio's canonical name (``--vary ioe=...``
-    is ``ioengine``); a key varied twice under two names is refused."""
+    """Every varied fio option through the one policy, by fio's canonical name (``ioe=...``
+    is ``ioengine``); a key varied twice under two names is refused. A refusal names the key
+    as typed and says ``source="vary"``, so each front end names where it was typed."""
     from iotui.core.fio import policy as safety
 
     engines = [dict(getattr(preset, "options", {}) or {}).get("ioengine", "")]
@@ -217,10 +218,10 @@ def _checked_axes(preset: Any, axes: list[SweepAxis]) -> list[SweepAxis]:
         for value in axis.values:
             try:
                 ((canonical, _),) = safety.check_options(
-                    {axis.key: value}, f"--vary {axis.key}", engines=[e for e in engines if e]
+                    {axis.key: value}, axis.key, engines=[e for e in engines if e]
                 ).items()
             except safety.PolicyError as error:
-                raise SweepPlanError(str(error)) from None
+                raise SweepPlanError(str(error), code=error.code, source="vary", entry=axis.key) from None
         checked.append(SweepAxis(canonical, axis.values))
     try:
         return merge_axes(checked)

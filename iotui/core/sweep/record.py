@@ -301,7 +301,7 @@ def save_sweep(sweep: SweepRecord, runs_dir: Path) -> Path:
         runs_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise SweepRecordError(
-            f"Cannot create the runs directory {runs_dir} ({error.strerror or error}); choose another with --runs-dir."
+            f"Cannot create the runs directory {runs_dir} ({error.strerror or error}); choose another runs directory (IOTUI_RUNS_DIR sets it)."
         ) from None
     path = sweep.path if sweep.path is not None else runs_dir / sweep_file_name(sweep)
     doc = sweep.to_toml_dict()
@@ -310,7 +310,7 @@ def save_sweep(sweep: SweepRecord, runs_dir: Path) -> Path:
         write_atomically(path, tomli_w.dumps(doc).encode("utf-8"))
     except OSError as error:
         raise SweepRecordError(
-            f"Cannot save the sweep record to {path} ({error.strerror or error}); choose another --runs-dir."
+            f"Cannot save the sweep record to {path} ({error.strerror or error}); choose another runs directory (IOTUI_RUNS_DIR sets it)."
         ) from None
     sweep.path = path
     return path

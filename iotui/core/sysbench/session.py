@@ -162,7 +162,7 @@ class SysbenchSession(RunRecorder):
 
     def _make_work_dir(self) -> None:
         if self.plan.test_file is None:
-            raise SysbenchError("sysbench needs a directory to create its files in, not a raw device; choose a directory with --target.")
+            raise SysbenchError("sysbench needs a directory to create its files in, not a raw device; choose a target directory.")
         work_dir = self.plan.target_path.resolve() / f"{WORK_DIR_PREFIX}{self.run_id[:12]}"
         try:
             work_dir.mkdir(mode=0o700)
@@ -171,7 +171,7 @@ class SysbenchSession(RunRecorder):
         except OSError as error:
             raise SysbenchError(
                 f"Cannot create sysbench's directory in {work_dir.parent} ({error.strerror}); "
-                "choose a directory you can write to with --target."
+                "choose a target directory you can write to."
             ) from None
         self.work_dir = work_dir
 
