@@ -7,7 +7,8 @@ from pathlib import Path
 
 from iotui.core.fio import policy as safety
 from iotui.core.runs.preset_model import (
-    JobSection, Preset, PresetError, PresetPolicyError, check_policy, engines_in_effect, same_setting,
+    JobSection, Preset, PresetError, PresetPolicyError, check_policy, engines_in_effect, read_user_file,
+    same_setting,
 )
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -88,12 +89,7 @@ def _confine_directory(options: dict[str, str], confined: list[str]) -> dict[str
 def load_job_file(path: Path) -> Preset:
     """A user's fio job file in the preset model; its sections keep fio's own ordering."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise PresetError(f"{path}: cannot read the job file ({error.strerror or error}).", path=path) from None
-    except UnicodeDecodeError:
-        raise PresetError(f"{path}: the job file is not UTF-8 text; expected a fio job file.", path=path) from None
+    text = read_user_file(path, "the job file", "a fio job file")
     global_options, sections = parse_job_file_text(text, str(path))
     # A job file's directory= says where its files go, which is what the target is for: an absolute
     # one (/data1, /scratch, /mount-point-of-ssd) becomes iotui's private test directory in the target.

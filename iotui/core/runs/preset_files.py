@@ -18,7 +18,7 @@ else:  # pragma: no cover - Python 3.10 only
     import tomli as tomllib
 
 from iotui.core.runs.preset_model import (
-    JobSection, Preset, PresetError, PresetPolicyError, check_policy, engines_in_effect,
+    JobSection, Preset, PresetError, PresetPolicyError, check_policy, engines_in_effect, read_user_file,
 )
 from iotui.core.runs.preset_platform import for_platform
 
@@ -205,12 +205,7 @@ def preset_from_dict(doc: Mapping[str, Any], where: str, source: Path | None = N
 def load_preset_file(path: Path, *, platform: str | None = None) -> Preset:
     """A preset from its TOML file, adapted to this platform (see :func:`for_platform`)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise PresetError(f"{path}: cannot read the preset ({error.strerror or error}).", path=path) from None
-    except UnicodeDecodeError:
-        raise PresetError(f"{path}: the preset is not UTF-8 text; expected a TOML file.", path=path) from None
+    text = read_user_file(path, "the preset", "a TOML file")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -79,6 +79,16 @@ class Preset:
 
 
 
+def read_user_file(path: Path, what: str, expected: str) -> str:
+    """The text of a user's preset or job file (``what``: "the preset"), or PresetError naming the file."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise PresetError(f"{path}: cannot read {what} ({error.strerror or error}).", path=path) from None
+    except UnicodeDecodeError:
+        raise PresetError(f"{path}: {what} is not UTF-8 text; expected {expected}.", path=path) from None
+
+
 # -- fio's option names and aliases --------------------------------------------------------
 
 # Names that set the same thing in fio (aliases, and direct/buffered which negate

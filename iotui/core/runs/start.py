@@ -10,19 +10,20 @@ caller words it for its own users.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, TypeVar
 
 from iotui.core.fio.runner import FioNotFoundError, fio_version, resolve_fio
 from iotui.core.host.counters import HostSampler
 from iotui.core.host.io_probe import IoProbe
 from iotui.core.host.levels import ResponsivenessMonitor
 from iotui.core.host.wakeup_probe import WakeupProbe
-from iotui.core.runs.plan import PlanError, make_plan
-from iotui.core.runs.runs_dir import RunsDirError, check_runs_dir
 from iotui.core.runs.events import EventCallback, LogLine
-from iotui.core.runs.plan import RunPlan
+from iotui.core.runs.plan import PlanError, RunPlan, make_plan
+from iotui.core.runs.recorder import RunRecorder
+from iotui.core.runs.runs_dir import RunsDirError, check_runs_dir
 from iotui.core.runs.session import RunSession
 from iotui.core.sysbench.session import SysbenchSession, find_sysbench
 
@@ -91,6 +92,25 @@ def check_runs_dir_for(request: StartRequest) -> None:
         raise StartError(str(error), code="runs-dir", cause=error) from None
 
 
+SessionT = TypeVar("SessionT", bound=RunRecorder)
+
+
+def _equipped(make: Callable[..., SessionT], plan: RunPlan, request: StartRequest, on_event: EventCallback) -> SessionT:
+    """A session of either tool on ``plan``, with the real host sampler, probes and monitor."""
+    session = make(
+        plan,
+        runs_dir=request.runs_dir,
+        on_event=on_event,
+        sampler=HostSampler(plan.devices),
+        probe=WakeupProbe(),
+        io_probe=IoProbe(plan.target_path),
+        monitor=ResponsivenessMonitor(),
+        baseline_s=max(0.0, request.baseline_s),
+    )
+    session.force, session.lock_by = request.force, request.lock_by
+    return session
+
+
 async def start_run(request: StartRequest, on_event: EventCallback) -> RunSession:
     """A ready-to-run fio session; the plan's warnings are emitted as log lines first."""
     check_runs_dir_for(request)
@@ -102,19 +122,7 @@ async def start_run(request: StartRequest, on_event: EventCallback) -> RunSessio
     plan = plan_run(request, fio_binary)
     for code, message in plan.warnings:
         on_event(LogLine("iotui", f"warning [{code}]: {message}"))
-    session = RunSession(
-        plan,
-        fio_version=version,
-        runs_dir=request.runs_dir,
-        on_event=on_event,
-        sampler=HostSampler(plan.devices),
-        probe=WakeupProbe(),
-        io_probe=IoProbe(plan.target_path),
-        monitor=ResponsivenessMonitor(),
-        baseline_s=max(0.0, request.baseline_s),
-    )
-    session.force, session.lock_by = request.force, request.lock_by
-    return session
+    return _equipped(functools.partial(RunSession, fio_version=version), plan, request, on_event)
 
 
 def start_sysbench_run(request: StartRequest, on_event: EventCallback, sysbench: str | None = None) -> SysbenchSession:
@@ -123,16 +131,4 @@ def start_sysbench_run(request: StartRequest, on_event: EventCallback, sysbench:
     if binary is None:
         raise StartError("sysbench is not installed; install it or drop tool=sysbench.", code="sysbench-missing")
     plan = plan_run(request, resolve_fio_binary(request.fio))
-    session = SysbenchSession(
-        plan,
-        sysbench_binary=binary,
-        runs_dir=request.runs_dir,
-        on_event=on_event,
-        sampler=HostSampler(plan.devices),
-        probe=WakeupProbe(),
-        io_probe=IoProbe(plan.target_path),
-        monitor=ResponsivenessMonitor(),
-        baseline_s=max(0.0, request.baseline_s),
-    )
-    session.force, session.lock_by = request.force, request.lock_by
-    return session
+    return _equipped(functools.partial(SysbenchSession, sysbench_binary=binary), plan, request, on_event)
