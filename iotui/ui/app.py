@@ -166,7 +166,7 @@ class IotuiApp(App[int]):
         except asyncio.CancelledError:
             screen.post_message(RunFailed("Stopped before fio started; nothing was recorded."))
             raise
-        except Exception as error:  # a bug must read as a sentence and leave the app running
+        except Exception as error:  # noqa: BLE001 - the worker boundary: a bug reads as a sentence and the app keeps running
             screen.post_message(RunFailed(f"The run broke down: {error!r}"))
         finally:
             self.current_session = None

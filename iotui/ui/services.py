@@ -150,7 +150,7 @@ class Services:
         if not any(str(target.path) == self.cwd for target in targets):
             try:
                 targets.insert(0, safety.inspect_target(Path(self.cwd)))
-            except Exception:  # an unreadable cwd is simply not offered
+            except (safety.TargetError, OSError):  # an unreadable cwd is simply not offered
                 pass
         else:
             targets.sort(key=lambda target: str(target.path) != self.cwd)
@@ -162,7 +162,7 @@ class Services:
         expanded = Path(path).expanduser()
         try:
             return safety.inspect_target(expanded)
-        except Exception as error:  # TargetError and OSError both read as a sentence
+        except (safety.TargetError, OSError) as error:  # both read as a sentence
             raise ServiceError(str(error) or f"{expanded} cannot be used as a target.") from None
 
     # -- presets ------------------------------------------------------------
@@ -176,25 +176,29 @@ class Services:
 
     def apply_overrides(self, preset: Preset, overrides: Overrides) -> Preset:
         """The preset with the home screen's changes, or a ServiceError sentence."""
+        from iotui.core.fio.policy import PolicyError
         from iotui.core.runs.overrides import with_overrides
+        from iotui.core.runs.preset_model import PresetError
         kwargs = overrides.as_kwargs()
         if not kwargs:
             return preset
         try:
             return with_overrides(preset, **kwargs)
-        except Exception as error:  # PresetError / PolicyError: already a sentence
+        except (PresetError, PolicyError) as error:  # already a sentence
             raise ServiceError(str(error)) from None
 
     def preview(self, preset: Preset, target_path: str) -> PlanPreview:
         """The exact command, warnings and estimates for a preset on a target."""
         from iotui.core.fio import argv as command
         from iotui.core.runs.estimate import estimate
+        from iotui.core.fio.policy import PolicyError
         from iotui.core.runs.plan import PlanError, make_plan
+        from iotui.core.runs.preset_model import PresetError
 
         fio_binary, fio_problem = self.fio_binary()
         try:
             duration_s, disk_bytes = estimate(preset)
-        except Exception:
+        except (ValueError, OverflowError):  # a size too large for a float: no estimate
             duration_s, disk_bytes = None, None
         try:
             plan = make_plan(
@@ -207,7 +211,7 @@ class Services:
                     preset, test_file=Path(target_path) / PREVIEW_PRIVATE_DIR / "testfile", fio_binary=fio_binary
                 )
                 text = command.format_command(argv)
-            except Exception:
+            except (PolicyError, PresetError, ValueError):  # what the plan refused may not make an argv either
                 text = ""
             return PlanPreview(text, [], str(error), duration_s, disk_bytes)
         warnings = list(plan.warnings)
@@ -359,6 +363,8 @@ class Services:
             make_base,
             plan_sweep,
         )
+        from iotui.core.fio.policy import PolicyError
+        from iotui.core.runs.preset_model import PresetError
         from iotui.core.sweep.values import TOOL_KEY
 
         entries = [entry for entry in re.split(r"[;\s]+", vary_text.strip()) if entry]
@@ -379,7 +385,7 @@ class Services:
             estimate = estimate_sweep(plan, baseline_s=self.baseline_s)
         except SweepPlanError as error:  # names the entry as typed, no flag
             raise ServiceError(str(error)) from None
-        except Exception as error:  # a preset the core cannot plan: a sentence, not a traceback
+        except (PresetError, PolicyError, ValueError, OverflowError) as error:  # a preset the core cannot plan
             raise ServiceError(f"This sweep cannot be planned: {error}") from None
         notes = [note for note in plan.notes if "sysbench" not in note]
         if preset.name == SYSBENCH_COMPARE_PRESET:
@@ -407,6 +413,8 @@ class Services:
         ``slo``: a parsed latency target (:func:`parse_slo`), or None.
         """
         from iotui.core.sweep.plan import SweepPlanError, preset_for_point, target_for_point
+        from iotui.core.fio.policy import PolicyError
+        from iotui.core.runs.preset_model import PresetError
         from iotui.core.sweep.record import SweepRecord
         from iotui.core.sweep.runner import SweepPointError, SweepRunner
 
@@ -418,7 +426,7 @@ class Services:
         async def start_point(point: Any, emit: Callable[[object], None]) -> Any:
             try:
                 point_preset = preset_for_point(plan.preset, point.params)
-            except Exception as error:  # SweepPlanError, a refused option
+            except (SweepPlanError, PresetError, PolicyError) as error:  # a refused point
                 raise SweepPointError(str(error)) from None
             target = target_for_point(plan, point.params) or setup.target_path
             estimated_s = setup.estimate.point_duration_s.get(point.index)

@@ -44,7 +44,7 @@ class HostWatch:
         if self.io_probe is not None:
             try:
                 self.io_probe.start()
-            except Exception:
+            except (OSError, RuntimeError):  # its own failures are in its `error`; a thread or process that will not start
                 self.io_probe = None
         if self.sampler is not None:
             self.sampler.sample()  # prime the counters
@@ -77,7 +77,7 @@ class HostWatch:
             return None
         try:
             host = self.sampler.sample()
-        except Exception:
+        except Exception:  # noqa: BLE001 - any sampler failure drops it; the caller reports it (re-raised)
             self.sampler = None
             raise
         probe_stats = self.probe.read_latest() if self.probe is not None else None
@@ -92,7 +92,7 @@ class HostWatch:
             if probe is not None:
                 try:
                     probe.stop()
-                except Exception:
+                except Exception:  # noqa: BLE001 - cleanup at the run's end: the other probe still stops, the record is kept
                     pass
 
     def pressure_summary(self) -> dict | None:

@@ -123,7 +123,7 @@ def _connect(runs_dir: Path) -> sqlite3.Connection:
                 raise
             try:
                 connection.close()
-            except Exception:
+            except sqlite3.Error:
                 pass
             path.unlink(missing_ok=True)
     raise AssertionError("unreachable")

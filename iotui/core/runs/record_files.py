@@ -140,7 +140,7 @@ def write_atomically(path: Path, data: bytes) -> None:
             temp_file.flush()
             os.fsync(temp_file.fileno())
         os.replace(temp_name, path)
-    except BaseException:
+    except BaseException:  # also on cancellation: the temp file goes, the error goes on (re-raised)
         try:
             os.unlink(temp_name)
         except OSError:

@@ -137,7 +137,7 @@ class SweepRunner:
     def _emit(self, event: object) -> None:
         try:
             self.on_event(event)
-        except Exception:  # a drawing bug must not lose the sweep
+        except Exception:  # noqa: BLE001 - the caller's event handler: a drawing bug must not lose the sweep
             pass
 
     def _save(self) -> None:

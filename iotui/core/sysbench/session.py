@@ -225,7 +225,7 @@ class SysbenchSession(RunRecorder):
                     code, text = await asyncio.shield(self._step(workload, "cleanup"))
                     if code != 0:
                         self._log("iotui", f"sysbench cleanup exited with code {code}: {_last_line(text)}")
-                except Exception as error:
+                except OSError as error:  # sysbench gone or not executable any more
                     self._log("iotui", f"sysbench cleanup failed: {error!r}")
             self._remove_work_dir()
         return self._finish(started, version, workload, report_text, failure)

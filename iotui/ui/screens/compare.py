@@ -130,7 +130,7 @@ class CompareScreen(Screen):
         if not picker.records:
             try:
                 rows, errors = self.services.reference_rows()
-            except Exception as error:  # the shipped files are broken: a sentence
+            except Exception as error:  # noqa: BLE001 - UI boundary: broken shipped files are a sentence
                 rows, errors = [], [f"The reference records could not be read: {error}"]
             for sentence in errors:
                 self.notify(sentence, title="A reference was skipped", severity="warning", markup=False)

@@ -90,7 +90,7 @@ class HomeScreen(Screen):
         first resize changes nothing instead of styling the whole screen again before the first frame."""
         try:
             width, height = self.app.size
-        except Exception:  # no app yet: the first resize sets them, as usual
+        except RuntimeError:  # NoActiveAppError, no app yet: the first resize sets them, as usual
             return
         classes = self._get_breakpoint_classes(width, self.HORIZONTAL_BREAKPOINTS)
         classes |= self._get_breakpoint_classes(height, self.VERTICAL_BREAKPOINTS)
@@ -134,7 +134,7 @@ class HomeScreen(Screen):
     def _load_presets(self) -> None:
         try:
             presets, errors = self.services.list_presets()
-        except Exception as error:  # the preset module's own failure: a sentence, not a crash
+        except Exception as error:  # noqa: BLE001 - UI boundary: any failure of the preset files is a sentence, not a crash
             presets, errors = [], [f"Presets could not be loaded: {error}"]
         for sentence in errors:
             self.notify(sentence, title="A preset was skipped", severity="warning", timeout=10)
@@ -158,7 +158,7 @@ class HomeScreen(Screen):
         target_list = self.query_one("#targets", TargetList)
         try:
             targets = self.services.list_targets()
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - UI boundary: targets that cannot be listed are a sentence
             targets = []
             self.notify(f"Targets could not be listed: {error}", severity="error")
         chosen = targets[0] if targets else None
@@ -202,7 +202,7 @@ class HomeScreen(Screen):
             return
         try:
             self.preview = self.services.preview(preset, str(self.target.path))
-        except Exception as error:  # never let a preview failure take the screen down
+        except Exception as error:  # noqa: BLE001 - UI boundary: never let a preview failure take the screen down
             self.preview = PlanPreview("", [], f"The command could not be built: {error}")
 
     # -- for the command palette --------------------------------------------------
