@@ -17,7 +17,8 @@ from textual.binding import Binding
 from textual.worker import WorkerState
 
 from iotui.ui.screens.home import HomeScreen
-from iotui.ui.services import RunRequest, ServiceError, Services, lock_refusal
+from iotui.ui.service_types import RunRequest
+from iotui.ui.services import ServiceError, Services, lock_refusal
 from iotui.ui.workers import RUN_GROUP
 
 # The run, results and history screens (and the fio session, the plot library) are

@@ -14,7 +14,7 @@ from typing import Any
 from rich.text import Text
 
 from iotui.core.sweep.values import SweepAxis, SweepValueError, axes_from_table
-from iotui.ui.services import Overrides, SweepSetup
+from iotui.ui.service_types import Overrides, SweepSetup
 
 
 def default_vary_text(preset: Any) -> str:

@@ -21,7 +21,8 @@ from iotui.core.host.counters import HostSample
 from iotui.core.host.responsiveness import ResponsivenessMonitor
 from iotui.core.runs.plan import RunPlan
 from iotui.core.runs.session import RunSession
-from iotui.ui.services import Overrides, PlanPreview, RunRequest, ServiceError, Services
+from iotui.ui.service_types import Overrides, PlanPreview, RunRequest
+from iotui.ui.services import ServiceError, Services
 from tests.conftest import fio_documents
 from tests.fakes.io_probe import FixedIoProbe
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from iotui.core.runs.preset_files import find_preset
-from iotui.ui.services import Overrides, RunRequest, ServiceError, Services
+from iotui.ui.service_types import Overrides, RunRequest
+from iotui.ui.services import ServiceError, Services
 
 
 def test_presets_are_the_shipped_ones(tmp_path) -> None:

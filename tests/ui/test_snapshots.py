@@ -20,7 +20,7 @@ from iotui.ui.app import IotuiApp
 from iotui.ui.messages import FioLogged, HostSampled, IntervalArrived, ResponsivenessAssessed, RunStarted
 from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.screens.run import RunScreen
-from iotui.ui.services import RunRequest
+from iotui.ui.service_types import RunRequest
 from tests.ui.replay import CALM_HOST, PRESETS, RANDRW, ReplayServices, synthetic_documents
 
 RUNS_DIR = Path("/home/ada/.local/share/iotui/runs")

@@ -16,7 +16,8 @@ from textual.screen import Screen
 from textual.widgets import Header
 
 from iotui.ui.screens.path_prompt import PathPromptScreen
-from iotui.ui.services import Overrides, PlanPreview, RunRequest, ServiceError, Services
+from iotui.ui.service_types import Overrides, PlanPreview, RunRequest
+from iotui.ui.services import ServiceError, Services
 from iotui.core.remote.transport import RemoteError, parse_hosts
 from iotui.ui.widgets.command_preview import CommandPreview
 from iotui.ui.widgets.hosts_field import HostsField

@@ -31,7 +31,7 @@ from iotui.ui.messages import (
     RunStarted,
 )
 from iotui.ui.phases import RunPhase
-from iotui.ui.services import RunRequest
+from iotui.ui.service_types import RunRequest
 from iotui.ui.widgets.host_rows import HostRows
 from iotui.ui.widgets.live_run import LiveRun
 from iotui.ui.widgets.log_panel import LogPanel

@@ -9,7 +9,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from iotui.core import format as fmt
-from iotui.ui.services import PlanPreview
+from iotui.ui.service_types import PlanPreview
 
 
 def preview_text(preset: Any, preview: PlanPreview | None, problem: str | None) -> Text:

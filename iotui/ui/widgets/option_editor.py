@@ -18,7 +18,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label
 
-from iotui.ui.services import Overrides
+from iotui.ui.service_types import Overrides
 
 _TRUE = ("1", "true", "yes", "on", "")
 

@@ -1,0 +1,68 @@
+"""What the screens hand :class:`~iotui.ui.services.Services` and get back: plain values, no Textual."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from iotui.core.runs.preset_model import Preset
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """The options a user may change on the home screen; ``None`` keeps the preset's."""
+
+    runtime_s: float | None = None
+    size: str | None = None
+    bs: str | None = None
+    iodepth: int | None = None
+    numjobs: int | None = None
+    direct: bool | None = None
+
+    def as_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``with_overrides`` (unset ones left out)."""
+        return {name: value for name, value in self.__dict__.items() if value is not None}
+
+
+@dataclass(frozen=True)
+class PlanPreview:
+    """What a run would do, shown before it starts."""
+
+    command: str
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+    error: str | None = None
+    duration_s: float | None = None
+    disk_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """A run the user asked for: the preset (overrides applied) on a target path."""
+
+    preset: Preset
+    target_path: str
+    estimated_s: float | None = None
+    hosts: tuple[str, ...] = ()
+    """ssh destinations to run on at once (empty: this machine); the target is then each host's path."""
+
+
+@dataclass(frozen=True)
+class SweepSetup:
+    """A sweep planned and estimated on the sweep screen, before it starts.
+
+    ``refusal`` is the sentence saying why it must not start (the disk is too
+    small, the target is missing); ``description`` is the line shown before
+    starting (points, time, space).
+    """
+
+    plan: Any  # iotui.core.sweep.plan.SweepPlan
+    estimate: Any  # iotui.core.sweep.plan.SweepEstimate
+    target_path: str
+    description: str
+    notes: tuple[str, ...] = ()
+    refusal: str | None = None
+
+    @property
+    def points(self) -> list[dict[str, str]]:
+        return list(self.plan.params)
