@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from iotui.core.fio.intervals import IntervalDeriver
+from iotui.core.fio.json_documents import split_documents
 from iotui.core.fio.normalize import (
     DIRECTIONS,
     DocumentError,
@@ -30,7 +30,6 @@ from iotui.core.fio.normalize import (
     summary_jobs,
 )
 from iotui.core.fio.sections import SectionTracker, fio_sections, merged_direction
-from iotui.core.fio.status import FioDocument, FioText, StatusSplitter
 from iotui.core.fio.summary import sample_row
 from iotui.core.runs.cache_check import suspicious_results
 from iotui.core.runs.record import RunRecord, section_total_iops
@@ -90,59 +89,6 @@ def import_fio_runs(path: Path | str) -> list[ImportedRun]:
         f"{path}: no fio JSON document and no fio report found; "
         "save fio's output with --output-format=json (or json+) and import that."
     )
-
-
-# -- finding the JSON ----------------------------------------------------------
-
-
-def split_documents(text: str) -> tuple[list[Any], list[str]]:
-    """JSON objects in the text, in order, and the lines that are not JSON."""
-    stripped = text.strip()
-    if stripped[:1] in ("{", "["):
-        try:
-            whole = json.loads(stripped)
-        except (ValueError, RecursionError):
-            whole = None
-        if isinstance(whole, dict):
-            return [whole], []
-        if isinstance(whole, list) and whole and all(isinstance(item, dict) for item in whole):
-            return list(whole), []
-    splitter = StatusSplitter()
-    try:
-        items = splitter.feed(text.encode("utf-8", errors="replace")) + splitter.close()
-    except RecursionError:
-        items = []
-    documents = [item.doc for item in items if isinstance(item, FioDocument)]
-    lines = [item.line for item in items if isinstance(item, FioText)]
-    if documents:
-        return documents, lines
-    return _scan_compact_json(text)
-
-
-def _scan_compact_json(text: str) -> tuple[list[Any], list[str]]:
-    """Objects that do not sit on their own lines (compact JSON, one per line)."""
-    decoder = json.JSONDecoder()
-    documents: list[Any] = []
-    lines: list[str] = []
-    position = 0
-    while position < len(text):
-        start = text.find("{", position)
-        if start < 0:
-            break
-        try:
-            value, end = decoder.raw_decode(text, start)
-        except (ValueError, RecursionError):
-            position = start + 1
-            continue
-        if isinstance(value, dict):
-            documents.append(value)
-            lines.extend(line for line in text[position:start].splitlines() if line.strip())
-            position = end
-        else:
-            position = start + 1
-    if documents:
-        lines.extend(line for line in text[position:].splitlines() if line.strip())
-    return documents, lines
 
 
 # -- JSON documents -> runs ------------------------------------------------------

@@ -14,23 +14,19 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
+from iotui.core.runs.compare_samples import WARMUP_FRACTION, WARMUP_S, steady_samples
 from iotui.core.runs.compare_setup import SETUP_KEYS, setup_differences
 from iotui.core.runs.record import RunRecord
 from iotui.core.runs.record_schema import DIRECTIONS, RESPONSIVENESS_LEVELS
 from iotui.core.runs.repeat import repeat_values
 from iotui.core.runs.stats import welch_test
 
-__all__ = ["SETUP_KEYS", "Comparison", "compare_records", "setup_differences", "steady_samples"]
+__all__ = ["SETUP_KEYS", "Comparison", "compare_records", "setup_differences"]
 
 BETTER = "better"
 WORSE = "worse"
 SAME = "same within noise"
 
-# Warm-up: intervals that start before max(WARMUP_S, WARMUP_FRACTION x run) are dropped.
-WARMUP_S = 2.0
-WARMUP_FRACTION = 0.10
-# Intervals shorter than this fraction of the median interval are partial (the last one).
-PARTIAL_INTERVAL_FRACTION = 0.5
 MIN_SAMPLES = 5
 SIGNIFICANCE = 0.05
 # A statistically clear difference smaller than this is still called the same.
@@ -186,53 +182,6 @@ def _json_number(value: Any) -> Any:
 def run_labels(count: int) -> list[str]:
     """a, b, ..., z, then r27, r28 ..."""
     return [chr(ord("a") + i) if i < 26 else f"r{i + 1}" for i in range(count)]
-
-
-# -- samples ----------------------------------------------------------------------
-
-
-def _active_window(samples: list[dict[str, Any]], direction: str) -> list[dict[str, Any]]:
-    """The stretch in which ``direction`` did I/O: from its first busy interval to its last.
-
-    A preset with several job sections (a read section, then a write section)
-    leaves each direction idle for part of the run; those idle intervals are
-    not the direction's noise. Idle intervals *inside* the stretch (a stall)
-    are kept. When the direction stopped before the run ended, its last
-    interval was only partly busy and is dropped.
-    """
-    key = f"{direction}_iops"
-    busy = [i for i, s in enumerate(samples) if isinstance(s.get(key), (int, float)) and s[key] > 0]
-    if not busy:
-        return []
-    last = busy[-1] if busy[-1] == len(samples) - 1 else busy[-1] - 1
-    return samples[busy[0]: last + 1]
-
-
-def steady_samples(record: RunRecord, direction: str | None = None) -> list[dict[str, Any]]:
-    """The record's interval samples without warm-up and without partial intervals.
-
-    With a direction, only the stretch in which that direction did I/O, and
-    the warm-up counts from the start of that stretch.
-    """
-    samples = [
-        s for s in record.samples
-        if isinstance(s.get("t_s"), (int, float)) and isinstance(s.get("dt_s"), (int, float)) and not s.get("paused")
-    ]
-    if direction is not None:
-        samples = _active_window(samples, direction)
-    if not samples:
-        return []
-    start_s = float(samples[0]["t_s"]) - float(samples[0]["dt_s"])
-    length_s = float(samples[-1]["t_s"]) - start_s
-    warmup_s = max(WARMUP_S, WARMUP_FRACTION * length_s)
-    durations = sorted(float(s["dt_s"]) for s in samples)
-    median_dt = durations[len(durations) // 2]
-    return [
-        s
-        for s in samples
-        if float(s["t_s"]) - float(s["dt_s"]) - start_s >= warmup_s - 1e-9
-        and float(s["dt_s"]) >= PARTIAL_INTERVAL_FRACTION * median_dt
-    ]
 
 
 def _series(record: RunRecord, metric: Metric) -> list[float]:
@@ -392,21 +341,3 @@ def _compare_flat(records: list[RunRecord], repeats: Mapping[str, Sequence[RunRe
     if responsiveness is not None:
         rows.append(responsiveness)
     return Comparison(run_labels(len(records)), list(records), rows, setup_differences(records))
-
-
-# -- plots -----------------------------------------------------------------------------
-
-
-def time_series(record: RunRecord, key_suffix: str) -> dict[str, list[tuple[float, float]]]:
-    """Per direction, (t_s, value) of ``<direction>_<key_suffix>`` over the samples."""
-    series: dict[str, list[tuple[float, float]]] = {}
-    for direction in DIRECTIONS:
-        key = f"{direction}_{key_suffix}"
-        points = [
-            (float(s["t_s"]), float(s[key]))
-            for s in record.samples
-            if isinstance(s.get(key), (int, float)) and isinstance(s.get("t_s"), (int, float))
-        ]
-        if points:
-            series[direction] = points
-    return series

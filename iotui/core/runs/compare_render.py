@@ -13,11 +13,10 @@ from iotui.core.runs.compare import (
     MIN_EFFECT_PCT,
     SIGNIFICANCE,
     THRESHOLD_PCT,
-    WARMUP_FRACTION,
-    WARMUP_S,
     Comparison,
     MetricRow,
 )
+from iotui.core.runs.compare_samples import WARMUP_FRACTION, WARMUP_S
 
 _GROUP_TITLES = {"read": "read", "write": "write", "trim": "trim", "cpu": "CPU", "pressure": "responsiveness"}
 
@@ -108,7 +107,7 @@ def method_note(comparison: Comparison) -> str:
         )
     if METHOD_REPEATS in methods:
         notes.append(
-            "Verdicts marked with repeats: both runs were repeated (--repeat), so Welch's t-test on the "
+            "Verdicts marked with repeats: both runs were repeated (a repeat group), so Welch's t-test on the "
             "runs' own figures, one per repeat: the spread between whole runs is the noise."
         )
     if METHOD_LEVEL in methods:

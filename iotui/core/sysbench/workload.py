@@ -259,7 +259,7 @@ def sysbench_workload(options: Mapping[str, str], runtime_default_s: float = 60.
     if sections:
         raise SysbenchError(
             f"sysbench runs one workload at a time, and this preset has several job sections "
-            f"({', '.join(sections)}); vary what differs between them with --vary instead."
+            f"({', '.join(sections)}); vary what differs between them in the sweep instead."
         )
     consumed: set[str] = set()
 
@@ -279,7 +279,7 @@ def sysbench_workload(options: Mapping[str, str], runtime_default_s: float = 60.
     total_bytes = _bytes(options, "size")
     consumed.add("size")
     if not total_bytes:
-        raise SysbenchError("sysbench needs the total file size; give the job a size (for example --size 1G).")
+        raise SysbenchError("sysbench needs the total file size; give the job a size (for example 1G).")
     file_count = int(take("nrfiles") or "1")
     sb: dict[str, str] = {
         "file-test-mode": _MODES[rw],

@@ -12,7 +12,8 @@ from textual.reactive import reactive
 from textual_plotext import PlotextPlot
 
 from iotui.core import format as fmt
-from iotui.core.runs.compare import Comparison, time_series
+from iotui.core.runs.compare import Comparison
+from iotui.core.runs.compare_samples import time_series
 from iotui.core.runs.record_schema import DIRECTIONS
 
 # One colour per run (a, b, c ...), one marker per run too, so the runs part without colour (NO_COLOR);

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from iotui.core.runs.compare import BETTER, WORSE, Comparison
+from iotui.core.runs.compare import BETTER, Comparison, WORSE
 from iotui.ui.comparison import CompareRow, compare_rows
 
 _VERDICT_STYLES = {BETTER: "green", WORSE: "bold red"}
