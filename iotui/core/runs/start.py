@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from iotui.core.fio.runner import FioNotFoundError, fio_version, resolve_fio
+from iotui.core.host import protocols
 from iotui.core.host.counters import HostSampler
 from iotui.core.host.io_probe import IoProbe
 from iotui.core.host.levels import ResponsivenessMonitor
@@ -97,14 +98,19 @@ SessionT = TypeVar("SessionT", bound=RunRecorder)
 
 def _equipped(make: Callable[..., SessionT], plan: RunPlan, request: StartRequest, on_event: EventCallback) -> SessionT:
     """A session of either tool on ``plan``, with the real host sampler, probes and monitor."""
+    # Typed by the Protocols the sessions hold, so mypy checks that the real parts fit them.
+    sampler: protocols.Sampler = HostSampler(plan.devices)
+    probe: protocols.WakeupProbe = WakeupProbe()
+    io_probe: protocols.IoProbe = IoProbe(plan.target_path)
+    monitor: protocols.Monitor = ResponsivenessMonitor()
     session = make(
         plan,
         runs_dir=request.runs_dir,
         on_event=on_event,
-        sampler=HostSampler(plan.devices),
-        probe=WakeupProbe(),
-        io_probe=IoProbe(plan.target_path),
-        monitor=ResponsivenessMonitor(),
+        sampler=sampler,
+        probe=probe,
+        io_probe=io_probe,
+        monitor=monitor,
         baseline_s=max(0.0, request.baseline_s),
     )
     session.force, session.lock_by = request.force, request.lock_by
