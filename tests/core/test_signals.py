@@ -7,7 +7,9 @@ from pathlib import Path
 
 from iotui.core.host.counters import HostSample, HostSampler
 from iotui.core.host.signals import missing_signals, missing_signals_sentence
-from iotui.core.runs.recorder import LogLine, RunRecorder
+from iotui.core.runs.events import LogLine
+from iotui.core.runs.plan import RunPlan
+from iotui.core.runs.recorder import RunRecorder
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "proc"
 
@@ -24,7 +26,10 @@ def test_a_machine_without_psi_or_device_counters_is_told_once(tmp_path: Path) -
     proc = tmp_path / "proc"
     events: list[object] = []
     sampler = HostSampler(["nvme0n1"], proc_root=proc, sys_root=tmp_path / "no-sys")
-    recorder = RunRecorder(on_event=events.append, sampler=sampler, probe=None, monitor=None, host_interval_s=1.0)
+    plan = RunPlan(preset_name="quick", argv=["fio"], options={}, target_path=tmp_path, test_file=None, target={})
+    recorder = RunRecorder(
+        plan, runs_dir=None, on_event=events.append, sampler=sampler, probe=None, monitor=None, host_interval_s=1.0
+    )
     _proc_with_only_stat(proc, "t0")
     recorder._start_watch()  # primes the counters
     _proc_with_only_stat(proc, "t1")
