@@ -47,18 +47,22 @@ def _mount_source(proc_root: Path, major: int, minor: int) -> str | None:
     return None
 
 
-def device_numbers(path: Path, proc_root: Path) -> tuple[int, int] | None:
-    """major:minor of the block device holding `path`, or None for virtual/network filesystems."""
+def device_numbers_of_path(path: Path, proc_root: Path = Path("/proc")) -> tuple[int, int] | None:
+    """major:minor of the block device holding `path` (or of `path` itself when it is a block
+    device), or None for virtual/network filesystems."""
     # Walk up to something that exists: a target directory may not have been created yet.
     probe = path
     while True:
         try:
-            st_dev = os.stat(probe).st_dev
+            status = os.stat(probe)
             break
         except OSError:
             if probe.parent == probe:
                 return None
             probe = probe.parent
+    if stat.S_ISBLK(status.st_mode):
+        return os.major(status.st_rdev), os.minor(status.st_rdev)
+    st_dev = status.st_dev
     major, minor = os.major(st_dev), os.minor(st_dev)
     if major != 0:
         return major, minor
@@ -76,15 +80,23 @@ def device_numbers(path: Path, proc_root: Path) -> tuple[int, int] | None:
     return os.major(source_stat.st_rdev), os.minor(source_stat.st_rdev)
 
 
+def sysfs_block_dir(major: int, minor: int, sys_root: Path = Path("/sys")) -> Path | None:
+    """The sysfs directory of block device major:minor (a disk, a partition, dm, md), None when there is none."""
+    try:
+        return (sys_root / "dev" / "block" / f"{major}:{minor}").resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+
+
 def block_devices_for(major: int, minor: int, proc_root: Path, sys_root: Path) -> list[str]:
     """The diskstats names for device major:minor and, for dm/md, every device under it.
 
     The device itself comes first, then the devices below it, depth first.
     """
-    try:
-        name = (sys_root / "dev" / "block" / f"{major}:{minor}").resolve(strict=True).name
-    except (OSError, RuntimeError):
+    device_dir = sysfs_block_dir(major, minor, sys_root)
+    if device_dir is None:
         return []
+    name = device_dir.name
     ordered: list[str] = []
     pending = [name]
     while pending:
@@ -107,7 +119,7 @@ def backing_devices(
     non-Linux). Never raises: a missing device only means no device figures.
     """
     try:
-        numbers = device_numbers(Path(path), proc_root)
+        numbers = device_numbers_of_path(Path(path), proc_root)
         if numbers is None:
             return []
         return block_devices_for(*numbers, proc_root=proc_root, sys_root=sys_root)

@@ -7,10 +7,10 @@ offer (a virtual disk without firmware, a VM without cpufreq) is absent.
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 from typing import Any
+
+from iotui.core.host.block_devices import device_numbers_of_path, sysfs_block_dir
 
 SYS = Path("/sys")
 
@@ -35,16 +35,16 @@ def selected_scheduler(text: str | None) -> str | None:
 
 
 def disk_dir_of(target: Path, sys_root: Path = SYS) -> Path | None:
-    """The sysfs directory of the whole disk under a target (a path, or a block device)."""
-    try:
-        status = os.stat(target)
-    except OSError:
+    """The sysfs directory of the whole disk under a target (a path, or a block device).
+
+    Which device holds the target is :mod:`iotui.core.host.block_devices`'s answer, the
+    same one the host sampler counts (btrfs and the like found through the mount source).
+    """
+    if not target.exists():
         return None
-    number = status.st_rdev if stat.S_ISBLK(status.st_mode) else status.st_dev
-    link = sys_root / "dev" / "block" / f"{os.major(number)}:{os.minor(number)}"
-    try:
-        device = link.resolve(strict=True)
-    except OSError:
+    numbers = device_numbers_of_path(target)
+    device = sysfs_block_dir(*numbers, sys_root) if numbers is not None else None
+    if device is None:
         return None
     return device.parent if (device / "partition").exists() else device
 
