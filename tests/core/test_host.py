@@ -181,7 +181,7 @@ def test_stacked_device_is_not_counted_twice(fake_proc: FakeProc, tmp_path: Path
 
 def test_fio_cpu_cores_counts_a_busy_process_tree(tmp_path: Path) -> None:
     # A parent that sleeps with one child spinning: the tree uses about one core.
-    spin = "import time\nend = time.monotonic() + 5\nwhile time.monotonic() < end: pass\n"
+    spin = "import time\nend = time.monotonic() + 30\nwhile time.monotonic() < end: pass\n"
     parent_code = (
         "import subprocess, sys\n"
         f"child = subprocess.Popen([sys.executable, '-c', {spin!r}])\n"
@@ -190,14 +190,25 @@ def test_fio_cpu_cores_counts_a_busy_process_tree(tmp_path: Path) -> None:
     parent = subprocess.Popen([sys.executable, "-c", parent_code], stdin=subprocess.PIPE)
     try:
         wait_until(lambda: psutil.Process(parent.pid).children(), what="the spinning child to start")
+        tree = [psutil.Process(parent.pid), *psutil.Process(parent.pid).children(recursive=True)]
+
+        def tree_cpu_s() -> float:
+            return sum(times.user + times.system for times in (process.cpu_times() for process in tree))
+
         # The real /proc where there is one (the fast path); a missing one means psutil.
         for proc_root in (Path("/proc"), tmp_path / "no-proc"):
             sampler = HostSampler([], fio_pid=parent.pid, proc_root=proc_root)
-            assert sampler.sample().fio_cpu_cores is None
-            time.sleep(0.6)
-            cores = sampler.sample().fio_cpu_cores
+            start_s, start_cpu_s = time.monotonic(), tree_cpu_s()
+            assert sampler.sample(now_s=start_s).fio_cpu_cores is None
+            # However busy the machine, the spinning child gets some CPU: wait for 0.3 s of it.
+            wait_until(lambda since=start_cpu_s: tree_cpu_s() - since >= 0.3, what="the child to spin for 0.3 CPU seconds")
+            end_s = time.monotonic()
+            cores = sampler.sample(now_s=end_s).fio_cpu_cores
+            # The same tree's CPU time measured by psutil over the same interval (the sleeping parent adds ~0).
+            expected = (tree_cpu_s() - start_cpu_s) / (end_s - start_s)
             assert cores is not None
-            assert 0.5 < cores < 1.3, proc_root
+            assert cores > 0.1, proc_root  # the child's CPU counts, not only the parent's
+            assert cores == pytest.approx(expected, abs=0.15), proc_root
     finally:
         parent.communicate(b"", timeout=10)
 
