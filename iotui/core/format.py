@@ -149,3 +149,35 @@ def size_spaced(value: float | None) -> str:
             text = f"{value / limit:.1f}"
             return f"{text[:-2] if text.endswith('.0') else text} {suffix}"
     return f"{value:.0f} B"
+
+
+def in_unit(value: float | None, divisor: float) -> str:
+    """A number in a unit the column's header names (``6.72`` under "p99 ms"): three figures, or
+    three decimals below 1 so that 0.120 ms keeps its µs."""
+    if value is None or _missing(value):
+        return NO_VALUE
+    scaled = float(value) / divisor
+    return f"{scaled:.3f}" if abs(scaled) < 1 else _three_figures(scaled)
+
+
+_LATENCY_UNITS = ((1e9, "s"), (1e6, "ms"), (1e3, "µs"), (1.0, "ns"))
+_RATE_UNITS = ((float(1 << 30), "GiB/s"), (float(1 << 20), "MiB/s"), (float(1 << 10), "KiB/s"), (1.0, "B/s"))
+
+
+def latency_unit(values_ns: list[float | None]) -> tuple[str, float]:
+    """(unit, divisor) that shows the largest of these latencies in ns, µs, ms or s, for a shared header."""
+    return _unit_for(values_ns, _LATENCY_UNITS)
+
+
+def bytes_rate_unit(values: list[float | None]) -> tuple[str, float]:
+    """(unit, divisor) in binary units (KiB/s, MiB/s, GiB/s) for the largest of these rates."""
+    return _unit_for(values, _RATE_UNITS)
+
+
+def _unit_for(values: list[float | None], units: tuple[tuple[float, str], ...]) -> tuple[str, float]:
+    largest = max((abs(float(v)) for v in values if v is not None and not _missing(v)), default=0.0)
+    for divisor, unit in units:
+        if largest >= divisor:
+            return unit, divisor
+    divisor, unit = units[-1]
+    return unit, divisor

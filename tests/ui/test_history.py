@@ -47,7 +47,9 @@ async def test_runs_newest_first_with_a_bad_file_listed(tmp_path) -> None:
         assert presets[1:] == ["quick", "seq1m-q8t1", "quick"]  # newest first after the bad file
         assert table.shown[0].record is None  # the broken file is the newest by mtime
         text = screen_text(app)
-        assert "bad file" in text and "2.00ms" in text and "2026-11-21 12:03" in text
+        assert "bad file" in text and "2026-11-21 12:03" in text
+        assert "ms ↓" in text and "IOPS ↑" in text and " 2.00 " in text  # p99 in the header's unit
+        assert "complet" not in text and "bad fil " not in text  # whole status words only
 
 
 async def test_typing_filters_and_enter_opens(tmp_path) -> None:
@@ -175,7 +177,7 @@ async def test_note_tags_delete_and_prune_by_keyboard(tmp_path) -> None:
         await pilot.press("delete", "y")
         await pilot.pause()
         assert not entry.path.exists()
-        assert "No saved run matches 'baseline'" in " ".join(screen_text(app).split())
+        assert "no run matches 'baseline'" in " ".join(screen_text(app).split())
         await pilot.press(*["backspace"] * 8)
         await pilot.press("f8")
         await pilot.pause()

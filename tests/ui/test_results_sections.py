@@ -76,11 +76,17 @@ def test_history_row_shows_the_sections_compactly(tmp_path) -> None:
     save_record(blocksize_record(paused_s=12.0), tmp_path)
     history_index.sync(tmp_path)
     runs, _ = history_index.query(tmp_path)
-    cells = HistoryEntry(runs[0]).cells()
-    assert cells[3] == "19.2k|6.3k|547"
+    entry = HistoryEntry(runs[0])
+    cells = entry.cells()
+    # The row keeps whole values within its column ("…": more sections, in the detail line).
+    assert cells[3] == "19.2k|…"
     assert cells[4] == "-"
-    assert cells[5] == "90.1µs|1.22ms|33.8ms"
-    assert cells[6] == "done, paused 12 s"
+    assert cells[5] == "0.090|…"  # p99 in ms, the unit its header names
+    assert cells[6] == "done ‖"  # paused, spelled out in the legend and the detail line
+    assert entry.detail() == (
+        "paused 12 s · section 1: read 19.2k, p99 90.1µs · section 2: read 6.3k, p99 1.22ms"
+        " · section 3: read 547, p99 33.8ms"
+    )
 
 
 def test_export_has_one_row_per_section_and_no_sum() -> None:
@@ -127,5 +133,7 @@ def test_history_row_keeps_the_responsiveness_verdict_and_its_cause(tmp_path) ->
     history_index.sync(tmp_path)
     runs, _ = history_index.query(tmp_path, history_index.RunFilter.from_text("sluggish"))
     assert len(runs) == 1 and runs[0].responsiveness == "sluggish io_probe_write"
-    assert HistoryEntry(runs[0]).cells()[6] == "done, sluggish (io write)"
+    entry = HistoryEntry(runs[0])
+    assert entry.cells()[6] == "done ~"  # the mark the legend names
+    assert entry.detail().startswith("sluggish (io write) · section 1:")
     assert runs[0].to_json_dict()["responsiveness"] == "sluggish io_probe_write"

@@ -34,7 +34,7 @@ from iotui.ui.screens.confirm import ConfirmScreen
 from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.screens.text_prompt import TextPromptScreen
 from iotui.ui.services import ServiceError, Services
-from iotui.ui.widgets.history_table import HistoryEntry, HistoryTable
+from iotui.ui.widgets.history_table import LEGEND, HistoryEntry, HistoryTable
 from iotui.ui.widgets.key_bar import KeyBar
 
 # Rows put in the table at once; the filter narrows the rest (the count says how many match).
@@ -66,7 +66,6 @@ class HistoryScreen(Screen):
         self.sub_title = f"saved runs in {services.runs_dir}"
         self.marked: list[Path] = []
         self._mark_started: dict[Path, float] = {}
-        self._labelled: set[Path] = set()
         self.indexed = False
         """Whether the list comes from the index (as it was, or brought up to date)."""
         self.synced = False
@@ -78,6 +77,8 @@ class HistoryScreen(Screen):
         yield Header(icon="")
         yield Input(placeholder="type to filter (preset, target, status, date, note, tag...)", id="history-filter", compact=True)
         yield HistoryTable(id="history")
+        yield Static(id="history-empty")
+        yield Static(Text(LEGEND), id="history-legend")
         yield Static(id="history-detail")
         yield KeyBar()
 
@@ -178,21 +179,29 @@ class HistoryScreen(Screen):
         table = self.query_one(HistoryTable)
         entry = table.current_entry()
         detail = self.query_one("#history-detail", Static)
+        empty = self.query_one("#history-empty", Static)
+        filter_text = self.query_one("#history-filter", Input).value.strip()
+        nothing = self.total == 0 or self.matched == 0
+        table.display = not nothing
+        empty.display = nothing
         text = Text()
         if self.total == 0:
-            detail.update(Text(f"No saved runs in {self.services.runs_dir} yet; a finished run appears here.", style="italic"))
+            empty.update(Text(f"No saved runs in {self.services.runs_dir} yet; a finished run appears here.", style="italic"))
+            detail.update("")
             return
-        filter_text = self.query_one("#history-filter", Input).value.strip()
         if self.matched == 0:
-            detail.update(Text(f"No saved run matches {filter_text!r}; backspace widens the filter.", style="italic"))
+            empty.update(Text(f"0 of {self.total:,} runs: no run matches {filter_text!r}. "
+                              "Backspace widens the filter; escape goes back.", style="italic"))
+            detail.update("")
             return
         if entry is not None and entry.error:
             text.append(f"✖ {entry.error}", style="bold")
         elif entry is not None:
             run = entry.run
             text.append(run.title or run.preset, style="bold")
-            if run.paused_s:
-                text.append(f"  {fmt.paused(run.paused_s)}")
+            more = entry.detail()
+            if more:
+                text.append(f"  {more}")
             if run.tags:
                 text.append("  " + " ".join(f"#{tag}" for tag in run.tags), style="italic")
             if run.notes:
@@ -347,22 +356,9 @@ class HistoryScreen(Screen):
         return sorted(records, key=lambda record: record.started.timestamp() if record.started else 0.0)
 
     def _show_marks(self) -> None:
-        """Prefix each marked run's date with its comparison label: ``[a] 2026-11-21 12:03``.
-
-        Only the rows whose label changes are redrawn (the table holds hundreds of rows)."""
-        table = self.query_one(HistoryTable)
-        if not table.ordered_columns:
-            return
-        date_column = table.ordered_columns[0].key
+        """Put each marked run's comparison label before its date: ``a 2026-11-21 12:03``."""
         labels = {path: label for path, label in zip(self._marked_order(self.marked), run_labels(len(self.marked)))}
-        for index, entry in enumerate(table.shown):
-            label = labels.get(entry.path)
-            if label is None and entry.path not in self._labelled:
-                continue
-            date = entry.cells()[0]
-            cell = Text(f" [{label}] {date}", style="bold") if label else Text(f" {date}")
-            table.update_cell(str(index), date_column, cell, update_width=True)
-        self._labelled = set(labels)
+        self.query_one(HistoryTable).show_marks(labels)
 
     def _marked_order(self, paths: list[Path]) -> list[Path]:
         """Marked paths oldest first, from their rows' start times (no record is parsed)."""

@@ -22,15 +22,23 @@ from iotui.core.runs.record import RunRecord
 from iotui.core.runs.record_files import load_record
 from iotui.core.runs.record_schema import RecordError
 
-# Units and the better direction in the headers: ↑ higher is better, ↓ lower is better.
-COLUMNS = ("started (UTC)", "preset", "target", "read IOPS↑", "write IOPS↑", "p99 ↓", "status")
+# Two-line headers with the unit and the better direction (↑ higher is better, ↓ lower is better).
+# Widths are chosen so the whole table fits 80 columns with its scrollbar: a cell never cuts a
+# date, a status word or a number (a value that does not fit shows "…", the detail line has all).
+COLUMNS = (
+    ("  started", "  (UTC)"), (" preset", ""), (" target", ""), ("   read", " IOPS ↑"), ("  write", " IOPS ↑"),
+    ("    p99", "   ms ↓"), (" status", ""),
+)
 NUMERIC_COLUMNS = (3, 4, 5)
-# Sized so that the table fits 80 columns: one space between columns, dates with their year.
-PRESET_WIDTH = 10
-TARGET_WIDTH = 9
-# Whole words that fit the status column (the filter still finds "completed").
-STATUS_WORDS = {"completed": "done", "reference": "ref."}
-MAX_SECTIONS_SHOWN = 3
+PRESET_WIDTH = 12
+TARGET_WIDTH = 11
+NUMBER_WIDTH = 7
+# Whole words, each at most 8 letters (the filter still finds "completed").
+STATUS_WORDS = {"completed": "done"}
+# Marks after the status word; LEGEND spells them out under the table.
+PAUSED_MARK = "‖"
+LEVEL_MARKS = {"sluggish": "~", "unresponsive": "!"}
+LEGEND = "↑ higher is better  ↓ lower is better  ‖ paused  ~ sluggish  ! unresponsive"
 # The signal behind a responsiveness verdict, in the chip's words.
 CAUSE_WORDS = {
     "io_probe_read": "io read", "io_probe_write": "io write", "wakeup": "wake-up",
@@ -66,40 +74,81 @@ class HistoryEntry:
         return started.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M") if started else "?"
 
     def cells(self) -> tuple[str, ...]:
-        """The row as shown."""
+        """The row as shown (without the mark before the date)."""
         run = self.run
         if run.error:
-            return ("?", _shorten(self.path.stem, PRESET_WIDTH), "", "", "", "", "bad file")
+            return (self.date(), _shorten(self.path.stem, PRESET_WIDTH), "", "", "", "", "bad file")
         status = STATUS_WORDS.get(run.status, run.status)
-        if run.paused_s:
-            status += f", paused {run.paused_s:.0f} s"
-        if run.responsiveness:
-            level, _, cause = run.responsiveness.partition(" ")
-            status += f", {level}" + (f" ({CAUSE_WORDS.get(cause, cause)})" if cause else "")
+        marks = (PAUSED_MARK if run.paused_s else "") + LEVEL_MARKS.get(run.responsiveness.partition(" ")[0], "")
         return (
             self.date(),
             _shorten(run.preset, PRESET_WIDTH),
-            _shorten(run.target, TARGET_WIDTH, keep_end=True),
+            _shorten_path(run.target, TARGET_WIDTH),
             _per_section(run.read_iops, fmt.iops),
             _per_section(run.write_iops, fmt.iops),
-            _per_section(run.p99_ns, fmt.latency_ns),
-            status,
+            _per_section(run.p99_ns, _milliseconds),
+            f"{status} {marks}" if marks else status,
         )
+
+    def detail(self) -> str:
+        """What the row leaves out: pauses, the responsiveness verdict, every section's figures."""
+        run = self.run
+        parts = []
+        if run.paused_s:
+            parts.append(fmt.paused(run.paused_s))
+        if run.responsiveness:
+            level, _, cause = run.responsiveness.partition(" ")
+            parts.append(level + (f" ({CAUSE_WORDS.get(cause, cause)})" if cause else ""))
+        sections = max(len(run.read_iops), len(run.write_iops), len(run.p99_ns))
+        if sections > 1:
+            for index in range(sections):
+                figures = [
+                    f"{label} {fmt.iops(values[index]) if index < len(values) else fmt.NO_VALUE}"
+                    for label, values in (("read", run.read_iops), ("write", run.write_iops))
+                    if index < len(values) and values[index] is not None
+                ]
+                if index < len(run.p99_ns) and run.p99_ns[index] is not None:
+                    figures.append(f"p99 {fmt.latency_ns(run.p99_ns[index])}")
+                parts.append(f"section {index + 1}: " + ", ".join(figures or [fmt.NO_VALUE]))
+        return " · ".join(parts)
+
+
+def _milliseconds(value_ns: float | None) -> str:
+    return fmt.in_unit(value_ns, 1e6)
 
 
 def _per_section(values: tuple[float | None, ...], formatter: Callable[[float | None], str]) -> str:
-    """One value per section, ``19.2k|6.3k|547``; nothing summed across sections."""
+    """One value per section, ``19.2k|6.3k``; nothing summed across sections. Whole values only:
+    those that do not fit are left to the detail line ("…")."""
     cells = [formatter(value) for value in values]
     if not cells or all(cell == fmt.NO_VALUE for cell in cells):
         return fmt.NO_VALUE
-    shown = "|".join(cells[:MAX_SECTIONS_SHOWN])
-    return shown + (f"|…{len(cells)}" if len(cells) > MAX_SECTIONS_SHOWN else "")
+    shown = "|".join(cells)
+    if len(shown) <= NUMBER_WIDTH:
+        return shown
+    kept: list[str] = []
+    for cell in cells:
+        if len("|".join([*kept, cell])) + 2 > NUMBER_WIDTH:
+            break
+        kept.append(cell)
+    return "|".join(kept) + ("|…" if kept else "…")
 
 
-def _shorten(text: str, width: int, *, keep_end: bool = False) -> str:
-    if len(text) <= width:
-        return text
-    return "…" + text[-(width - 1):] if keep_end else text[: width - 1] + "…"
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _shorten_path(path: str, width: int) -> str:
+    """The path's last components that fit (``…/fit-target``); the end of the last one if it alone does not."""
+    if len(path) <= width:
+        return path
+    tail = ""
+    for part in reversed(path.rstrip("/").split("/")):
+        candidate = f"{part}/{tail}" if tail else part
+        if len(candidate) + 2 > width:
+            break
+        tail = candidate
+    return "…/" + tail if tail else "…" + path[-(width - 1):]
 
 
 class HistoryTable(DataTable):
@@ -107,11 +156,13 @@ class HistoryTable(DataTable):
 
     def __init__(self, *, id: str | None = None) -> None:
         # No padding around cells; each cell starts with one space instead (80 columns hold every column).
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True, cell_padding=0)
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True, cell_padding=0, header_height=2)
+        self.marks: dict[Path, str] = {}
+        """Comparison labels of the marked runs (``a``, ``b``...), shown before their dates."""
         self.shown: list[HistoryEntry] = []
 
     def on_mount(self) -> None:
-        self.add_columns(*(f" {column}" for column in COLUMNS))
+        self.add_columns(*(Text(f"{top}\n{bottom}") for top, bottom in COLUMNS))
 
     @property
     def entries(self) -> list[HistoryEntry]:
@@ -124,12 +175,7 @@ class HistoryTable(DataTable):
         self.shown = list(entries)
         self.clear()
         for index, entry in enumerate(self.shown):
-            cells = entry.cells()
-            # Text cells: a plain string would be parsed as markup, row after row.
-            self.add_row(
-                *(Text(f" {cell}", justify="right" if column in NUMERIC_COLUMNS else "left") for column, cell in enumerate(cells)),
-                key=str(index),
-            )
+            self.add_row(*self.row_cells(entry), key=str(index))
         if cursor_path is not None:
             for index, entry in enumerate(self.shown):
                 if entry.path == cursor_path:
@@ -141,3 +187,24 @@ class HistoryTable(DataTable):
         if not self.shown or self.cursor_row is None or not 0 <= self.cursor_row < len(self.shown):
             return None
         return self.shown[self.cursor_row]
+
+    def row_cells(self, entry: HistoryEntry) -> list[Text]:
+        """Text cells (a plain string would be parsed as markup, row after row), fixed widths."""
+        cells = entry.cells()
+        mark = self.marks.get(entry.path)
+        date = Text(f"{mark or '':<2}{cells[0]}", style="bold" if mark else "")
+        return [date] + [
+            Text(f" {cell}", justify="right" if column in NUMERIC_COLUMNS else "left")
+            for column, cell in enumerate(cells) if column > 0
+        ]
+
+    def show_marks(self, marks: dict[Path, str]) -> None:
+        """Redraw only the date cells whose mark changed."""
+        changed = {path for path in set(marks) | set(self.marks) if marks.get(path) != self.marks.get(path)}
+        self.marks = dict(marks)
+        if not self.ordered_columns or not changed:
+            return
+        date_column = self.ordered_columns[0].key
+        for index, entry in enumerate(self.shown):
+            if entry.path in changed:
+                self.update_cell(str(index), date_column, self.row_cells(entry)[0])
