@@ -8,7 +8,7 @@ way. Never imports Textual.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Sequence
 
 NO_VALUE = "-"
 
@@ -164,17 +164,17 @@ _LATENCY_UNITS = ((1e9, "s"), (1e6, "ms"), (1e3, "µs"), (1.0, "ns"))
 _RATE_UNITS = ((float(1 << 30), "GiB/s"), (float(1 << 20), "MiB/s"), (float(1 << 10), "KiB/s"), (1.0, "B/s"))
 
 
-def latency_unit(values_ns: list[float | None]) -> tuple[str, float]:
+def latency_unit(values_ns: Sequence[float | None]) -> tuple[str, float]:
     """(unit, divisor) that shows the largest of these latencies in ns, µs, ms or s, for a shared header."""
     return _unit_for(values_ns, _LATENCY_UNITS)
 
 
-def bytes_rate_unit(values: list[float | None]) -> tuple[str, float]:
+def bytes_rate_unit(values: Sequence[float | None]) -> tuple[str, float]:
     """(unit, divisor) in binary units (KiB/s, MiB/s, GiB/s) for the largest of these rates."""
     return _unit_for(values, _RATE_UNITS)
 
 
-def _unit_for(values: list[float | None], units: tuple[tuple[float, str], ...]) -> tuple[str, float]:
+def _unit_for(values: Sequence[float | None], units: tuple[tuple[float, str], ...]) -> tuple[str, float]:
     largest = max((abs(float(v)) for v in values if v is not None and not _missing(v)), default=0.0)
     for divisor, unit in units:
         if largest >= divisor:

@@ -48,8 +48,10 @@ def test_deltas_say_better_or_worse_by_the_figure_direction() -> None:
     comparison = compare_records([make_record("a", 1, iops=100.0, p99_ns=1000.0),
                                   make_record("b", 2, iops=120.0, p99_ns=1500.0)])
     rows = {f"{row.group} {row.label}": row for row in compare_rows(comparison)}
-    assert rows["read IOPS"].values == ("100", "120")
-    assert rows["read IOPS"].deltas == ("+20",) and rows["read IOPS"].changes == ("+20.0% better",)
-    assert rows["read p99 latency"].changes == ("+50.0% worse",)
-    assert rows["read bandwidth"].changes == ("+20.0% better",)
-    assert "read mean latency" not in rows  # neither run has it
+    assert rows["read IOPS ↑"].values == ("100", "120")
+    assert rows["read IOPS ↑"].deltas == ("+20",) and rows["read IOPS ↑"].changes == ("+20.0% better",)
+    # Latencies share the unit of the row's largest value, named in the label with the better direction.
+    assert rows["read p99 latency µs ↓"].values == ("1.00", "1.50")
+    assert rows["read p99 latency µs ↓"].changes == ("+50.0% worse",)
+    assert [row.changes for label, row in rows.items() if label.startswith("read bandwidth ")] == [("+20.0% better",)]
+    assert not any(label.startswith("read mean latency") for label in rows)  # neither run has it

@@ -97,8 +97,8 @@ class CompareScreen(Screen):
         if len(desktop) >= 2:
             (label_a, first), (label_b, second) = desktop[:2]
             panel.update(desktop_compare_table(first, second, (label_a, label_b)))
-        titles = [run_title(record) for record in self.records]
-        self.sub_title = "compare: " + " · ".join(f"{label} {title}" for label, title in zip(comparison.labels, titles))
+        count = len(self.records)
+        self.sub_title = f"compare {count} run{'s' if count != 1 else ''}, a is the baseline"
 
     def _repeats(self) -> dict:
         """The --repeat groups of the compared runs, from the runs directory (none when it cannot be read)."""

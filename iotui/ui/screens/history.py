@@ -24,7 +24,6 @@ from textual.events import Key
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Input, Static
 
-from iotui.core import format as fmt
 from iotui.core.runs.compare import run_labels
 from iotui.core.runs.record import RunRecord
 from iotui.core.runs.record_files import load_record
