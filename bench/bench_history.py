@@ -7,9 +7,11 @@ time, preset and target, about 8 KB each with one sample per second) into a
 temporary runs directory, then times:
   - the cold index build (every TOML parsed once),
   - a warm sync (nothing changed: one directory scan),
-  - History opening in the real app under Pilot at 80x24, warm (index built, screens
-    imported by a first open): from pressing h until the rows are in the table,
-  - one filter keystroke (a query of the index and the table refilled).
+  - History's first open in a fresh app under Pilot at 80x24 with the index warm: from
+    the h key's action until the screen has painted the rows it read from the index
+    (measured inside the app, so the Pilot's polling is not counted),
+  - History opened again (the app keeps the screen): the same, the list re-read on resume,
+  - one filter keystroke: from the key until the refilled table is painted.
 """
 
 from __future__ import annotations
@@ -67,31 +69,65 @@ def write_records(runs_dir: Path, count: int) -> float:
     return sizes / count
 
 
-async def time_app(runs_dir: Path) -> tuple[float, float]:
+class OpenClock:
+    """Times History from inside the app: from the key's action to the paint after the rows
+    were read from the index (the Pilot's own polling would add its overhead)."""
+
+    def __init__(self) -> None:
+        from iotui.ui.app import IotuiApp
+        from iotui.ui.screens.history import HistoryScreen
+
+        self.began = 0.0
+        self.painted: list[float] = []
+        clock = self
+        open_history, refresh = IotuiApp.action_open_history, HistoryScreen._refresh
+
+        def timed_open(app: IotuiApp) -> None:
+            clock.began = time.perf_counter()
+            open_history(app)
+
+        def timed_refresh(screen: HistoryScreen) -> None:
+            refresh(screen)
+            screen.call_after_refresh(lambda: clock.painted.append(time.perf_counter() - clock.began))
+
+        IotuiApp.action_open_history = timed_open  # type: ignore[method-assign]
+        HistoryScreen._refresh = timed_refresh  # type: ignore[method-assign]
+
+    async def open(self, pilot) -> float:
+        self.painted.clear()
+        await pilot.press("h")
+        while not self.painted:
+            await pilot.pause(0.01)
+        return self.painted[0]
+
+
+async def time_app(runs_dir: Path) -> tuple[float, float, float]:
+    """(first open in a fresh app, a later open, one filter keystroke), in seconds."""
     from iotui.ui.app import IotuiApp
     from iotui.ui.screens.history import HistoryScreen
     from iotui.ui.services import Services
-    from iotui.ui.widgets.history_table import HistoryTable
 
+    clock = OpenClock()
     app = IotuiApp(Services(runs_dir=runs_dir))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        # The first open also imports the History, Results and Compare screens: open, leave, time the next.
-        await pilot.press("h")
-        while not (isinstance(app.screen, HistoryScreen) and app.screen.synced):
+        first = await clock.open(pilot)
+        screen = app.screen
+        assert isinstance(screen, HistoryScreen)
+        while not screen.synced:
             await pilot.pause(0.01)
         await pilot.press("escape")
         await pilot.pause()
-        began = time.perf_counter()
-        await pilot.press("h")
-        while not (isinstance(app.screen, HistoryScreen) and app.screen.indexed and app.screen.query_one(HistoryTable).shown):
-            await pilot.pause(0.001)
-        opened = time.perf_counter() - began
-        began = time.perf_counter()
+        again = await clock.open(pilot)
+        while not screen.synced:
+            await pilot.pause(0.01)
+        clock.painted.clear()
+        clock.began = time.perf_counter()
         await pilot.press("7")
-        await pilot.pause()
-        filtered = time.perf_counter() - began
-    return opened, filtered
+        while not clock.painted:
+            await pilot.pause(0.01)
+        filtered = clock.painted[0]
+    return first, again, filtered
 
 
 def main() -> None:
@@ -109,8 +145,9 @@ def main() -> None:
         print(f"cold index build: {cold.parsed} records in {time.perf_counter() - began:.2f} s")
         warm = sync(directory)
         print(f"warm sync: {warm.seconds * 1000:.0f} ms ({warm.parsed} parsed)")
-        opened, filtered = asyncio.run(time_app(directory))
-        print(f"History opens (warm, 80x24, h until rows shown): {opened * 1000:.0f} ms")
+        first, again, filtered = asyncio.run(time_app(directory))
+        print(f"History's first open in a fresh app (warm index, 80x24, h until rows painted): {first * 1000:.0f} ms")
+        print(f"History opened again (kept screen: h until the index re-read and painted): {again * 1000:.0f} ms")
         print(f"one filter keystroke: {filtered * 1000:.0f} ms")
     finally:
         if args.keep is None:

@@ -288,9 +288,17 @@ class IotuiApp(App[int]):
         self.push_screen(CompareScreen(list(reversed(records)), self.services))
 
     def action_open_history(self) -> None:
+        """History is built once and kept: opening it again shows the index's rows at once (it resyncs on resume)."""
         from iotui.ui.screens.history import HistoryScreen
 
-        self.push_screen(HistoryScreen(self.services))
+        if not self.is_screen_installed("history"):
+            self.install_screen(HistoryScreen(self.services), "history")
+        history = self.get_screen("history")
+        if history in self.screen_stack:  # opened from a screen History opened: go back to it
+            while self.screen is not history:
+                self.pop_screen()
+            return
+        self.push_screen(history)
 
     def action_home(self) -> None:
         """Back to the home screen, for a new run."""

@@ -190,3 +190,29 @@ async def test_note_tags_delete_and_prune_by_keyboard(tmp_path) -> None:
         left = sorted(p.name for p in tmp_path.glob("*.toml"))
         assert len(left) == 2 and any("broken" in name for name in left) and any("seq1m" in name for name in left)
         assert len(app.screen.query_one(HistoryTable).shown) == 2
+
+
+async def test_history_is_kept_between_opens_and_lists_what_changed_meanwhile(tmp_path) -> None:
+    """Opened again, History shows at once what it listed (and its filter), then what was saved since."""
+    _runs(tmp_path)
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await open_history(pilot)
+        first = app.screen
+        await pilot.press(*"quick")
+        await pilot.pause()
+        assert [entry.run.run_id for entry in first.query_one(HistoryTable).shown] == ["cccccccc03", "aaaaaaaa01"]
+        await pilot.press("escape")
+        await pilot.pause()
+        _save(tmp_path, "eeeeeeee05", 5, preset="quick", iops=300.0)  # saved while History was closed
+        await open_history(pilot)
+        assert app.screen is first  # the same screen, not a new one
+        shown = [entry.run.run_id for entry in first.query_one(HistoryTable).shown]
+        assert shown == ["eeeeeeee05", "cccccccc03", "aaaaaaaa01"]  # the filter kept, the new run listed
+        await pilot.press("down", "enter")  # open one, then h from Results goes back to the same History
+        await pilot.pause()
+        assert isinstance(app.screen, ResultsScreen)
+        await pilot.press("h")
+        await pilot.pause()
+        assert app.screen is first and len(app.screen_stack) == 2

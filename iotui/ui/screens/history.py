@@ -71,6 +71,10 @@ class HistoryScreen(Screen):
         """Whether the index has been brought up to date with the records since the screen opened."""
         self.matched = 0
         self.total = 0
+        self.shown_count = 0
+        """How many times the screen has been shown (the app keeps it between opens)."""
+        self.refreshes = 0
+        """How many times the list was read from the index (the bench waits for it)."""
 
     def compose(self) -> ComposeResult:
         yield Header(icon="")
@@ -87,7 +91,24 @@ class HistoryScreen(Screen):
         if self.services.history_index_exists():
             self.indexed = True
             self._refresh()
-        self.action_reload()
+        self._reload_after_paint()
+
+    def _reload_after_paint(self) -> None:
+        """The sync's directory scan competes with painting for the interpreter: start it once
+        the listed rows are on the screen."""
+        self.synced = False
+        self.call_after_refresh(self.action_reload)
+
+    def on_screen_resume(self) -> None:
+        """Opened again (the app keeps this screen) or back from Results or Compare: list what the
+        index holds now, then bring it up to date in a thread as on the first open."""
+        self.shown_count += 1
+        if self.shown_count == 1:
+            return  # the first time, on_mount lists
+        if self.services.history_index_exists():
+            self.indexed = True
+            self._refresh()
+        self._reload_after_paint()
 
     # -- the index ----------------------------------------------------------------------
     def action_reload(self) -> None:
@@ -130,6 +151,7 @@ class HistoryScreen(Screen):
 
     def _refresh(self) -> None:
         """List what the filter matches, from the index."""
+        self.refreshes += 1
         text = self.query_one("#history-filter", Input).value
         try:
             runs, self.matched = self.services.query_history(text, SHOWN_LIMIT)

@@ -170,6 +170,8 @@ class HistoryTable(DataTable):
 
     def set_entries(self, entries: list[HistoryEntry]) -> None:
         """Show these entries (already filtered and ordered by the index)."""
+        if [entry.run for entry in entries] == [entry.run for entry in self.shown] and self.row_count == len(entries):
+            return  # the same rows (History opened again, nothing changed): keep them and the cursor
         current = self.current_entry()
         cursor_path = current.path if current is not None else None
         self.shown = list(entries)
