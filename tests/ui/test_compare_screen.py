@@ -184,8 +184,7 @@ async def test_results_c_still_compares_with_the_previous_run(tmp_path) -> None:
     _two_runs_on_disk(tmp_path)
     app = IotuiApp(ReplayServices(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("h")
-        await pilot.pause()
+        await open_history(pilot)
         await pilot.press("enter", "c")
         await pilot.pause()
         assert isinstance(app.screen, CompareScreen)

@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label
+from textual.widgets import Footer, Label, Static
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -24,7 +24,7 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm-dialog", classes="dialog"):
             for line in self.lines:
-                yield Label(line, markup=False)
+                yield Static(line, markup=False)  # wraps at words: a path or a sentence is never cut
             yield Label("(y / n)")
         yield Footer()  # this dialog's keys, not those of the screen under it
 

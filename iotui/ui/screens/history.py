@@ -91,7 +91,9 @@ class HistoryScreen(Screen):
         if self.services.history_index_exists():
             self.indexed = True
             self._refresh()
-        self._reload_after_paint()
+            self._reload_after_paint()
+        else:
+            self.action_reload()  # nothing to list before the index is built: start at once
 
     def _reload_after_paint(self) -> None:
         """The sync's directory scan competes with painting for the interpreter: start it once

@@ -71,7 +71,7 @@ def fitting_table(comparison: Comparison, width: int, console: Console) -> tuple
 def available_width(widget: Widget) -> int:
     """The columns the widget's container shows (the screen's width before the first layout)."""
     parent = widget.parent
-    width = parent.content_region.width if isinstance(parent, Widget) else 0
+    width = parent.scrollable_content_region.width if isinstance(parent, Widget) else 0  # less its scrollbar
     return width or widget.app.size.width
 
 
