@@ -216,3 +216,34 @@ async def test_history_is_kept_between_opens_and_lists_what_changed_meanwhile(tm
         await pilot.press("h")
         await pilot.pause()
         assert app.screen is first and len(app.screen_stack) == 2
+
+
+async def test_every_column_fits_80_columns_whole(tmp_path) -> None:
+    """Long names, a stopped and paused unresponsive run and a three-section run: each row's
+    date, status word and numbers are whole within 80 columns, the marks spelled out below."""
+    from tests.ui.test_results_sections import blocksize_record
+
+    stopped = make_record("ffffffff06", 6, preset="numjobs-scaling-quick", path="/mnt/very/long/target/directory")
+    stopped.run["status"] = "stopped"
+    stopped.run["paused_s"] = 12.0
+    stopped.pressure = {"responsiveness": "unresponsive", "cause": "wakeup"}
+    save_record(stopped, tmp_path)
+    save_record(blocksize_record(), tmp_path)
+    _runs(tmp_path)
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await open_history(pilot)
+        lines = screen_text(app).splitlines()
+        row = next(line for line in lines if "numjobs-sca…" in line)  # a name cut shows "…"
+        assert row.split()[:2] == ["2026-11-21", "12:06"]
+        assert row.split()[-5:] == ["100", "-", "0.001", "stopped", "‖!"]  # the status word whole, then its marks
+        assert "/directory" in row  # the end of the target path
+        sections = next(line for line in lines if "blocksize-t…" in line)
+        assert "19.2k|…" in sections and "0.090|…" in sections and sections.rstrip().endswith("done")
+        assert any("‖ paused" in line and "! unresponsive" in line for line in lines)  # the legend
+        assert all(len(line.rstrip()) <= 80 for line in lines)
+        await pilot.press("down")  # the stopped run: its marks in words below the table
+        await pilot.pause()
+        text = " ".join(screen_text(app).split())
+        assert "paused 12 s · unresponsive (wake-up)" in text
