@@ -41,7 +41,7 @@ def add_run_options(parser: argparse.ArgumentParser, *, target: bool = True) -> 
     parser.add_argument("--job-file", help="run an existing fio job file through the same model")
     if target:
         parser.add_argument("--target", help="directory to test (default: the current directory)")
-    parser.add_argument("--runtime", type=float, help="seconds per job section")
+    parser.add_argument("--runtime", help="seconds per job section (10, 10s, 2m)")
     parser.add_argument("--size", help="test file size (fio syntax, e.g. 1G)")
     parser.add_argument(
         "--set", action="append", metavar="KEY=VALUE", help="set any fio option (repeatable)"
@@ -93,16 +93,28 @@ def load_preset_from_args(args: argparse.Namespace) -> Preset:
                 preset = find_preset(preset_name)
         else:
             raise CommandError("Name a preset (see 'iotui presets') or give --job-file FILE.fio.")
-        runtime = getattr(args, "runtime", None)
         return with_overrides(
             preset,
-            runtime_s=runtime,
+            runtime_s=runtime_arg(args),
             size=getattr(args, "size", None),
             sets=parse_set_options(getattr(args, "set", None)),
             names=OVERRIDE_FLAGS,
         )
     except (PresetError, PolicyError) as error:
         raise CommandError(str(error)) from None
+
+
+def runtime_arg(args: argparse.Namespace) -> float | None:
+    """``--runtime`` in seconds, checked by the app's option editor's own function (None when not given)."""
+    from iotui.core.fio.values import runtime_problem, runtime_seconds
+
+    runtime = getattr(args, "runtime", None)
+    if runtime is None:
+        return None
+    problem = runtime_problem(str(runtime))
+    if problem:
+        raise CommandError(f"--runtime {problem}.")
+    return runtime_seconds(str(runtime))
 
 
 def resolve_runs_dir(args: argparse.Namespace) -> Path:

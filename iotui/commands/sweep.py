@@ -26,6 +26,7 @@ from iotui.cli_common import (
     lock_refusal,
     make_session,
     parse_set_options,
+    runtime_arg,
     resolve_runs_dir,
     start_request,
 )
@@ -150,7 +151,7 @@ def _plan(args: argparse.Namespace) -> SweepPlan:
         preset_name=args.preset,
         job_file=args.job_file,
         target=args.target,
-        runtime_s=args.runtime,
+        runtime_s=runtime_arg(args),
         size=args.size,
         sets=parse_set_options(args.set),
     )

@@ -350,9 +350,9 @@ def test_set_goes_through_the_policy() -> None:
 @pytest.mark.parametrize(
     "kwargs, key, expected",
     [
-        ({"runtime_s": 0}, "runtime", "runtime should be a positive number"),
-        ({"runtime_s": float("nan")}, "runtime", "runtime should be a positive number"),
-        ({"iodepth": 0}, "iodepth", "iodepth should be a whole number of at least 1"),
+        ({"runtime_s": 0}, "runtime", "runtime should be a number of seconds above 0"),
+        ({"runtime_s": float("nan")}, "runtime", "runtime should be a number of seconds above 0"),
+        ({"iodepth": 0}, "iodepth", "iodepth should be a whole number of 1 or more"),
         ({"numjobs": "many"}, "numjobs", "numjobs should be a whole number"),
         ({"size": " "}, "size", "size is empty"),
     ],

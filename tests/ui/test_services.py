@@ -75,7 +75,7 @@ def test_a_missing_directory_is_a_sentence(tmp_path) -> None:
 
 
 def test_a_bad_override_is_a_sentence(tmp_path) -> None:
-    with pytest.raises(ServiceError, match="positive number of seconds"):
+    with pytest.raises(ServiceError, match="number of seconds above 0"):
         Services(runs_dir=tmp_path).apply_overrides(find_preset("quick"), Overrides(runtime_s=-1))
 
 

@@ -7,17 +7,11 @@ from dataclasses import replace
 from typing import Mapping
 
 from iotui.core.fio import policy as safety
-from iotui.core.fio.units import size_problem
+from iotui.core.fio.options import OptionNameError, default_table
+from iotui.core.fio.values import runtime_problem, value_problem
 from iotui.core.runs.preset_model import (
     JobSection, Preset, PresetError, check_policy, engines_in_effect, same_setting, without_options,
 )
-
-def _positive_whole(value: int | str, key: str, name: str) -> str:
-    text = str(value).strip()
-    if not text.isdigit() or int(text) < 1:
-        raise PresetError(f"{name} should be a whole number of at least 1, found {value!r}.", key=key)
-    return text
-
 
 def _not_empty(value: str, key: str, name: str, example: str) -> str:
     text = str(value).strip()
@@ -26,11 +20,29 @@ def _not_empty(value: str, key: str, name: str, example: str) -> str:
     return text
 
 
-def _a_size(value: str, key: str, name: str) -> str:
-    problem = size_problem(value)
+def _checked_value(option: str, value: str, name: str) -> str:
+    """``value`` when fio's ``option`` takes it, else PresetError in the option editor's words."""
+    problem = value_problem(option, value)
     if problem:
-        raise PresetError(f"{name} {problem}.", key=key)
+        raise PresetError(f"{name} {problem}.", key=option)
     return value
+
+
+def _check_set_values(pairs: Mapping[str, str], engines: list[str], name: str) -> None:
+    """The set values of the options the editor edits (by any of fio's names for them), checked
+    before the policy's own judgement; a substitution or a control character is left to the policy,
+    which says why it is refused."""
+    table = default_table()
+    for given, value in pairs.items():
+        if "$" in value or any(ord(character) < 32 or ord(character) == 127 for character in value):
+            continue
+        try:
+            option = table.resolve(given, safety.COMMAND_LINE, engines)
+        except OptionNameError:
+            continue  # the policy words an unknown name
+        problem = value_problem(option, value)
+        if problem:
+            raise PresetError(f"{name}: the option '{given}={value}' is refused because {option} {problem}.", key="set")
 
 
 def with_overrides(
@@ -62,7 +74,7 @@ def with_overrides(
     changes: list[tuple[str, str, str, frozenset[str]]] = []
     if runtime_s is not None:
         if not isinstance(runtime_s, (int, float)) or not math.isfinite(runtime_s) or runtime_s <= 0:
-            raise PresetError(f"{name('runtime')} should be a positive number of seconds, found {runtime_s}.", key="runtime")
+            raise PresetError(f"{name('runtime')} {runtime_problem(str(runtime_s))}.", key="runtime")
         changes.append((name("runtime"), "runtime", f"{runtime_s:g}", same_setting("runtime")))
         changes.append((name("runtime"), "time_based", "", frozenset({"time_based"})))
     if size is not None:
@@ -71,18 +83,19 @@ def with_overrides(
         block_names = same_setting("bs") | same_setting("bsrange") | {"bssplit"}
         changes.append((name("bs"), "bs", _not_empty(bs, "bs", name("bs"), '"4k"'), frozenset(block_names)))
     if iodepth is not None:
-        changes.append((name("iodepth"), "iodepth", _positive_whole(iodepth, "iodepth", name("iodepth")), frozenset({"iodepth"})))
+        changes.append((name("iodepth"), "iodepth", _not_empty(str(iodepth), "iodepth", name("iodepth"), "32"), frozenset({"iodepth"})))
     if numjobs is not None:
-        changes.append((name("numjobs"), "numjobs", _positive_whole(numjobs, "numjobs", name("numjobs")), frozenset({"numjobs"})))
+        changes.append((name("numjobs"), "numjobs", _not_empty(str(numjobs), "numjobs", name("numjobs"), "4"), frozenset({"numjobs"})))
     if direct is not None:
         changes.append((name("direct"), "direct", "1" if direct else "0", same_setting("direct")))
     for origin, key, value, _ in changes:
         check_policy({key: value}, origin)
     for origin, key, value, _ in changes:
-        if key in ("size", "bs"):
-            _a_size(value, key, origin)
+        if key in ("size", "bs", "iodepth", "numjobs"):
+            _checked_value(key, value, origin)
     set_pairs = {str(raw_key).strip().lstrip("-"): str(value) for raw_key, value in (sets or {}).items()}
     if set_pairs:
+        _check_set_values(set_pairs, engines_in_effect(preset.options, preset.jobs), name("set"))
         # Every set name as fio's command line reads it (any unique prefix), by its canonical name.
         for key, value in check_policy(set_pairs, name("set"), engines=engines_in_effect(preset.options, preset.jobs)).items():
             changes.append((name("set"), key, value, same_setting(key)))

@@ -52,33 +52,23 @@ class FieldProblem:
 
 
 def parse_overrides(values: dict[str, str], direct: bool | None) -> tuple[Overrides, FieldProblem | None]:
-    """Field texts -> Overrides, or the first problem."""
-    parsed: dict[str, Any] = {"direct": direct}
-    runtime = values.get("runtime", "").strip().lower().removesuffix("s")
-    if runtime:
-        try:
-            parsed["runtime_s"] = float(runtime)
-            if parsed["runtime_s"] <= 0:
-                raise ValueError
-        except ValueError:
-            return Overrides(), FieldProblem(
-                "runtime", f"runtime should be a number of seconds above 0, not {values['runtime']!r}."
-            )
-    for key in ("iodepth", "numjobs"):
-        text = values.get(key, "").strip()
-        if text:
-            if not text.isdigit() or int(text) < 1:
-                return Overrides(), FieldProblem(key, f"{key} should be a whole number of 1 or more, not {text!r}.")
-            parsed[key] = int(text)
-    for key in ("size", "bs"):
-        text = values.get(key, "").strip()
-        if text:
-            from iotui.core.fio.units import size_problem  # loaded with the first edit, not before first paint
+    """Field texts -> Overrides, or the first problem (the command line checks its flags with the same function)."""
+    from iotui.core.fio.values import runtime_seconds, value_problem  # loaded with the first edit, not before first paint
 
-            problem = size_problem(text)
-            if problem:
-                return Overrides(), FieldProblem(key, f"{key} {problem}.")
-            parsed[key] = text
+    parsed: dict[str, Any] = {"direct": direct}
+    for field_id, label, option in FIELDS:
+        text = values.get(field_id, "").strip()
+        if not text:
+            continue
+        problem = value_problem(option, text)
+        if problem:
+            return Overrides(), FieldProblem(field_id, f"{label} {problem}.")
+        if option == "runtime":
+            parsed["runtime_s"] = runtime_seconds(text)
+        elif option in ("iodepth", "numjobs"):
+            parsed[option] = int(text)
+        else:
+            parsed[option] = text
     return Overrides(**parsed), None
 
 

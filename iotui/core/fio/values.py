@@ -1,0 +1,65 @@
+"""The one check of an edited option's value (runtime, size, bs, iodepth, numjobs).
+
+The app's option editor and the command line (``--runtime``, ``--size``, ``--set KEY=VALUE``)
+both ask :func:`value_problem`, so ``runtime=abc``, ``bs=4Q`` or ``iodepth=-1`` is refused
+with the same words in both places before fio starts (fio would read ``64Q`` as 64 bytes,
+and fail on ``abc`` only after iotui had set the run up). fio's units are read by
+:mod:`iotui.core.fio.units`.
+"""
+
+from __future__ import annotations
+
+from iotui.core.fio.units import parse_seconds, size_problem
+
+# The options whose values are checked here, by fio's canonical names (the editor's fields).
+CHECKED_OPTIONS = ("runtime", "size", "bs", "iodepth", "numjobs")
+
+
+def runtime_problem(text: str) -> str | None:
+    """Why ``text`` is not a runtime above 0 in fio's time syntax (10, 10s, 2m, 500ms), or None."""
+    seconds = parse_seconds(text)
+    if seconds is None or seconds <= 0:
+        return f"should be a number of seconds above 0 (such as 10, 10s or 2m), not {text!r}"
+    return None
+
+
+def runtime_seconds(text: str) -> float | None:
+    """The runtime ``text`` in seconds, or None when :func:`runtime_problem` refuses it."""
+    return None if runtime_problem(text) else parse_seconds(text)
+
+
+def _count_problem(text: str) -> str | None:
+    stripped = text.strip()
+    if not stripped.isdigit() or int(stripped) < 1:
+        return f"should be a whole number of 1 or more, not {text!r}"
+    return None
+
+
+def _block_size_problem(text: str) -> str | None:
+    """bs takes one size, or one per direction separated by commas (``4k,64k``; an empty part keeps fio's)."""
+    parts = text.split(",")
+    if len(parts) > 3 or not any(part.strip() for part in parts) or any(
+        part.strip() and size_problem(part) for part in parts
+    ):
+        return f"should be a size such as 4k or 64k (or one per direction, 4k,64k), not {text!r}"
+    return None
+
+
+_CHECKS = {
+    "runtime": runtime_problem,
+    "size": size_problem,
+    "bs": _block_size_problem,
+    "iodepth": _count_problem,
+    "numjobs": _count_problem,
+}
+
+
+def value_problem(option: str, text: str) -> str | None:
+    """Why ``text`` is not a value for fio's option ``option`` (canonical name), or None.
+
+    The answer is a clause to put after the option's name: ``runtime should be a number
+    of seconds above 0 ..., not 'abc'``. Options outside :data:`CHECKED_OPTIONS` are not
+    judged here (the option policy still judges them).
+    """
+    check = _CHECKS.get(option)
+    return check(str(text)) if check else None
