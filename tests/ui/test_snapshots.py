@@ -56,9 +56,12 @@ def test_run_fed_by_a_recorded_capture(snap_compare) -> None:
                 psi_io_some_pct=float(second % 13),
                 device_read_iops=150.0 + 40 * (second % 5),
             )
+            # The host's sample first, then fio's interval of the same second: the screen draws
+            # both in one frame (a host sample that no interval follows waits up to
+            # HOST_DRAW_LATEST_S; tests/ui/test_run.py checks that it is drawn alone).
+            screen.post_message(HostSampled(host))
             if interval is not None:
                 screen.post_message(IntervalArrived(interval, host, interval.t_s))
-            screen.post_message(HostSampled(host))
         screen.post_message(
             ResponsivenessAssessed(
                 Assessment(Level.SLUGGISH, "io some 5.0%", "The machine is sluggish (easing off): ...",

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.timer import Timer
 from textual.containers import Horizontal
 from textual.reactive import var
 from textual.screen import Screen
@@ -38,6 +39,9 @@ from iotui.ui.widgets.log_panel import LogPanel
 from iotui.ui.widgets.series_panel import SeriesPanel
 from iotui.ui.widgets.throughput_plot import ThroughputPlot
 from iotui.ui.widgets.key_bar import KeyBar
+
+# A host sample waits at most this long for fio's next interval before it is drawn alone.
+HOST_DRAW_LATEST_S = 1.5
 
 if TYPE_CHECKING:
     from iotui.ui.app import IotuiApp
@@ -71,6 +75,8 @@ class RunScreen(Screen):
         self.control: Any = None
         self.plan: Any = None
         self.numjobs: int | None = None
+        self._host_pending = False
+        self._host_timer: Timer | None = None
         self.sub_title = f"{request.preset.name} on {request.target_path}"
         if request.hosts:
             self.sub_title += f" on {len(request.hosts)} hosts"
@@ -136,6 +142,7 @@ class RunScreen(Screen):
         if self.phase is RunPhase.STARTING:
             self.phase = RunPhase.RUNNING
         self.fio_revision += 1
+        self._draw_host_sample()
 
     @on(HostIntervalArrived)
     def _host_interval(self, message: HostIntervalArrived) -> None:
@@ -149,7 +156,23 @@ class RunScreen(Screen):
     @on(HostSampled)
     def _host(self, message: HostSampled) -> None:
         self.live.add_host(message.host)
-        self.host_revision += 1
+        if self.phase is not RunPhase.RUNNING:
+            self._draw_host_sample(pending=True)
+            return
+        # While fio reports every second, the host's sample is drawn with fio's next
+        # interval: one frame a second instead of two (each frame costs the whole band
+        # of the screen between the two panels); if fio is late, it is drawn anyway.
+        self._host_pending = True
+        if self._host_timer is None:
+            self._host_timer = self.set_timer(HOST_DRAW_LATEST_S, self._draw_host_sample)
+
+    def _draw_host_sample(self, pending: bool | None = None) -> None:
+        if self._host_timer is not None:
+            self._host_timer.stop()
+            self._host_timer = None
+        if pending or self._host_pending:
+            self._host_pending = False
+            self.host_revision += 1
 
     @on(ResponsivenessAssessed)
     def _assessed(self, message: ResponsivenessAssessed) -> None:

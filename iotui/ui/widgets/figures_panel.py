@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from rich.console import Group
 from rich.table import Table
@@ -39,25 +40,56 @@ def big_value(text: str) -> Table | Text:
     return grid
 
 
+FIGURE_HEADERS = ("IOPS", "bandwidth", "lat mean", "lat p99")
+# Two spaces after every column, as the table was drawn before (Rich's padding (0, 2, 0, 0)).
+COLUMN_GAP = "  "
+
+
+def _figure_values(figures: Any) -> tuple[str, str, str, str]:
+    return (
+        fmt.iops(figures.iops),
+        fmt.bytes_per_s(figures.bw_bytes),
+        fmt.latency_ns(figures.lat_mean_ns),
+        fmt.latency_ns(figures.lat_percentiles_ns.get("p99")),
+    )
+
+
+def figures_lines(interval: IntervalSample) -> Text:
+    """The figures as aligned lines of text: the one-line-per-direction table, laid out by hand.
+
+    Drawn every second during a run: a Rich table measures and renders every cell
+    through its layout engine, several times the cost of these few padded strings.
+    """
+    rows = [(direction, _figure_values(figures)) for direction, figures in interval.directions.items()]
+    name_width = max(len(direction) for direction, _values in rows)
+    widths = [max(len(header), *(len(values[i]) for _d, values in rows)) for i, header in enumerate(FIGURE_HEADERS)]
+    text = Text()
+    header = " " * name_width + COLUMN_GAP + "".join(
+        header.rjust(width) + COLUMN_GAP for header, width in zip(FIGURE_HEADERS, widths)
+    )
+    text.append(header, style="dim")
+    for direction, values in rows:
+        text.append("\n")
+        text.append(direction.ljust(name_width), style="bold")
+        text.append(COLUMN_GAP)
+        for index, (value, width) in enumerate(zip(values, widths)):
+            text.append(value.rjust(width), style="bold" if index < 2 else "")
+            text.append(COLUMN_GAP)
+    return text
+
+
 def figures_table(interval: IntervalSample | None, big: bool = False) -> Table | Text:
     """One row per direction that did I/O in the latest interval (``big``: 3-line digits)."""
     if interval is None or not interval.directions:
         return Text("waiting for fio's first status report…", style="italic")
+    if not big:
+        return figures_lines(interval)
     table = Table(box=None, padding=(0, 2, 0, 0), show_edge=False, expand=False, header_style="dim")
     table.add_column("")
-    for name in ("IOPS", "bandwidth", "lat mean", "lat p99"):
+    for name in FIGURE_HEADERS:
         table.add_column(name, justify="right")
     for direction, figures in interval.directions.items():
-        values = (
-            fmt.iops(figures.iops),
-            fmt.bytes_per_s(figures.bw_bytes),
-            fmt.latency_ns(figures.lat_mean_ns),
-            fmt.latency_ns(figures.lat_percentiles_ns.get("p99")),
-        )
-        if big:
-            table.add_row(Text("\n" + direction, style="bold"), *(big_value(value) for value in values))
-        else:
-            table.add_row(Text(direction, style="bold"), *(Text(v, style="bold") for v in values[:2]), *values[2:])
+        table.add_row(Text("\n" + direction, style="bold"), *(big_value(value) for value in _figure_values(figures)))
     return table
 
 
@@ -94,9 +126,13 @@ class FiguresPanel(Widget):
         if old_directions != new_directions:
             self.refresh(layout=True)
 
-    def render(self) -> Group:
+    def render(self) -> Group | Text:
         big = self.app.size.height >= BIG_FIGURES_MIN_HEIGHT
         clock = clock_text(self.elapsed_s, self.estimated_s, self.phase)
         if self.steady:
             clock.append(f" · {self.steady}", style="italic")
-        return Group(clock, figures_table(self.interval, big))
+        figures = figures_table(self.interval, big)
+        if isinstance(figures, Text):
+            # One Text for the whole panel: one renderable to lay out each second, not a group.
+            return Text("\n").join([clock, figures])
+        return Group(clock, figures)

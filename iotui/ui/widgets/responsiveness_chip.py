@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual.reactive import reactive
+from textual.reactive import reactive, var
 from textual.widget import Widget
 
 from iotui.core.host.levels import Level
@@ -29,13 +29,16 @@ def chip_text(assessment: Any | None, measuring: bool) -> str:
 class ResponsivenessChip(Widget):
     """Shows the latest assessment; its CSS class follows the level."""
 
-    assessment: reactive[Any] = reactive(None, always_update=True)
+    # A var, not a reactive: an assessment arrives every second, and the chip is
+    # repainted only when what it shows changes (a frame costs the band of screen it spans).
+    assessment: var[Any] = var(None, always_update=True)
     measuring: reactive[bool] = reactive(True, layout=True)
 
     # The widest text shown at this level: the chip keeps that width while the level
     # stays, so a figure a digit shorter (io some 10% -> 9%) costs a repaint, not a
     # re-layout of the whole screen every second.
     _width = 0
+    _shown: str | None = None
 
     def watch_assessment(self, old: Any, assessment: Any) -> None:
         level = assessment.level if assessment is not None else None
@@ -52,8 +55,11 @@ class ResponsivenessChip(Widget):
         sentence = assessment.sentence if assessment is not None else None
         if sentence != self.tooltip:
             self.tooltip = sentence
+        if chip_text(assessment, self.measuring) != self._shown or self._width == 0:
+            self.refresh()
 
     def render(self) -> str:
         text = chip_text(self.assessment, self.measuring)
+        self._shown = text
         self._width = max(self._width, len(text))
         return f" {text:<{self._width}} "
