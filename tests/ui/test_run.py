@@ -447,3 +447,40 @@ async def test_empty_panels_say_what_will_appear_and_missing_signals_are_left_ou
         for row in ("dev r/s", "cpu some", "io some", "io full", "mem some", "some: a task waited"):
             assert row not in text
         assert "gives no PSI" in text and "messages appear here" not in text
+
+
+async def test_a_host_sample_is_drawn_with_fio_s_next_interval_or_alone_soon_after(tmp_path) -> None:
+    from dataclasses import replace
+
+    from iotui.core.fio.intervals import IntervalDeriver
+    from iotui.core.runs.plan import RunPlan
+    from iotui.ui.messages import RunStarted
+    from iotui.ui.screens.run import HOST_DRAW_LATEST_S
+    from iotui.ui.service_types import RunRequest
+    from tests.ui.replay import PRESETS, synthetic_documents
+
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = RunScreen(RunRequest(PRESETS[0], str(tmp_path), 20.0), cpu_count=4)
+        await app.push_screen(screen)
+        plan = RunPlan(
+            preset_name="quick", argv=["fio"], options={}, target_path=tmp_path, test_file=None,
+            target={"path": str(tmp_path)}, numjobs=1, estimated_duration_s=20.0, title="Quick check",
+        )
+        screen.post_message(RunStarted(plan, None))
+        deriver = IntervalDeriver()
+        intervals = [i for i in (deriver.feed(doc) for doc in synthetic_documents(4, RANDRW)) if i is not None]
+        screen.post_message(IntervalArrived(intervals[0], CALM_HOST, intervals[0].t_s))
+        await pilot.pause()
+        assert screen.phase.name == "RUNNING"
+
+        # A sample, then fio's next interval: both are on screen after that interval's frame.
+        screen.post_message(HostSampled(replace(CALM_HOST, cpu_user_pct=71.5)))
+        screen.post_message(IntervalArrived(intervals[1], CALM_HOST, intervals[1].t_s))
+        await pilot.pause()
+        assert "71.5%" in screen_text(app)
+
+        # A sample that no interval follows (fio late): drawn on its own, within the limit.
+        screen.post_message(HostSampled(replace(CALM_HOST, cpu_user_pct=64.5)))
+        await wait_for(lambda: "64.5%" in screen_text(app), pilot=pilot, timeout_s=HOST_DRAW_LATEST_S + 2.0,
+                       what="the host's sample drawn without a following interval")
