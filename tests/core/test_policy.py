@@ -164,7 +164,8 @@ def test_only_canonical_names_come_out() -> None:
 
 def test_every_allowed_option_is_an_option_of_this_fio() -> None:
     known = set(TABLE.options) | {n for names in TABLE.engine_options.values() for n in names}
-    assert safety.ALLOWED_OPTIONS <= known
+    assert safety.ALLOWED_OPTIONS - safety.TIOBENCH_PROFILE_SETTINGS <= known
+    assert safety.TIOBENCH_PROFILE_SETTINGS <= set(TABLE.global_names)  # fio's tiobench profile adds them
 
 
 def test_every_shipped_preset_passes_the_policy() -> None:
@@ -173,3 +174,32 @@ def test_every_shipped_preset_passes_the_policy() -> None:
     for preset in found:
         for options in section_options(preset):
             safety.check_options(options, preset.name, table=TABLE)
+
+
+# -- fio's example job files: harmless settings pass, the refused engine is the reason ------------
+
+
+def test_the_tiobench_profile_s_numbers_are_inert_without_the_profile() -> None:
+    # fio's steadystate and waitfor examples write threads=1: a tiobench profile setting, inert.
+    assert safety.check_options({"threads": "1"}, "job.fio", channel=JOB_FILE, table=TABLE) == {"threads": "1"}
+    assert refused({"profile": "tiobench"}, channel=JOB_FILE).facts["option"] == "profile"
+
+
+def test_filename_format_takes_fio_s_own_naming_but_no_substitution() -> None:
+    value = "fio-test.$jobname.$jobnum.$filenum"
+    assert safety.check_options({"filename_format": value}, "job.fio", channel=JOB_FILE, table=TABLE) == {
+        "filename_format": value}
+    assert "substitution" in str(refused({"filename_format": "f.$mb_memory"}, channel=JOB_FILE))
+    assert "substitution" in str(refused({"filename_format": "f.$jobnumber"}, channel=JOB_FILE))
+    assert "outside" in str(refused({"filename_format": "/etc/$jobnum"}, channel=JOB_FILE))
+
+
+def test_a_refused_engine_is_named_before_options_this_fio_lacks() -> None:
+    # fio's nfs example: nfs_url is an option of an engine this fio was built without.
+    error = refused({"nfs_url": "nfs://127.0.0.1/nfs", "ioengine": "nfs"}, channel=JOB_FILE)
+    assert error.code == "refused-engine" and "over the network" in str(error)
+
+
+def test_zoned_device_modes_are_refused_with_why() -> None:
+    assert "zoned block device" in str(refused({"zonemode": "zbd"}, channel=JOB_FILE))
+    assert safety.check_options({"zonemode": "strided"}, "job.fio", channel=JOB_FILE, table=TABLE)

@@ -111,6 +111,10 @@ def engine_refusal(engine: str, table: OptionTable | None = None) -> str | None:
 _CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
 _FALSE = ("0", "false", "no", "off", "none")
 
+# Numbers of fio's tiobench profile (job-file names of fio's own): inert unless profile=tiobench, which
+# is refused. fio's steadystate and waitfor examples write threads=1 where they mean 'thread'.
+TIOBENCH_PROFILE_SETTINGS = frozenset({"threads", "numruns", "block"})
+
 # Options that shape the benchmark and touch nothing but the job's own files.
 ALLOWED_OPTIONS = frozenset({
     # labels and ordering
@@ -154,7 +158,7 @@ ALLOWED_OPTIONS = frozenset({
     "hipri", "hipri_percentage", "uncached", "nowait", "cmdprio_percentage", "cmdprio_class", "cmdprio",
     "cmdprio_bssplit", "fixedbufs", "registerfiles", "sqthread_poll", "sqthread_poll_cpu", "nonvectored",
     "force_async", "userspace_reap", "thp", "cpuload", "cpuchunks", "cpumode", "exit_on_io_done", "stat_type",
-})
+}) | TIOBENCH_PROFILE_SETTINGS
 
 _OTHER_FILES = "it makes fio read or write files of its own choosing, outside iotui's private test directory"
 _LOGS = "it writes log files of its own, outside iotui's private test directory (iotui keeps fio's figures in the run record)"
@@ -229,12 +233,6 @@ def _memory(value: str) -> str | None:
     return None
 
 
-def _choice(*allowed: str) -> Callable[[str], str | None]:
-    def check(value: str) -> str | None:
-        return None if value.strip().lower() in allowed else f"only {', '.join(allowed)} are allowed for it"
-    return check
-
-
 def _path_in_private_dir(value: str) -> str | None:
     """filename/directory/filename_format: relative paths are placed in the private test directory."""
     for part in re.split(r"(?<!\\):", value):
@@ -262,7 +260,8 @@ _VALUE_RULES: dict[str, Callable[[str], str | None]] = {
     "verify_state_load": _only_off("verify_state_load", "it reads verify state files named by fio"),
     "unlink": _only_off("unlink", "iotui removes the test files itself after the run"),
     "unlink_each_loop": _only_off("unlink_each_loop", "iotui removes the test files itself after the run"),
-    "zonemode": _choice("none", "strided"),
+    "zonemode": lambda value: None if value.strip().lower() in ("none", "strided") else (
+        "it drives a zoned block device, not iotui's test file (only none and strided are allowed)"),
     "filename": _path_in_private_dir,
     "directory": _path_in_private_dir,
     "filename_format": _path_in_private_dir,
@@ -270,11 +269,16 @@ _VALUE_RULES: dict[str, Callable[[str], str | None]] = {
 _NEGATIVE_ALLOWED = frozenset({"nice", "prio", "description", "name", "filename", "directory", "filename_format"})
 
 
+# fio's own naming in filename_format (the job's name and number, the file's number), not substitutions.
+_FILENAME_FORMAT_KEYS = re.compile(r"\$(jobname|jobnum|filenum|clientuid)(?![A-Za-z0-9_])")
+
+
 def value_refusal(option: str, value: str) -> str | None:
     """Why an allowed option's value is refused (a clause after "because"), or None."""
     if _CONTROL_CHARACTERS.search(value):
         return "its value contains a line break or another control character"
-    if "$" in value and option not in ("description",):
+    unsubstituted = _FILENAME_FORMAT_KEYS.sub("", value) if option == "filename_format" else value
+    if "$" in unsubstituted and option not in ("description",):
         return (
             "its value holds a '$' substitution: $mb_memory, $ncpus and $pagesize are fio's own built-in "
             "values (this machine's memory in MiB, its CPU count and its page size) and ${NAME} reads an "
@@ -327,6 +331,13 @@ def check_options(
         if resolved_name == "ioengine":
             engine_here = value.strip()
     in_effect = [engine_here] if engine_here else [engine for engine in engines if engine]
+    if engine_here:
+        # A refused engine is the reason, before any option of its own that this fio lacks.
+        engine_index = max(index for index, name in resolved.items() if name == "ioengine")
+        verdict = judge("ioengine", engine_here)
+        if verdict is not None:
+            raise refusal(verdict[0], origin=origin, given=items[engine_index][0], option="ioengine",
+                          value=items[engine_index][1], reason=verdict[1])
     result: dict[str, str] = {}
     for index, (given, value) in enumerate(items):
         if not given:
