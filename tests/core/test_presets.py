@@ -499,3 +499,12 @@ def test_headless_sizes_are_checked_as_the_editor_checks_them() -> None:
     with pytest.raises(PresetError, match="^--bs should be a size"):
         with_overrides(quick, bs="4kk", names={"bs": "--bs"})
     assert with_overrides(quick, size="64MiB", bs="4k").options["size"] == "64MiB"
+
+
+def test_runtime_leaves_a_deletion_engine_one_pass(tmp_path: Path) -> None:
+    # filedelete removes each file once: a time-based loop would fail on the files already gone.
+    path = tmp_path / "delete.fio"
+    path.write_text("[global]\nioengine=filedelete\nnrfiles=3\nfilesize=4k\n[t0]\n[t1]\nioengine=psync\n")
+    preset = with_overrides(load_job_file(path), runtime_s=2)
+    assert preset.options["time_based"] == "" and preset.options["runtime"] == "2"
+    assert [dict(section.options).get("time_based") for section in preset.jobs] == ["0", None]

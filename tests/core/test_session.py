@@ -174,3 +174,16 @@ async def test_stop_during_the_baseline_never_starts_fio(tmp_path: Path, monkeyp
     assert started == []
     assert record.status == "stopped"
     assert list(tmp_path.iterdir()) == []
+
+
+async def test_a_fio_that_stops_reporting_is_ended_and_the_record_says_it_hung(tmp_path: Path, monkeypatch) -> None:
+    # fio 3.33 hangs so with io_submit_mode=offload: no report, deaf to SIGINT and SIGTERM.
+    from iotui.core.runs import session as session_module
+
+    monkeypatch.setattr(session_module, "STUCK_AFTER_S", 1.5)
+    record, events, target = await _run(tmp_path, monkeypatch, "randrw-rate200-json+.txt", mode="stall")
+    assert record.status == "failed" and record.run["ended_by"] == "stuck"
+    failed = [w["message"] for w in record.warnings if w["code"] == "failed"]
+    assert failed and "no word from it for 2 s" in failed[0] and "hangs inside fio; iotui ended it" in failed[0]
+    assert record.path is not None and record.path.exists()
+    assert list(target.iterdir()) == []

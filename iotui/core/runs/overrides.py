@@ -10,8 +10,13 @@ from iotui.core.fio import policy as safety
 from iotui.core.fio.options import OptionNameError, default_table
 from iotui.core.fio.values import runtime_problem, value_problem
 from iotui.core.runs.preset_model import (
-    JobSection, Preset, PresetError, check_policy, engines_in_effect, same_setting, without_options,
+    JobSection, Preset, PresetError, check_policy, engines_in_effect, lookup_option, same_setting, without_options,
 )
+
+# Engines whose I/O cannot be repeated: filedelete removes each file once, and a time-based loop
+# fails on the files it already removed (fio: "No such file or directory").
+ONE_PASS_ENGINES = frozenset({"filedelete"})
+
 
 def _not_empty(value: str, key: str, name: str, example: str) -> str:
     text = str(value).strip()
@@ -106,7 +111,17 @@ def with_overrides(
     for _, key, value, replaced in changes:
         options = _replace_in_place(options, key, value, replaced)
         jobs = [JobSection(section.name, without_options(section.options, replaced)) for section in jobs]
+    if runtime_s is not None:
+        jobs = [_one_pass(section, options) for section in jobs]
     return replace(preset, options=options, jobs=tuple(jobs), title=effective_title(preset, changes))
+
+
+def _one_pass(section: JobSection, options: Mapping[str, str]) -> JobSection:
+    """A section whose engine cannot repeat keeps the runtime as a cap, without time_based."""
+    engine = (lookup_option(section.options, "ioengine") or lookup_option(options, "ioengine") or "").strip()
+    if engine not in ONE_PASS_ENGINES:
+        return section
+    return JobSection(section.name, {**section.options, "time_based": "0"})
 
 
 def effective_title(preset: Preset, changes: list[tuple[str, str, str, frozenset[str]]]) -> str:

@@ -41,6 +41,9 @@ from iotui.core.runs.test_files import TestFileError, TestFiles
 
 # fio stopped from outside (SIGSTOP) this long, not by iotui's pause: a stall.
 STALL_AFTER_S = 3.0
+# fio reports every second, while it lays out files and during a startdelay too: this long without a
+# word from a fio that is neither paused nor stopped from outside means it hangs inside itself.
+STUCK_AFTER_S = 30.0
 
 
 class RunSession(RunRecorder):
@@ -88,6 +91,8 @@ class RunSession(RunRecorder):
         self.ended_by: str | None = None
         self.stalled_s = 0.0
         self.target_vanished = False
+        self.fio_stuck = False
+        self._fio_heard_monotonic = 0.0
 
     # -- control ------------------------------------------------------------
     def request_stop(self, ended_by: str = "user") -> None:
@@ -126,8 +131,15 @@ class RunSession(RunRecorder):
         pid = self.runner.pid if self.runner is not None else None
         if pid is None or self.stop_requested:
             return
-        if not self.paused and process_stopped(pid):
-            self.stalled_s += interval_s
+        now = time.monotonic()
+        if self.paused or process_stopped(pid):
+            self._fio_heard_monotonic = now
+            if not self.paused:
+                self.stalled_s += interval_s
+        elif now - self._fio_heard_monotonic >= STUCK_AFTER_S and not self.fio_stuck:
+            self.fio_stuck = True
+            self._log("iotui", self._stuck_sentence())
+            self.request_stop("stuck")
         private_dir = self.plan.private_dir
         if private_dir is not None and not self.target_vanished and not os.path.isdir(private_dir):
             self.target_vanished = True
@@ -184,6 +196,7 @@ class RunSession(RunRecorder):
     async def _run_fio(self) -> FioExited | None:
         self.runner = self.runner_factory(self.plan.argv)
         await self.runner.start()
+        self._fio_heard_monotonic = time.monotonic()
         if self.stop_requested:
             # A stop that came while fio was starting.
             asyncio.ensure_future(self.runner.stop())
@@ -200,6 +213,7 @@ class RunSession(RunRecorder):
         return exit_event
 
     def _handle(self, event: object) -> None:
+        self._fio_heard_monotonic = time.monotonic()
         if isinstance(event, FioDocument):
             self.last_document = event.doc
             groupid = self.section_tracker.feed(event.doc)
@@ -223,7 +237,16 @@ class RunSession(RunRecorder):
         elif isinstance(event, StderrLine):
             self._log("stderr", event.line)
 
+    def _stuck_sentence(self) -> str:
+        hint = (" fio 3.33 hangs this way with io_submit_mode=offload (fixed in fio 3.42): run the job without "
+                "it, or with a newer fio." if "--io_submit_mode=offload" in self.plan.argv else
+                " Run the job with fio directly to see where it hangs, or try a newer fio.")
+        return (f"fio stopped reporting: no word from it for {STUCK_AFTER_S:.0f} s while it was neither paused nor "
+                f"stopped from outside, so it hangs inside fio; iotui ended it.{hint}")
+
     def _status(self, exit_event: FioExited | None, failure: str | None) -> str:
+        if self.fio_stuck:
+            return "failed"
         if failure is None and exit_event is None and self.stop_requested:
             return "stopped"
         if failure is not None or exit_event is None:
@@ -234,8 +257,13 @@ class RunSession(RunRecorder):
 
     def _finish(self, started: dt.datetime, exit_event: FioExited | None, failure: str | None) -> RunRecord:
         status = self._status(exit_event, failure)
+        if self.fio_stuck and failure is None:
+            failure = self._stuck_sentence()
         if status == "failed" and failure is None:
-            stderr_tail = "; ".join((self.runner.stderr_lines if self.runner else [])[-3:])
+            # fio's error lines: on stderr, or among its text on stdout ("fio: pid=..., error=...").
+            said = (self.runner.stderr_lines if self.runner else []) or [
+                m["text"] for m in self.messages if m["source"] == "stdout" and m["text"].startswith("fio:")]
+            stderr_tail = "; ".join(said[-3:])
             code = exit_event.returncode if exit_event else "unknown"
             failure = f"fio exited with code {code}" + (f": {stderr_tail}" if stderr_tail else ".")
         if status == "failed" and self.last_document is None and exit_event is not None and exit_event.returncode == 0:
