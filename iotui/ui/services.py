@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from iotui.ui.service_types import Overrides, PlanPreview, RunRequest, SweepSetup
 
 if TYPE_CHECKING:
-    from iotui.core.fio.policy import TargetInfo
+    from iotui.core.host.targets import TargetInfo
     from iotui.core.runs.preset_model import Preset
     from iotui.core.runs.record import RunRecord  # the preset and safety modules are only needed at run time
     from iotui.core.runs.session import RunSession
@@ -87,12 +87,12 @@ class Services:
     # -- targets ------------------------------------------------------------
     def list_targets(self) -> list[TargetInfo]:
         """Mounted filesystems worth testing, the current directory first."""
-        from iotui.core.fio import policy as safety
-        targets = list(safety.list_targets())
+        from iotui.core.host import targets as target_checks
+        targets = list(target_checks.list_targets())
         if not any(str(target.path) == self.cwd for target in targets):
             try:
-                targets.insert(0, safety.inspect_target(Path(self.cwd)))
-            except (safety.TargetError, OSError):  # an unreadable cwd is simply not offered
+                targets.insert(0, target_checks.inspect_target(Path(self.cwd)))
+            except (target_checks.TargetError, OSError):  # an unreadable cwd is simply not offered
                 pass
         else:
             targets.sort(key=lambda target: str(target.path) != self.cwd)
@@ -100,11 +100,11 @@ class Services:
 
     def inspect_target(self, path: str) -> TargetInfo:
         """One typed path as a target, or a ServiceError saying what is wrong."""
-        from iotui.core.fio import policy as safety
+        from iotui.core.host import targets as target_checks
         expanded = Path(path).expanduser()
         try:
-            return safety.inspect_target(expanded)
-        except (safety.TargetError, OSError) as error:  # both read as a sentence
+            return target_checks.inspect_target(expanded)
+        except (target_checks.TargetError, OSError) as error:  # both read as a sentence
             raise ServiceError(str(error) or f"{expanded} cannot be used as a target.") from None
 
     # -- presets ------------------------------------------------------------

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from iotui.core.fio import policy as safety
-from iotui.core.fio.policy import TargetError, _Mount
 from iotui.core.host import targets as target_checks
+from iotui.core.host.disks import raw_device_problem
+from iotui.core.host.mounts import Mount, mount_for, parse_mountinfo, read_mounts
+from iotui.core.host.targets import TargetError
 from iotui.core.runs.preset_files import find_preset, shipped_presets_dir
 from iotui.core.runs.preset_model import JobSection, Preset, section_options
 
@@ -29,7 +31,7 @@ MOUNTINFO = (
 
 
 def test_mountinfo_is_parsed_with_escapes_numbers_and_options() -> None:
-    mounts = safety.parse_mountinfo(MOUNTINFO)
+    mounts = parse_mountinfo(MOUNTINFO)
     assert len(mounts) == 7
     disk = mounts[3]
     assert disk.mount_point == Path("/mnt/my disk")
@@ -39,24 +41,24 @@ def test_mountinfo_is_parsed_with_escapes_numbers_and_options() -> None:
 
 
 def test_the_longest_mount_point_wins_by_component_and_the_top_mount_on_ties() -> None:
-    mounts = safety.parse_mountinfo(MOUNTINFO)
-    assert safety._mount_for(Path("/mnt/ab/x"), mounts).mount_point == Path("/mnt/ab")
-    assert safety._mount_for(Path("/mnt/abc"), mounts).mount_point == Path("/")
-    assert safety._mount_for(Path("/mnt/a/f"), mounts).filesystem == "btrfs"  # mounted over the tmpfs
+    mounts = parse_mountinfo(MOUNTINFO)
+    assert mount_for(Path("/mnt/ab/x"), mounts).mount_point == Path("/mnt/ab")
+    assert mount_for(Path("/mnt/abc"), mounts).mount_point == Path("/")
+    assert mount_for(Path("/mnt/a/f"), mounts).filesystem == "btrfs"  # mounted over the tmpfs
 
 
 def test_filesystem_warnings() -> None:
     codes = {}
-    for mount in safety.parse_mountinfo(MOUNTINFO):
-        warning = safety._filesystem_warning(mount.filesystem)
+    for mount in parse_mountinfo(MOUNTINFO):
+        warning = target_checks._filesystem_warning(mount.filesystem)
         codes[mount.filesystem] = warning[0] if warning else None
     assert codes == {
         "overlay": "fs-overlay", "nfs4": "fs-nfs4", "fuse.sshfs": "fs-fuse", "ext4": None, "tmpfs": None,
         "btrfs": "fs-btrfs",
     }
-    assert "stack" in safety._filesystem_warning("overlay")[1]
+    assert "stack" in target_checks._filesystem_warning("overlay")[1]
     for filesystem in ("9p", "zfs", "cifs", "virtiofs"):
-        assert safety._filesystem_warning(filesystem) is not None
+        assert target_checks._filesystem_warning(filesystem) is not None
 
 
 def fake_sysfs(root: Path) -> Path:
@@ -89,48 +91,48 @@ def fake_sysfs(root: Path) -> Path:
 
 def test_inspect_finds_the_disk_its_rotation_and_model(tmp_path: Path) -> None:
     sys_root = fake_sysfs(tmp_path)
-    mounts = [_Mount(Path("/"), "ext4", "/dev/sda1", "rw,relatime", 8, 1)]
-    info = safety.inspect_target(tmp_path, mounts, sys_root=sys_root)
+    mounts = [Mount(Path("/"), "ext4", "/dev/sda1", "rw,relatime", 8, 1)]
+    info = target_checks.inspect_target(tmp_path, mounts, sys_root=sys_root)
     assert (info.filesystem, info.device, info.mount_point) == ("ext4", "/dev/sda1", Path("/"))
     assert info.rotational is True and info.model == "FAKE DISK 4TB"
     assert info.free_bytes and info.free_bytes > 0 and not info.is_block_device
-    on_dm = safety.inspect_target(tmp_path, [_Mount(Path("/"), "xfs", "/dev/mapper/vg-x", "rw", 253, 0)], sys_root=sys_root)
+    on_dm = target_checks.inspect_target(tmp_path, [Mount(Path("/"), "xfs", "/dev/mapper/vg-x", "rw", 253, 0)], sys_root=sys_root)
     assert on_dm.rotational is False and on_dm.model == "FAKE DISK 4TB"  # followed through the slaves
-    unknown = safety.inspect_target(tmp_path, [_Mount(Path("/"), "nfs4", "srv:/x", "rw", 0, 55)], sys_root=sys_root)
+    unknown = target_checks.inspect_target(tmp_path, [Mount(Path("/"), "nfs4", "srv:/x", "rw", 0, 55)], sys_root=sys_root)
     assert unknown.rotational is None and unknown.model is None
     assert [code for code, _ in unknown.warnings] == ["fs-nfs4"]
 
 
 def test_inspect_marks_memory_filesystems(tmp_path: Path) -> None:
-    info = safety.inspect_target(tmp_path, [_Mount(Path("/"), "tmpfs", "tmpfs", "rw", 0, 40)])
+    info = target_checks.inspect_target(tmp_path, [Mount(Path("/"), "tmpfs", "tmpfs", "rw", 0, 40)])
     assert any(code == "fs-memory" and "--allow-cache" in text for code, text in info.warnings)
 
 
 def test_current_directory_is_inspected(tmp_path: Path) -> None:
-    info = safety.inspect_target(tmp_path)
+    info = target_checks.inspect_target(tmp_path)
     assert info.path == tmp_path.resolve()
     assert info.filesystem and info.device
     assert info.free_bytes and info.free_bytes > 0
-    assert safety.check_target(info, needs_bytes=1 << 20, direct=True, read_only=False, allow_cache=False) == info.warnings
+    assert target_checks.check_target(info, needs_bytes=1 << 20, direct=True, read_only=False, allow_cache=False) == info.warnings
 
 
 # -- check_target ------------------------------------------------------------------------
 
 
-def directory_info(tmp_path: Path, **changes: object) -> safety.TargetInfo:
-    info = safety.inspect_target(tmp_path, [_Mount(Path("/"), "ext4", "/dev/x", "rw", 0, 0)])
+def directory_info(tmp_path: Path, **changes: object) -> target_checks.TargetInfo:
+    info = target_checks.inspect_target(tmp_path, [Mount(Path("/"), "ext4", "/dev/x", "rw", 0, 0)])
     return replace(info, **changes)
 
 
-def check(info: safety.TargetInfo, **changes: object) -> list[tuple[str, str]]:
+def check(info: target_checks.TargetInfo, **changes: object) -> list[tuple[str, str]]:
     arguments = dict(needs_bytes=1 << 20, direct=True, read_only=False, allow_cache=False, mem_total_bytes=8 << 30)
     arguments.update(changes)
-    return safety.check_target(info, **arguments)  # type: ignore[arg-type]
+    return target_checks.check_target(info, **arguments)  # type: ignore[arg-type]
 
 
 def test_missing_and_file_targets_are_sentences(tmp_path: Path) -> None:
     with pytest.raises(TargetError, match="does not exist; give an existing directory"):
-        safety.inspect_target(tmp_path / "nope")
+        target_checks.inspect_target(tmp_path / "nope")
     gone = tmp_path / "gone"
     gone.mkdir()
     info = directory_info(gone)
@@ -140,14 +142,14 @@ def test_missing_and_file_targets_are_sentences(tmp_path: Path) -> None:
     a_file = tmp_path / "f"
     a_file.write_text("x")
     with pytest.raises(TargetError, match="not a directory"):
-        check(safety.inspect_target(a_file), needs_bytes=None, read_only=True)
+        check(target_checks.inspect_target(a_file), needs_bytes=None, read_only=True)
 
 
 def test_not_enough_space_is_refused_with_the_margin(tmp_path: Path) -> None:
     info = directory_info(tmp_path, free_bytes=100 << 20)
-    check(info, needs_bytes=(100 << 20) - safety.FREE_SPACE_MARGIN_BYTES)
+    check(info, needs_bytes=(100 << 20) - target_checks.FREE_SPACE_MARGIN_BYTES)
     with pytest.raises(TargetError, match="Not enough free space.*--size") as error:
-        check(info, needs_bytes=(100 << 20) - safety.FREE_SPACE_MARGIN_BYTES + 1)
+        check(info, needs_bytes=(100 << 20) - target_checks.FREE_SPACE_MARGIN_BYTES + 1)
     assert "64 MiB margin" in str(error.value) and "100 MiB is free" in str(error.value)
 
 
@@ -198,7 +200,7 @@ def test_small_buffered_file_is_warned(tmp_path: Path) -> None:
 
 
 def test_filesystem_warnings_go_into_the_result(tmp_path: Path) -> None:
-    info = directory_info(tmp_path, filesystem="nfs4", warnings=[safety._filesystem_warning("nfs4")])
+    info = directory_info(tmp_path, filesystem="nfs4", warnings=[target_checks._filesystem_warning("nfs4")])
     assert [code for code, _ in check(info)] == ["fs-nfs4"]
 
 
@@ -206,13 +208,13 @@ def test_filesystem_warnings_go_into_the_result(tmp_path: Path) -> None:
 
 
 def test_write_presets_on_raw_devices_are_refused() -> None:
-    info = safety.TargetInfo(Path("/dev/null-disk"), "raw", "/dev/null-disk", Path("/dev/null-disk"), "", True, None, None, None)
+    info = target_checks.TargetInfo(Path("/dev/null-disk"), "raw", "/dev/null-disk", Path("/dev/null-disk"), "", True, None, None, None)
     with pytest.raises(TargetError, match="raw block device and this preset writes.*refuses write tests on raw devices"):
         check(info, read_only=False)
 
 
 def test_a_device_without_sysfs_entry_is_refused(tmp_path: Path) -> None:
-    info = safety.TargetInfo(tmp_path, "raw", str(tmp_path), tmp_path, "", True, None, None, None)
+    info = target_checks.TargetInfo(tmp_path, "raw", str(tmp_path), tmp_path, "", True, None, None, None)
     with pytest.raises(TargetError, match="Cannot find the block device .* cannot check that nothing uses it"):
         check(info, read_only=True, sys_root=tmp_path / "no-sys")
 
@@ -223,44 +225,44 @@ def sda_dir(tmp_path: Path) -> Path:
 
 def test_an_unused_disk_has_no_problem(tmp_path: Path) -> None:
     sda = sda_dir(tmp_path)
-    assert safety.raw_device_problem(sda, [_Mount(Path("/"), "ext4", "/dev/vdz", "rw", 254, 0)], []) is None
+    assert raw_device_problem(sda, [Mount(Path("/"), "ext4", "/dev/vdz", "rw", 254, 0)], []) is None
 
 
 def test_a_disk_with_a_mounted_partition_is_refused(tmp_path: Path) -> None:
     sda = sda_dir(tmp_path)
-    problem = safety.raw_device_problem(sda, [_Mount(Path("/home"), "ext4", "/dev/root", "rw", 8, 1)], [])
+    problem = raw_device_problem(sda, [Mount(Path("/home"), "ext4", "/dev/root", "rw", 8, 1)], [])
     assert problem == "sda1 is mounted at /home; test the mounted directory instead"
     # btrfs shows an anonymous device number; the source still names the partition.
-    by_source = safety.raw_device_problem(sda, [_Mount(Path("/data"), "btrfs", "/dev/sda1", "rw", 0, 45)], [])
+    by_source = raw_device_problem(sda, [Mount(Path("/data"), "btrfs", "/dev/sda1", "rw", 0, 45)], [])
     assert by_source and "sda1 is mounted at /data" in by_source
     # A partition alone is not refused for its sibling.
-    assert safety.raw_device_problem(sda / "sda2", [_Mount(Path("/home"), "ext4", "/dev/root", "rw", 8, 1)], []) is None
+    assert raw_device_problem(sda / "sda2", [Mount(Path("/home"), "ext4", "/dev/root", "rw", 8, 1)], []) is None
 
 
 def test_a_held_partition_is_refused(tmp_path: Path) -> None:
     sda = sda_dir(tmp_path)
     (sda / "sda2" / "holders" / "dm-0").symlink_to(tmp_path / "sys" / "block" / "dm-0")
-    problem = safety.raw_device_problem(sda, [], [])
+    problem = raw_device_problem(sda, [], [])
     assert problem and "sda2 is held by dm-0" in problem and "LVM" in problem
 
 
 def test_a_disk_used_as_swap_is_refused(tmp_path: Path) -> None:
     sda = sda_dir(tmp_path)
-    problem = safety.raw_device_problem(sda, [], ["/dev/sda2"])
+    problem = raw_device_problem(sda, [], ["/dev/sda2"])
     assert problem == "sda2 is used as swap"
-    assert safety.raw_device_problem(sda, [], ["/swapfile"]) is None
+    assert raw_device_problem(sda, [], ["/swapfile"]) is None
 
 
 def test_mounted_raw_device_is_refused() -> None:
     root = next(
-        (m for m in safety.read_mounts() if str(m.mount_point) == "/" and m.source.startswith("/dev/")), None
+        (m for m in read_mounts() if str(m.mount_point) == "/" and m.source.startswith("/dev/")), None
     )
     if root is None or not os.path.exists(root.source) or not Path(root.source).is_block_device():
         pytest.skip("the root filesystem has no /dev block device here (container), so there is no mounted device to refuse")
-    info = safety.inspect_target(Path(root.source))
+    info = target_checks.inspect_target(Path(root.source))
     assert info.is_block_device
     with pytest.raises(TargetError, match="is mounted at"):
-        safety.check_target(info, needs_bytes=None, direct=True, read_only=True, allow_cache=False)
+        target_checks.check_target(info, needs_bytes=None, direct=True, read_only=True, allow_cache=False)
 
 
 # -- list_targets ------------------------------------------------------------------------
@@ -271,23 +273,23 @@ def test_targets_list_offers_real_filesystems_once_with_their_warnings(tmp_path:
     for path in dirs.values():
         path.mkdir()
     mounts = [
-        _Mount(Path("/proc"), "proc", "proc", "rw", 0, 21),
-        _Mount(Path("/sys/fs/cgroup"), "cgroup2", "cgroup2", "rw", 0, 22),
-        _Mount(Path("/run"), "tmpfs", "tmpfs", "rw", 0, 23),
-        _Mount(Path("/dev/shm"), "tmpfs", "tmpfs", "rw", 0, 24),
-        _Mount(dirs["disk"], "ext4", "/dev/sdb1", "rw,relatime", 8, 17),
-        _Mount(dirs["bind"], "ext4", "/dev/sdb1", "rw,relatime", 8, 17),  # a bind mount of the same filesystem
-        _Mount(dirs["nfs"], "nfs4", "srv:/x", "rw", 0, 50),
-        _Mount(dirs["ro"], "ext4", "/dev/sdc1", "ro,relatime", 8, 33),
-        _Mount(tmp_path / "missing", "ext4", "/dev/sdd1", "rw", 8, 49),
+        Mount(Path("/proc"), "proc", "proc", "rw", 0, 21),
+        Mount(Path("/sys/fs/cgroup"), "cgroup2", "cgroup2", "rw", 0, 22),
+        Mount(Path("/run"), "tmpfs", "tmpfs", "rw", 0, 23),
+        Mount(Path("/dev/shm"), "tmpfs", "tmpfs", "rw", 0, 24),
+        Mount(dirs["disk"], "ext4", "/dev/sdb1", "rw,relatime", 8, 17),
+        Mount(dirs["bind"], "ext4", "/dev/sdb1", "rw,relatime", 8, 17),  # a bind mount of the same filesystem
+        Mount(dirs["nfs"], "nfs4", "srv:/x", "rw", 0, 50),
+        Mount(dirs["ro"], "ext4", "/dev/sdc1", "ro,relatime", 8, 33),
+        Mount(tmp_path / "missing", "ext4", "/dev/sdd1", "rw", 8, 49),
     ]
-    targets = safety.list_targets(dirs["cwd"], mounts=mounts)
+    targets = target_checks.list_targets(dirs["cwd"], mounts=mounts)
     assert [t.path for t in targets] == [dirs["cwd"].resolve(), dirs["disk"], dirs["nfs"]]
     assert [code for code, _ in targets[2].warnings] == ["fs-nfs4"]
 
 
 def test_targets_list_starts_with_the_current_directory(tmp_path: Path) -> None:
-    targets = safety.list_targets(tmp_path)
+    targets = target_checks.list_targets(tmp_path)
     assert targets[0].path == tmp_path.resolve()
     assert all(t.filesystem not in ("proc", "sysfs", "cgroup2", "devpts") for t in targets)
     assert len({t.path for t in targets}) == len(targets)

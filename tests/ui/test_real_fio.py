@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from iotui.core import format as fmt
-from iotui.core.fio import policy as safety
+from iotui.core.host import targets as target_checks
 from iotui.core.runs.record_files import load_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.messages import IntervalArrived, RunEnded
@@ -24,7 +24,7 @@ from tests.waiting import wait_for
 @pytest.fixture
 def disk_directory(tmp_path: Path):
     """A directory on a disk: tmp_path, unless it is memory (iotui refuses tmpfs)."""
-    if safety.inspect_target(tmp_path).filesystem not in ("tmpfs", "ramfs"):
+    if target_checks.inspect_target(tmp_path).filesystem not in ("tmpfs", "ramfs"):
         yield tmp_path / "target"
         return
     directory = Path(tempfile.mkdtemp(prefix="iotui-ui-fio-", dir=Path(__file__).parent))

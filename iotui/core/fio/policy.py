@@ -10,7 +10,7 @@ out, so no abbreviation reaches fio's argv.
 
 ``--set``, ``--vary``, job files, user presets (options, jobs, sweep values)
 and the app's option editor all go through :func:`check_options`.
-Where tests run is :mod:`iotui.core.host.targets` (re-exported here).
+Where tests run is :mod:`iotui.core.host.targets`.
 """
 
 from __future__ import annotations
@@ -19,23 +19,6 @@ import re
 from typing import Any, Callable, Iterable, Mapping
 
 from iotui.core.fio.options import COMMAND_LINE, JOB_FILE, Channel, OptionNameError, OptionTable, default_table
-from iotui.core.host.targets import (  # noqa: F401 - the target half, kept importable from here
-    FREE_SPACE_MARGIN_BYTES,
-    MEMORY_FILESYSTEMS,
-    PSEUDO_FILESYSTEMS,
-    WARN_FILESYSTEMS,
-    TargetError,
-    TargetInfo,
-    _filesystem_warning,
-    _Mount,
-    _mount_for,
-    check_target,
-    inspect_target,
-    list_targets,
-    parse_mountinfo,
-    raw_device_problem,
-    read_mounts,
-)
 
 FIO_DIRECTLY = "A job that needs it can still be run with fio directly."
 
@@ -412,6 +395,6 @@ def normal_option_name(key: str) -> str:
     return key.strip().lstrip("-")
 
 
-__all__ = ["PolicyError", "TargetError", "TargetInfo", "check_options", "check_option", "judge",
+__all__ = ["PolicyError", "check_options", "check_option", "judge",
            "engine_refusal", "value_refusal", "is_write_workload", "ALLOWED_OPTIONS", "SAFE_ENGINES",
            "JOB_FILE", "COMMAND_LINE"]

@@ -8,13 +8,21 @@ guards (read-only presets, nothing mounted, held or swapped on it).
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import shutil
 import stat
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from iotui.core.host.disks import (
+    device_dir_for_mount,
+    device_numbers,
+    rotational_and_model,
+    raw_device_problem,
+    swap_devices,
+    sysfs_dir,
+)
+from iotui.core.host.mounts import Mount, mount_for, read_mounts
 
 
 class TargetError(Exception):
@@ -68,144 +76,6 @@ class TargetInfo:
     warnings: list[tuple[str, str]] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class _Mount:
-    """One line of /proc/self/mountinfo."""
-
-    mount_point: Path
-    filesystem: str
-    source: str
-    options: str
-    major: int = -1
-    minor: int = -1
-    root: str = "/"
-
-
-def _unescape(field_text: str) -> str:
-    # mountinfo escapes space, tab, newline and backslash as octal.
-    return re.sub(r"\\([0-7]{3})", lambda match: chr(int(match.group(1), 8)), field_text)
-
-
-def parse_mountinfo(text: str) -> list[_Mount]:
-    """The lines of a mountinfo file, in order (a later mount on the same point is on top)."""
-    mounts: list[_Mount] = []
-    for line in text.splitlines():
-        left, _, right = line.partition(" - ")
-        left_fields, right_fields = left.split(), right.split()
-        if len(left_fields) < 6 or len(right_fields) < 2:
-            continue
-        super_options = right_fields[2] if len(right_fields) > 2 else ""
-        # Per-mount and superblock options, each once, in order.
-        options = ",".join(dict.fromkeys((left_fields[5] + "," + super_options).strip(",").split(",")))
-        major_text, _, minor_text = left_fields[2].partition(":")
-        try:
-            major, minor = int(major_text), int(minor_text)
-        except ValueError:
-            major, minor = -1, -1
-        mounts.append(
-            _Mount(
-                Path(_unescape(left_fields[4])), right_fields[0], _unescape(right_fields[1]), options,
-                major, minor, _unescape(left_fields[3]),
-            )
-        )
-    return mounts
-
-
-def read_mounts(mountinfo: Path = Path("/proc/self/mountinfo")) -> list[_Mount]:
-    """The mount table: mountinfo on Linux, psutil's partitions elsewhere, [] when unknown."""
-    try:
-        return parse_mountinfo(mountinfo.read_text())
-    except OSError:
-        pass
-    if sys.platform.startswith("linux"):
-        return []
-    try:
-        import psutil
-
-        return [
-            _Mount(Path(part.mountpoint), part.fstype, part.device, part.opts)
-            for part in psutil.disk_partitions(all=True)
-        ]
-    except Exception:  # noqa: BLE001 - no mount table only means fewer facts
-        return []
-
-
-def _mount_for(path: Path, mounts: list[_Mount]) -> _Mount | None:
-    """The mount holding ``path``: the longest mount point above it, the latest on ties."""
-    best: _Mount | None = None
-    for mount in mounts:
-        try:
-            path.relative_to(mount.mount_point)
-        except ValueError:
-            continue
-        if best is None or len(mount.mount_point.parts) >= len(best.mount_point.parts):
-            best = mount
-    return best
-
-
-def _read_text(path: Path) -> str | None:
-    try:
-        return path.read_text().strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def _sysfs_dir(major: int, minor: int, sys_root: Path) -> Path | None:
-    """The sysfs directory of a block device (disk or partition), None when there is none."""
-    if major <= 0:
-        return None
-    link = sys_root / "dev" / "block" / f"{major}:{minor}"
-    try:
-        return link.resolve(strict=True)
-    except OSError:
-        return None
-
-
-def _device_numbers(device: str) -> tuple[int, int] | None:
-    try:
-        rdev = os.stat(os.path.realpath(device)).st_rdev
-    except OSError:
-        return None
-    return os.major(rdev), os.minor(rdev)
-
-
-def _whole_disk(device_dir: Path) -> Path:
-    """A partition's disk; a disk is its own."""
-    return device_dir.parent if (device_dir / "partition").exists() else device_dir
-
-
-def _disk_facts(device_dir: Path | None) -> tuple[bool | None, str | None]:
-    """(rotational, model) of the disk under a device; dm/md devices are followed to their disks."""
-    if device_dir is None:
-        return None, None
-    disk = _whole_disk(device_dir)
-    rotational_text = _read_text(disk / "queue" / "rotational")
-    rotational = None if rotational_text is None else rotational_text == "1"
-    model = _read_text(disk / "device" / "model") or None
-    if model is None:
-        try:
-            slaves = sorted((disk / "slaves").iterdir())
-        except OSError:
-            slaves = []
-        for slave in slaves:
-            slave_rotational, model = _disk_facts(slave.resolve())
-            if rotational is None:
-                rotational = slave_rotational
-            if model:
-                break
-    return rotational, model
-
-
-def _device_dir_for_mount(mount: _Mount, sys_root: Path) -> Path | None:
-    found = _sysfs_dir(mount.major, mount.minor, sys_root)
-    if found is None and mount.source.startswith("/dev/"):
-        # btrfs and friends show an anonymous device number; the source names the disk.
-        numbers = _device_numbers(mount.source)
-        if numbers is not None:
-            found = _sysfs_dir(*numbers, sys_root)
-    return found
-
-
 def _filesystem_warning(filesystem: str) -> tuple[str, str] | None:
     base = filesystem.split(".", 1)[0]
     if base.startswith("fuse"):
@@ -224,7 +94,7 @@ def _free_bytes(path: Path) -> int | None:
 
 
 def inspect_target(
-    path: Path, mounts: list[_Mount] | None = None, *, sys_root: Path = Path("/sys")
+    path: Path, mounts: list[Mount] | None = None, *, sys_root: Path = Path("/sys")
 ) -> TargetInfo:
     """Facts about a target path (mount, filesystem, device, free space, warnings).
 
@@ -241,11 +111,11 @@ def inspect_target(
         raise TargetError(f"Cannot look at the target {path} ({error.strerror}).") from None
     mounts = read_mounts() if mounts is None else mounts
     if stat.S_ISBLK(status.st_mode):
-        device_dir = _sysfs_dir(os.major(status.st_rdev), os.minor(status.st_rdev), sys_root)
-        rotational, model = _disk_facts(device_dir)
+        device_dir = sysfs_dir(os.major(status.st_rdev), os.minor(status.st_rdev), sys_root)
+        rotational, model = rotational_and_model(device_dir)
         return TargetInfo(resolved, "raw", str(resolved), resolved, "", True, rotational, model, None)
-    mount = _mount_for(resolved, mounts)
-    rotational, model = _disk_facts(_device_dir_for_mount(mount, sys_root)) if mount else (None, None)
+    mount = mount_for(resolved, mounts)
+    rotational, model = rotational_and_model(device_dir_for_mount(mount, sys_root)) if mount else (None, None)
     filesystem = mount.filesystem if mount else "unknown"
     info = TargetInfo(
         path=resolved,
@@ -289,7 +159,7 @@ def check_target(
     read_only: bool,
     allow_cache: bool,
     mem_total_bytes: int | None = None,
-    mounts: list[_Mount] | None = None,
+    mounts: list[Mount] | None = None,
     sys_root: Path = Path("/sys"),
     swaps: Path = Path("/proc/swaps"),
 ) -> list[tuple[str, str]]:
@@ -363,80 +233,17 @@ def _check_writable(path: Path) -> None:
         pass
 
 
-@dataclass(frozen=True)
-class _BlockNode:
-    name: str
-    numbers: tuple[int, int] | None
-    sys_dir: Path
-
-
-def _block_family(device_dir: Path) -> list[_BlockNode]:
-    """The device and, for a whole disk, its partitions."""
-    members = [device_dir]
-    if not (device_dir / "partition").exists():
-        try:
-            members += sorted(entry for entry in device_dir.iterdir() if (entry / "partition").exists())
-        except OSError:
-            pass
-    family = []
-    for member in members:
-        numbers_text = _read_text(member / "dev") or ""
-        major, _, minor = numbers_text.partition(":")
-        numbers = (int(major), int(minor)) if major.isdigit() and minor.isdigit() else None
-        family.append(_BlockNode(member.name, numbers, member))
-    return family
-
-
-def raw_device_problem(device_dir: Path, mounts: list[_Mount], swap_devices: list[str]) -> str | None:
-    """Why a raw device must not be read (mounted, held, swap), or None.
-
-    ``device_dir`` is the device's sysfs directory; ``swap_devices`` the first
-    column of /proc/swaps.
-    """
-    family = _block_family(device_dir)
-    names = {node.name for node in family}
-    numbers = {node.numbers: node.name for node in family if node.numbers}
-    for mount in mounts:
-        source_name = Path(os.path.realpath(mount.source)).name if mount.source.startswith("/dev/") else None
-        hit = numbers.get((mount.major, mount.minor)) or (source_name if source_name in names else None)
-        if hit:
-            return f"{hit} is mounted at {mount.mount_point}; test the mounted directory instead"
-    for node in family:
-        try:
-            holders = sorted(entry.name for entry in (node.sys_dir / "holders").iterdir())
-        except OSError:
-            holders = []
-        if holders:
-            return (
-                f"{node.name} is held by {', '.join(holders)} (device mapper, LVM, dm-crypt or RAID), "
-                "so reading it raw bypasses what is built on it"
-            )
-    for swap in swap_devices:
-        swap_numbers = _device_numbers(swap) if swap.startswith("/dev/") else None
-        if Path(os.path.realpath(swap)).name in names or (swap_numbers and swap_numbers in numbers):
-            return f"{Path(swap).name} is used as swap"
-    return None
-
-
-def _swap_devices(swaps: Path) -> list[str]:
-    try:
-        lines = swaps.read_text().splitlines()[1:]
-    except OSError:
-        return []
-    return [line.split()[0] for line in lines if line.split()]
-
-
-def _check_raw_device(info: TargetInfo, *, mounts: list[_Mount] | None, sys_root: Path, swaps: Path) -> None:
+def _check_raw_device(info: TargetInfo, *, mounts: list[Mount] | None, sys_root: Path, swaps: Path) -> None:
     """Only a device nothing uses may be read raw (the caller has refused writes already)."""
     device = info.path
-    numbers = _device_numbers(str(device))
-    device_dir = _sysfs_dir(*numbers, sys_root) if numbers else None
+    numbers = device_numbers(str(device))
+    device_dir = sysfs_dir(*numbers, sys_root) if numbers else None
     if device_dir is None:
         raise TargetError(
             f"Cannot find the block device {device} in {sys_root}, so iotui cannot check that nothing uses it; "
             "choose a directory on a filesystem instead."
         )
-    problem = raw_device_problem(device_dir, read_mounts() if mounts is None else mounts, _swap_devices(swaps))
+    problem = raw_device_problem(device_dir, read_mounts() if mounts is None else mounts, swap_devices(swaps))
     if problem:
         raise TargetError(f"iotui will not read {device} raw: {problem}.")
     if not os.access(device, os.R_OK):
@@ -447,7 +254,7 @@ def _under(path: Path, prefixes: tuple[str, ...]) -> bool:
     return any(path == Path(prefix) or Path(prefix) in path.parents for prefix in prefixes)
 
 
-def _offered(mount: _Mount) -> bool:
+def _offered(mount: Mount) -> bool:
     """Is this mount a place a user would benchmark (not a pseudo or system filesystem)?"""
     if mount.filesystem in PSEUDO_FILESYSTEMS or mount.filesystem.startswith("cgroup"):
         return False
@@ -457,7 +264,7 @@ def _offered(mount: _Mount) -> bool:
 
 
 def list_targets(
-    cwd: Path | None = None, *, mounts: list[_Mount] | None = None, sys_root: Path = Path("/sys")
+    cwd: Path | None = None, *, mounts: list[Mount] | None = None, sys_root: Path = Path("/sys")
 ) -> list[TargetInfo]:
     """Mounted filesystems worth offering, the current directory first, each with its warnings.
 

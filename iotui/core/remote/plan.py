@@ -14,6 +14,7 @@ from pathlib import Path
 
 from iotui.core.fio import argv as command
 from iotui.core.fio import policy
+from iotui.core.host import targets as target_checks
 from iotui.core.remote.transport import HostFacts, RemoteError, preflight
 from iotui.core.runs.estimate import estimate
 from iotui.core.runs.plan import effective_options
@@ -55,13 +56,13 @@ def check_host_target(facts: HostFacts, *, needs_bytes: int | None, allow_cache:
             "target-read-only", host,
             f"{host}: cannot write to the target {facts.path}.",
         )
-    if facts.filesystem in policy.MEMORY_FILESYSTEMS and not allow_cache:
+    if facts.filesystem in target_checks.MEMORY_FILESYSTEMS and not allow_cache:
         raise RemoteError(
             "target-memory", host,
             f"{host}: the target {facts.path} is on {facts.filesystem}, which is memory: the results would not be "
             "storage numbers.",
         )
-    margin = policy.FREE_SPACE_MARGIN_BYTES
+    margin = target_checks.FREE_SPACE_MARGIN_BYTES
     if needs_bytes and facts.free_bytes is not None and needs_bytes + margin > facts.free_bytes:
         raise RemoteError(
             "target-full", host,

@@ -11,6 +11,7 @@ from typing import Any
 
 from iotui.core.fio import argv as command
 from iotui.core.fio import policy as safety
+from iotui.core.host import targets as target_checks
 from iotui.core.host.block_devices import backing_devices
 from iotui.core.host.device_facts import target_device_facts
 from iotui.core.runs.estimate import estimate
@@ -100,8 +101,8 @@ def make_plan(
         raise PlanError(str(error)) from None
     target_path = Path(target if target is not None else os.getcwd()).expanduser()
     try:
-        info = safety.inspect_target(target_path)
-    except safety.TargetError as error:
+        info = target_checks.inspect_target(target_path)
+    except target_checks.TargetError as error:
         raise PlanError(str(error)) from None
     direct = uses_direct_io(preset)
     read_only = not safety.is_write_workload(section_options(preset))
@@ -112,10 +113,10 @@ def make_plan(
             "so iotui cannot check the free space; give the run a size."
         )
     try:
-        warnings = safety.check_target(
+        warnings = target_checks.check_target(
             info, needs_bytes=needs_bytes, direct=direct, read_only=read_only, allow_cache=allow_cache
         )
-    except safety.TargetError as error:
+    except target_checks.TargetError as error:
         raise PlanError(str(error)) from None
     is_block_device = info.is_block_device
     test_files: list[Path] = []

@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 from iotui.core import format as fmt
 
 if TYPE_CHECKING:
-    from iotui.core.fio.policy import TargetInfo
+    from iotui.core.host.targets import TargetInfo
 
 OTHER_DIRECTORY_ID = "another-directory"
 
