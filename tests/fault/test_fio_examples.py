@@ -1,8 +1,9 @@
 """fio's own example job files (tests/fixtures/fio-examples, see SOURCE.md) through ``iotui run``.
 
-Confine, do not refuse what is harmless: those that do I/O on files run with fio's own figures,
-per section; those that name devices, run commands, load engines or talk to the network are
-refused with a sentence. None gives a traceback and none leaves a file behind.
+All 86 of fio 3.33's examples. Confine, do not refuse what is harmless: those that do I/O on files
+run with fio's own figures, per section; those that name devices or other files, run commands,
+load engines or talk to the network are refused with a sentence; those that fail inside fio 3.33
+end with a sentence and a failed record. None gives a traceback and none leaves a file behind.
 """
 
 from __future__ import annotations
