@@ -47,6 +47,7 @@ from iotui.core.sweep.plan import (
     tool_for_point,
 )
 from iotui.core.sweep.analysis import analyze
+from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.slo import Slo, SloError, parse_slo
 from iotui.core.sweep.record import SweepPointState, SweepRecord, SweepRecordError, find_resumable
 from iotui.core.sweep.runner import PointFinished, PointStarted, SweepPointError, SweepRunner
@@ -132,7 +133,13 @@ def _outcome(point: SweepPointState) -> str:
     if point.status == "pending":
         return "stopped before fio started (it runs again with --resume)"
     result = point.point_result()
-    parts = [point.status]
+    if result.by_section:  # each section's own figures, never one total
+        return "; ".join([point.status, *(f"{part.section}: {_figures(part)}" for part in result.by_section)])
+    return ", ".join([point.status, _figures(result)]).rstrip(", ")
+
+
+def _figures(result: PointResult) -> str:
+    parts = []
     for direction in ("read", "write"):
         iops = getattr(result, f"{direction}_iops")
         if iops is not None:

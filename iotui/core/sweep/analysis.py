@@ -23,6 +23,7 @@ from iotui.core.sweep.categories import comparison_sentence, is_category_sweep
 from iotui.core.sweep.slo import Slo, SloChoice, choose_point
 from iotui.core.sweep.mount_axes import mount_option_axes
 from iotui.core.sweep.points import FINISHED_STATUSES, PointResult, left_out_reason, usable_points
+from iotui.core.sweep.sections import split_sections
 from iotui.core.sweep.values import TARGET_KEY, SweepAxis
 
 SWEET_SPOT_SHARE = 0.95
@@ -97,6 +98,17 @@ class SweepAnalysis:
     # A sweep over kinds (tool, ioengine, targets): each point side by side instead of a sweet spot.
     comparison: str | None = None
     slo: SloChoice | None = None
+    # A preset of several sections: each section analysed on its own (the fields above then stay empty).
+    sections: list[SectionAnalysis] = field(default_factory=list)
+
+
+@dataclass
+class SectionAnalysis:
+    """One section of a multi-section preset, across the sweep's points, and what its analysis found."""
+
+    name: str
+    points: list[PointResult]
+    analysis: SweepAnalysis
 
 
 # -- helpers ------------------------------------------------------------------
@@ -288,6 +300,9 @@ def analyze(points: Sequence[PointResult], axes: Sequence[SweepAxis], slo: Slo |
     A sweep across targets also ranks the mount options that differ between
     the targets (``mount:rsize`` ...), as the NFS study did by hand.
     """
+    split = split_sections(points)
+    if split:
+        return analyze_sections(split, axes, slo)
     metric = throughput_metric(axes)
     varied = [axis for axis in axes if len(axis.values) > 1]
     notes: list[str] = []
@@ -318,4 +333,18 @@ def analyze(points: Sequence[PointResult], axes: Sequence[SweepAxis], slo: Slo |
         ranking=ranking,
         notes=notes,
         slo=chosen,
+    )
+
+
+def analyze_sections(split: Sequence[tuple[str, list[PointResult]]], axes: Sequence[SweepAxis],
+                     slo: Slo | None = None) -> SweepAnalysis:
+    """Each section on its own: its sweet spot, balanced point and ranking; nothing added across sections."""
+    sections = [SectionAnalysis(name, points, analyze(points, axes, slo)) for name, points in split]
+    names = ", ".join(section.name for section in sections)
+    note = (
+        f"This preset runs {len(sections)} sections one after another ({names}); each is analysed on its own, "
+        "and no figure is added across sections."
+    )
+    return SweepAnalysis(
+        metric=throughput_metric(axes), sweet_spot=None, balanced=None, ranking=None, notes=[note], sections=sections,
     )

@@ -66,18 +66,9 @@ def point_json(point: PointResult, error: str = "") -> dict[str, Any]:
     }
 
 
-def sweep_json(sweep: SweepRecord, analysis: SweepAnalysis) -> dict[str, Any]:
-    """The ``--format json`` document: points, sweet_spot, balanced, and ranking for several keys."""
-    results = sweep.results()
+def _analysis_json(analysis: SweepAnalysis) -> dict[str, Any]:
+    """The analysis's keys of the JSON document (a one-section sweep's, or one section's)."""
     doc: dict[str, Any] = {
-        "sweep": {
-            "path": str(sweep.path) if sweep.path else None,
-            "preset": sweep.preset,
-            "status": sweep.status,
-            "keys": sweep.keys,
-            "metric": f"total_{analysis.metric}",
-        },
-        "points": [point_json(result, state.error) for result, state in zip(results, sweep.points)],
         "sweet_spot": analysis.sweet_spot.to_json() if analysis.sweet_spot else None,
         "balanced": analysis.balanced.to_json() if analysis.balanced else None,
         "comparison": analysis.comparison,
@@ -90,17 +81,59 @@ def sweep_json(sweep: SweepRecord, analysis: SweepAnalysis) -> dict[str, Any]:
     return doc
 
 
-def _rows(sweep: SweepRecord) -> tuple[list[str], list[list[str]]]:
+def sweep_json(sweep: SweepRecord, analysis: SweepAnalysis) -> dict[str, Any]:
+    """The ``--format json`` document: points, sweet_spot, balanced, and ranking for several keys.
+
+    A preset of several sections adds ``sections``: each section's name, metric, points and analysis,
+    with the same keys as a one-section sweep's; the top-level analysis keys then hold no pick.
+    """
     results = sweep.results()
-    shown = [column for column in columns_for(sweep.keys) if any(getattr(r, column[1]) is not None for r in results)]
-    headers = [*sweep.keys, *(header for header, _, _ in shown), "responsive", "status"]
+    errors = [state.error for state in sweep.points]
+    doc: dict[str, Any] = {
+        "sweep": {
+            "path": str(sweep.path) if sweep.path else None,
+            "preset": sweep.preset,
+            "status": sweep.status,
+            "keys": sweep.keys,
+            "metric": f"total_{analysis.metric}",
+        },
+        "points": [point_json(result, error) for result, error in zip(results, errors)],
+    }
+    doc.update(_analysis_json(analysis))
+    if analysis.sections:
+        doc["sections"] = [
+            {
+                "name": section.name,
+                "metric": f"total_{section.analysis.metric}",
+                "points": [point_json(result, error) for result, error in zip(section.points, errors)],
+                **_analysis_json(section.analysis),
+            }
+            for section in analysis.sections
+        ]
+    return doc
+
+
+def _rows(keys: list[str], results: list[PointResult]) -> tuple[list[str], list[list[str]]]:
+    shown = [column for column in columns_for(keys) if any(getattr(r, column[1]) is not None for r in results)]
+    headers = [*keys, *(header for header, _, _ in shown), "responsive", "status"]
     rows = []
     for result in results:
-        cells = [result.params.get(key, "") for key in sweep.keys]
+        cells = [result.params.get(key, "") for key in keys]
         cells += [formatter(getattr(result, attribute)) for _, attribute, formatter in shown]
         cells += [result.responsiveness or fmt.NO_VALUE, result.status]
         rows.append(cells)
     return headers, rows
+
+
+def _parts(sweep: SweepRecord, analysis: SweepAnalysis) -> list[tuple[str | None, list[PointResult], SweepAnalysis]]:
+    """What to show: the one table and analysis, or one per section with its heading."""
+    if not analysis.sections:
+        return [(None, sweep.results(), analysis)]
+    count = len(analysis.sections)
+    return [
+        (f"Section {number} of {count}: {section.name}", section.points, section.analysis)
+        for number, section in enumerate(analysis.sections, start=1)
+    ]
 
 
 def _analysis_lines(analysis: SweepAnalysis, bullet: str, sub_bullet: str) -> list[str]:
@@ -129,39 +162,55 @@ def _analysis_lines(analysis: SweepAnalysis, bullet: str, sub_bullet: str) -> li
     return lines
 
 
+def _aligned(cells: list[str], widths: list[int], key_count: int) -> str:
+    """Keys and the last two columns to the left, figures to the right."""
+    return "  ".join(
+        cell.ljust(widths[i]) if i < key_count or i >= len(cells) - 2 else cell.rjust(widths[i])
+        for i, cell in enumerate(cells)
+    ).rstrip()
+
+
 def sweep_text(sweep: SweepRecord, analysis: SweepAnalysis) -> str:
-    """Aligned columns, then the analysis sentences."""
-    headers, rows = _rows(sweep)
-    widths = [max(len(headers[i]), *(len(row[i]) for row in rows)) if rows else len(headers[i]) for i in range(len(headers))]
+    """Aligned columns, then the analysis sentences (per section for a preset of several)."""
     key_count = len(sweep.keys)
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(
-            cell.ljust(widths[i]) if i < key_count or i >= len(cells) - 2 else cell.rjust(widths[i])
-            for i, cell in enumerate(cells)
-        ).rstrip()
-
-    out = [line(headers), *(line(row) for row in rows), ""]
-    out += _analysis_lines(analysis, "", "  ")
+    out: list[str] = []
+    for heading, results, part in _parts(sweep, analysis):
+        headers, rows = _rows(sweep.keys, results)
+        widths = [max(len(headers[i]), *(len(row[i]) for row in rows)) if rows else len(headers[i])
+                  for i in range(len(headers))]
+        if heading is not None:
+            out += [heading, ""]
+        out += [_aligned(cells, widths, key_count) for cells in (headers, *rows)] + [""]
+        out += _analysis_lines(part, "", "  ")
+        if heading is not None:
+            out.append("")
+    if analysis.sections:
+        out += list(analysis.notes)
     if sweep.path is not None:
         out.append(f"Sweep record: {sweep.path}")
     return "\n".join(out)
 
 
 def sweep_markdown(sweep: SweepRecord, analysis: SweepAnalysis) -> str:
-    """A Markdown table (as in the studies' write-ups) and the analysis as a list."""
-    headers, rows = _rows(sweep)
+    """A Markdown table (as in the studies' write-ups) and the analysis as a list (per section for several)."""
     key_count = len(sweep.keys)
-    align = ["---" if i < key_count or i >= len(headers) - 2 else "---:" for i in range(len(headers))]
-    out = [
-        f"## Sweep of {sweep.preset}",
-        "",
-        "| " + " | ".join(headers) + " |",
-        "|" + "|".join(align) + "|",
-        *("| " + " | ".join(row) + " |" for row in rows),
-        "",
-    ]
-    out += _analysis_lines(analysis, "- ", "  - ")
+    out = [f"## Sweep of {sweep.preset}", ""]
+    for heading, results, part in _parts(sweep, analysis):
+        headers, rows = _rows(sweep.keys, results)
+        align = ["---" if i < key_count or i >= len(headers) - 2 else "---:" for i in range(len(headers))]
+        if heading is not None:
+            out += [f"### {heading}", ""]
+        out += [
+            "| " + " | ".join(headers) + " |",
+            "|" + "|".join(align) + "|",
+            *("| " + " | ".join(row) + " |" for row in rows),
+            "",
+        ]
+        out += _analysis_lines(part, "- ", "  - ")
+        if heading is not None:
+            out.append("")
+    if analysis.sections:
+        out += [f"- {note}" for note in analysis.notes]
     if sweep.path is not None:
         out += ["", f"Sweep record: `{sweep.path}`"]
     return "\n".join(out)

@@ -40,6 +40,10 @@ class PointResult:
     record: str | None = None
     mount_options: str | None = None
     sections: int = 1
+    # A preset of several sections (fio reporting groups run one after another): each section's own
+    # figures, in fio's order, named by ``section``; the point's own figures are then absent.
+    section: str | None = None
+    by_section: tuple[PointResult, ...] = ()
 
     @property
     def total_iops(self) -> float:
@@ -74,39 +78,50 @@ class PointResult:
 
     @classmethod
     def from_record(cls, record: Any, params: Mapping[str, str], record_path: str | None = None) -> PointResult:
-        """Take the figures from a RunRecord's one section (a record of several has none to give)."""
+        """Take the figures from a RunRecord's one section; a record of several gives each section's own."""
+        sections = [section for section in getattr(record, "sections", []) if isinstance(section, Mapping)]
+        common: dict[str, Any] = {
+            "params": dict(params),
+            "status": record.status,
+            "record": record_path if record_path is not None else (str(record.path) if record.path else None),
+            "mount_options": record.target.get("mount_options") or None,
+        }
+        if len(sections) > 1:
+            by_section = tuple(
+                cls(section=str(section.get("name") or f"section {index + 1}"),
+                    **figures_from_tables(section, section.get("pressure")), **common)
+                for index, section in enumerate(sections)
+            )
+            return cls(sections=len(sections), by_section=by_section, **common)
         summary = record.summary
-        read = summary.get("read", {})
-        write = summary.get("write", {})
-        cpu = summary.get("cpu", {})
-        return cls(
-            sections=max(len(getattr(record, "sections", [])), 1),
-            cpu_user_pct=_number(cpu.get("user_pct")),
-            cpu_system_pct=_number(cpu.get("system_pct")),
-            ctx_switches_per_s=_number(cpu.get("ctx_switches_per_s")),
-            interrupts_per_s=_number(cpu.get("interrupts_per_s")),
-            params=dict(params),
-            read_iops=_number(read.get("iops")),
-            write_iops=_number(write.get("iops")),
-            read_bw_bytes=_number(read.get("bw_bytes")),
-            write_bw_bytes=_number(write.get("bw_bytes")),
-            read_lat_p99_ns=_number(read.get("lat_p99_ns")),
-            write_lat_p99_ns=_number(write.get("lat_p99_ns")),
-            read_lat_mean_ns=_number(read.get("lat_mean_ns")),
-            write_lat_mean_ns=_number(write.get("lat_mean_ns")),
-            **{
-                f"{direction}_{key}": _number(table.get(key))
-                for direction, table in (("read", read), ("write", write))
-                for key in ("lat_p50_ns", "lat_p90_ns", "lat_p99_9_ns")
-            },
-            responsiveness=summary.get("pressure", {}).get("responsiveness"),
-            responsiveness_detail=verdict_text(summary.get("pressure")),
-            iops_per_fio_core=_number(cpu.get("iops_per_fio_core")),
-            iops_per_busy_core=_number(cpu.get("iops_per_busy_core")),
-            status=record.status,
-            record=record_path if record_path is not None else (str(record.path) if record.path else None),
-            mount_options=record.target.get("mount_options") or None,
-        )
+        return cls(sections=max(len(sections), 1), **figures_from_tables(summary, summary.get("pressure")), **common)
+
+
+def figures_from_tables(tables: Mapping[str, Any], pressure: Any) -> dict[str, Any]:
+    """The analysis's figures from one section's (or summary's) direction, cpu and pressure tables."""
+    read = _table(tables.get("read"))
+    write = _table(tables.get("write"))
+    cpu = _table(tables.get("cpu"))
+    pressure = _table(pressure)
+    figures: dict[str, Any] = {
+        f"{direction}_{key}": _number(table.get(key))
+        for direction, table in (("read", read), ("write", write))
+        for key in ("iops", "bw_bytes", "lat_p99_ns", "lat_mean_ns", "lat_p50_ns", "lat_p90_ns", "lat_p99_9_ns")
+    }
+    figures.update({
+        key: _number(cpu.get(key))
+        for key in ("user_pct", "system_pct", "ctx_switches_per_s", "interrupts_per_s",
+                    "iops_per_fio_core", "iops_per_busy_core")
+    })
+    figures["cpu_user_pct"] = figures.pop("user_pct")
+    figures["cpu_system_pct"] = figures.pop("system_pct")
+    figures["responsiveness"] = pressure.get("responsiveness")
+    figures["responsiveness_detail"] = verdict_text(pressure)
+    return figures
+
+
+def _table(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
 
 
 def _number(value: Any) -> float | None:
@@ -133,5 +148,5 @@ def left_out_reason(point: PointResult) -> str:
     if point.status not in FINISHED_STATUSES:
         return point.status
     if point.sections > 1:
-        return f"it ran {point.sections} sections, and a point needs one figure"
+        return f"it ran {point.sections} sections, each analysed on its own"
     return "no I/O"

@@ -12,7 +12,7 @@ import datetime as dt
 import re
 import sys
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -71,33 +71,50 @@ class SweepPointState:
     error: str = ""
     duration_s: float | None = None
     result: dict[str, Any] = field(default_factory=dict)
+    # A preset of several sections: each section's figures (``name`` + the result keys), in fio's order.
+    sections: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def finished(self) -> bool:
         return self.status == "completed"
 
     def point_result(self) -> PointResult:
-        """The figures as the analysis reads them."""
-        values = {key: self.result.get(key) for key in RESULT_KEYS}
-        figures: dict[str, Any] = {
-            key: float(value) if isinstance(value, (int, float)) else None for key, value in values.items()
+        """The figures as the analysis reads them (each section's own for a preset of several)."""
+        common: dict[str, Any] = {
+            "params": dict(self.params),
+            "mount_options": self.result.get("mount_options"),
+            "status": self.status,
+            "record": self.record or None,
         }
-        return PointResult(
-            params=dict(self.params),
-            responsiveness=self.result.get("responsiveness"),
-            responsiveness_detail=self.result.get("responsiveness_detail"),
-            mount_options=self.result.get("mount_options"),
-            status=self.status,
-            record=self.record or None,
-            **figures,
-        )
+        if len(self.sections) > 1:
+            by_section = tuple(
+                PointResult(section=str(table.get("name") or f"section {number + 1}"), **_figures(table), **common)
+                for number, table in enumerate(self.sections)
+            )
+            return PointResult(sections=len(by_section), by_section=by_section, **common)
+        return PointResult(**_figures(self.result), **common)
 
     def set_result(self, result: PointResult) -> None:
-        table: dict[str, Any] = {key: getattr(result, key) for key in RESULT_KEYS}
-        table["responsiveness"] = result.responsiveness
-        table["responsiveness_detail"] = result.responsiveness_detail
-        table["mount_options"] = result.mount_options
-        self.result = {key: value for key, value in table.items() if value is not None}
+        self.result = _result_table(result)
+        self.sections = [{"name": part.section or "", **_result_table(part)} for part in result.by_section]
+
+
+def _figures(table: dict[str, Any]) -> dict[str, Any]:
+    figures: dict[str, Any] = {
+        key: float(value) if isinstance(value := table.get(key), (int, float)) and not isinstance(value, bool) else None
+        for key in RESULT_KEYS
+    }
+    figures["responsiveness"] = table.get("responsiveness")
+    figures["responsiveness_detail"] = table.get("responsiveness_detail")
+    return figures
+
+
+def _result_table(result: PointResult) -> dict[str, Any]:
+    table: dict[str, Any] = {key: getattr(result, key) for key in RESULT_KEYS}
+    table["responsiveness"] = result.responsiveness
+    table["responsiveness_detail"] = result.responsiveness_detail
+    table["mount_options"] = result.mount_options
+    return {key: value for key, value in table.items() if value is not None}
 
 
 @dataclass
@@ -152,7 +169,8 @@ class SweepRecord:
             result = point.point_result()
             path = self.record_path(point)
             if path is not None:
-                result = PointResult(**{**result.__dict__, "record": str(path)})
+                parts = tuple(replace(part, record=str(path)) for part in result.by_section)
+                result = replace(result, record=str(path), by_section=parts)
             results.append(result)
         return results
 
@@ -192,6 +210,8 @@ class SweepRecord:
                 table["duration_s"] = float(point.duration_s)
             if point.result:
                 table["result"] = dict(point.result)
+            if point.sections:
+                table["sections"] = [dict(section) for section in point.sections]
             doc["points"].append(table)
         return doc
 
@@ -253,6 +273,9 @@ def sweep_from_toml_dict(doc: dict[str, Any], where: str) -> SweepRecord:
         result = table.get("result", {})
         if not isinstance(result, dict):
             raise SweepRecordError(f"{entry}: key 'result' should be a table.")
+        sections = table.get("sections", [])
+        if not isinstance(sections, list) or not all(isinstance(section, dict) for section in sections):
+            raise SweepRecordError(f"{entry}: key 'sections' should be an array of tables.")
         duration = table.get("duration_s")
         points.append(
             SweepPointState(
@@ -263,6 +286,7 @@ def sweep_from_toml_dict(doc: dict[str, Any], where: str) -> SweepRecord:
                 error=str(table.get("error", "")),
                 duration_s=float(duration) if isinstance(duration, (int, float)) else None,
                 result=dict(result),
+                sections=[dict(section) for section in sections],
             )
         )
     created = _require(sweep, "created", (dt.datetime,), f"{where} [sweep]")

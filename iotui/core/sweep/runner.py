@@ -218,6 +218,7 @@ class SweepRunner:
             point.status = "failed"
             point.error = str(error)
             point.result = {}
+            point.sections = []
             self._save()
             self._emit(PointFinished(point, None, number, total, self.time_left_s(after)))
             return

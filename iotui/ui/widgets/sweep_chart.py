@@ -16,6 +16,7 @@ from textual_plotext import PlotextPlot
 from iotui.core import format as fmt
 from iotui.core.sweep.analysis import Choice, SweepAnalysis, throughput_metric
 from iotui.core.sweep.points import PointResult
+from iotui.core.sweep.sections import split_sections
 from iotui.core.sweep.slo import SloChoice
 from iotui.core.sweep.values import SweepAxis, value_order
 
@@ -44,6 +45,15 @@ class SweepChart(PlotextPlot):
         if self.is_mounted:
             self.replot()
 
+    def _first_section(self) -> tuple[tuple[PointResult, ...], SweepAnalysis | None, str | None]:
+        """The points and analysis to draw: a preset of several sections shows its first section's."""
+        split = split_sections(self.points)
+        if not split:
+            return self.points, self.analysis, None
+        name, points = split[0]
+        found = self.analysis.sections if self.analysis is not None else []
+        return tuple(points), (found[0].analysis if found else None), name
+
     def replot(self) -> None:
         """Clear the figure and draw every finished point again."""
         plt = self.plt
@@ -53,7 +63,8 @@ class SweepChart(PlotextPlot):
             self.refresh()
             return
         axis = self.axes[0]
-        metric = self.analysis.metric if self.analysis is not None else throughput_metric(self.axes)
+        points, analysis, section = self._first_section()
+        metric = analysis.metric if analysis is not None else throughput_metric(self.axes)
         name = "bandwidth" if metric == "bw_bytes" else "IOPS"
         order = value_order(axis.values)
         position = {value: index + 1 for index, value in enumerate(order)}
@@ -61,7 +72,7 @@ class SweepChart(PlotextPlot):
         plt.xlim(0.5, len(order) + 0.5)
         plt.xlabel(axis.key)
         done = sorted(
-            (p for p in self.points if p.throughput(metric) > 0 and p.params.get(axis.key) in position),
+            (p for p in points if p.throughput(metric) > 0 and p.params.get(axis.key) in position),
             key=lambda p: position[p.params[axis.key]],
         )
         if not done:
@@ -97,7 +108,6 @@ class SweepChart(PlotextPlot):
             # scales) would otherwise share a cell when one point holds both, and one mark would hide the other.
             plt.ylim(0, lat_top * 1.35, yside="right")  # type: ignore[arg-type]
             plt.yticks(ticks, labels, yside="right")  # type: ignore[arg-type]
-        analysis = self.analysis
         if analysis is not None:
             picks: list[tuple[Choice | SloChoice | None, str, str, float]] = [
                 (analysis.sweet_spot, "★ sweet spot", "green", 0.18), (analysis.balanced, "◆ balanced", "yellow", 0.06)
@@ -111,5 +121,7 @@ class SweepChart(PlotextPlot):
                     plt.vline(position[value], color=color)
                     plt.text(word, position[value], top * height, color=color, alignment="left")
         title = f"{name} ● (left), read p99 • and write p99 x (right) by {axis.key}"
+        if section:
+            title = f"{section}: {title} (the first section; the table shows each)"
         plt.title(title)
         self.refresh()

@@ -17,6 +17,13 @@ def describe_params(params: dict[str, str]) -> str:
 
 
 def analysis_lines(analysis: SweepAnalysis) -> list[Text]:
+    if analysis.sections:  # a preset of several sections: each one's own findings under its name
+        lines = []
+        for number, section in enumerate(analysis.sections, start=1):
+            lines.append(Text(f"Section {number} of {len(analysis.sections)}: {section.name}", style="bold underline"))
+            lines.extend(analysis_lines(section.analysis))
+        lines.extend(Text(note, style="italic") for note in analysis.notes)
+        return lines
     lines = []
     if analysis.slo is not None:
         lines.append(Text.assemble((f"✓ Best under {analysis.slo.slo.text}: ", "bold"), analysis.slo.why))

@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from iotui.core.sweep.analysis import SweepAnalysis, throughput_metric
 from iotui.core.sweep.points import PointResult
+from iotui.core.sweep.sections import split_sections
 from iotui.core.sweep.values import SweepAxis, value_order
 from iotui.ui.widgets.sweep_points import BALANCED_MARK, SWEET_SPOT_MARK, throughput_text
 
@@ -80,4 +81,15 @@ class SweepHeatmap(Static):
         if len(self.axes) < 2:
             self.update("")
             return
-        self.update(heatmap(self.points, self.axes, self.analysis))
+        split = split_sections(self.points)
+        if not split:
+            self.update(heatmap(self.points, self.axes, self.analysis))
+            return
+        # A preset of several sections: one grid per section, each with its own picks.
+        found = self.analysis.sections if self.analysis is not None else []
+        parts: list[Text | Group] = []
+        for index, (name, points) in enumerate(split):
+            mine = found[index].analysis if index < len(found) else None
+            parts += [Text(f"Section {index + 1} of {len(split)}: {name}", style="bold"),
+                      heatmap(tuple(points), self.axes, mine)]
+        self.update(Group(*parts))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.reactive import reactive
@@ -12,6 +13,7 @@ from textual.widgets import Static
 from iotui.core import format as fmt
 from iotui.core.sweep.analysis import SweepAnalysis, throughput_metric
 from iotui.core.sweep.points import PointResult
+from iotui.core.sweep.sections import split_sections
 from iotui.core.sweep.values import SweepAxis
 
 SWEET_SPOT_MARK = "★"
@@ -66,6 +68,19 @@ def points_table(points: Sequence[PointResult], axes: Sequence[SweepAxis], analy
     return table
 
 
+def sections_table(points: Sequence[PointResult], axes: Sequence[SweepAxis], analysis: SweepAnalysis | None) -> RenderableType:
+    """One table per section for a preset of several (each with its own marks); else the one table."""
+    split = split_sections(points)
+    if not split:
+        return points_table(points, axes, analysis)
+    found = analysis.sections if analysis is not None else []
+    parts: list[RenderableType] = []
+    for index, (name, section) in enumerate(split):
+        mine = found[index].analysis if index < len(found) else None
+        parts += [Text(f"Section {index + 1} of {len(split)}: {name}", style="bold"), points_table(section, axes, mine)]
+    return Group(*parts)
+
+
 class SweepPoints(Static):
     """Redrawn when a point starts or ends, and when the analysis arrives."""
 
@@ -83,4 +98,4 @@ class SweepPoints(Static):
         if not self.axes:
             self.update("")
             return
-        self.update(points_table(self.points, self.axes, self.analysis))
+        self.update(sections_table(self.points, self.axes, self.analysis))
