@@ -123,7 +123,8 @@ async def make(target: Path, out: Path, size: tuple[int, int], runtime_s: int) -
 
 async def _sweep(pilot, target: Path) -> None:
     """Open the sweep screen on a rate-limited preset (Home cannot set rate_iops), start it, wait for the end."""
-    from iotui.core.runs.presets import find_preset, with_overrides
+    from iotui.core.runs.overrides import with_overrides
+    from iotui.core.runs.preset_files import find_preset
 
     app = pilot.app
     preset = with_overrides(
