@@ -64,3 +64,35 @@ async def test_findings_table_and_chart_per_section() -> None:
         assert "710" in write_table and "3.0k" not in write_table
         assert "1.7k" not in tables and "3.7k" not in tables  # no read + write total anywhere
         assert "randread:" in chart.render().plain  # the chart draws the first section, named
+
+
+async def test_heatmap_has_one_grid_per_section() -> None:
+    from iotui.ui.widgets.sweep_heatmap import SweepHeatmap
+
+    axes = (SweepAxis("numjobs", ("1", "2")), SweepAxis("iodepth", ("1",)))
+    points = tuple(
+        PointResult({**p.params, "iodepth": "1"}, sections=2, by_section=tuple(
+            PointResult({**part.params, "iodepth": "1"}, section=part.section, read_iops=part.read_iops,
+                        write_iops=part.write_iops) for part in p.by_section))
+        for p in POINTS
+    )
+    grid = SweepHeatmap()
+    async with Bare(grid).run_test(size=(120, 30)) as pilot:
+        grid.axes = axes
+        grid.points = points
+        grid.analysis = analyze(points, axes)
+        await pilot.pause()
+        shown = _plain(grid.content)
+        read_part, write_part = shown.split("Section 2 of 2: randwrite")
+        assert "Section 1 of 2: randread" in read_part and "3.0k" in read_part and "710" not in read_part
+        assert "710" in write_part and "3.0k" not in write_part
+        assert "3.7k" not in shown  # no read + write total
+
+
+class Bare(App):
+    def __init__(self, widget) -> None:
+        super().__init__()
+        self.widget = widget
+
+    def compose(self) -> ComposeResult:
+        yield self.widget
