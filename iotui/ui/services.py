@@ -108,6 +108,18 @@ class Services:
             raise ServiceError(str(error) or f"{expanded} cannot be used as a target.") from None
 
     # -- presets ------------------------------------------------------------
+    def list_preset_titles(self) -> list[Any]:
+        """Each preset file's name and description, unchecked: what Home lists at its first frame.
+
+        Only ``list_presets``' checked presets are ever planned or run; they replace these
+        right after the first frame (core/runs/preset_titles.py says why).
+        """
+        from iotui.core.runs.preset_dirs import preset_dirs
+        from iotui.core.runs.preset_titles import list_preset_titles
+
+        titles = list_preset_titles(preset_dirs())
+        return sorted(titles, key=lambda t: HOME_FIRST.index(t.name) if t.name in HOME_FIRST else len(HOME_FIRST))
+
     def list_presets(self) -> tuple[list[Preset], list[str]]:
         """The presets that load, and one sentence per preset file that does not."""
         from iotui.core.runs.preset_files import list_presets

@@ -280,6 +280,9 @@ class ReplayServices(Services):
     def list_presets(self) -> tuple[list[Any], list[str]]:
         return list(PRESETS), []
 
+    def list_preset_titles(self) -> list[Any]:
+        return list(PRESETS)
+
     def apply_overrides(self, preset: Any, overrides: Overrides) -> Any:
         options = dict(preset.options)
         if overrides.runtime_s is not None:

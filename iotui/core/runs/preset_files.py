@@ -6,7 +6,6 @@ policy refuses raises ``PresetPolicyError``. The format is ``docs/presets.md``.
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from pathlib import Path
@@ -20,6 +19,9 @@ else:  # pragma: no cover - Python 3.10 only
 from iotui.core.runs.preset_model import (
     JobSection, Preset, PresetError, PresetPolicyError, check_policy, engines_in_effect, read_user_file,
 )
+from iotui.core.runs.preset_dirs import preset_dirs  # where list_presets looks
+from iotui.core.runs.preset_dirs import shipped_presets_dir as shipped_presets_dir  # re-exported: callers find presets here
+from iotui.core.runs.preset_dirs import user_presets_dir as user_presets_dir
 from iotui.core.runs.preset_platform import for_platform
 
 _NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -28,22 +30,6 @@ _SWEEP_KEYS = ("vary", "note")
 
 
 # -- where presets live ----------------------------------------------------------------
-
-
-def shipped_presets_dir() -> Path:
-    return Path(__file__).resolve().parents[3] / "presets"
-
-
-def user_presets_dir(env: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    config_home = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(config_home).expanduser() / "iotui" / "presets"
-
-
-def preset_dirs() -> list[Path]:
-    """Shipped presets first; a user preset of the same name overrides one."""
-    return [shipped_presets_dir(), user_presets_dir()]
-
 
 
 # -- loading TOML presets ---------------------------------------------------------------

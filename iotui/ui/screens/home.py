@@ -83,6 +83,9 @@ class HomeScreen(Screen):
         self.initial_preset = initial_preset
         self._editor_problem: str | None = None
         self._run_when_options_follow = False  # a palette "Run preset" waits for the editor to switch
+        # Home lists the presets' titles first and the checked presets right after the first frame.
+        self._presets_checked = False
+        self._moved = False
         self.sub_title = "choose a target and a preset, then press r"
         self._start_with_breakpoint_classes()
 
@@ -121,15 +124,35 @@ class HomeScreen(Screen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self._load_presets()
+        self._list_preset_titles()
         self._load_targets()
-        # The preview plans the run (and imports the planning code): after the first
-        # frame, so the lists show at once and the command follows a moment later.
-        self.call_after_refresh(self._first_preview)
+        # The checked presets (the policy's modules and every option resolved against
+        # fio's table) and the preview (the planning code) come right after the first
+        # frame: the lists show at once, the command a moment later.
+        self.call_after_refresh(self._check_presets_then_preview)
+
+    def _check_presets_then_preview(self) -> None:
+        self._load_presets()
+        self._first_preview()
 
     def _first_preview(self) -> None:
         self.loaded = True
         self._refresh_preview()
+
+    def _list_preset_titles(self) -> None:
+        """The presets' names and descriptions, unchecked, with the default highlighted."""
+        try:
+            titles = self.services.list_preset_titles()
+        except Exception:  # noqa: BLE001 - the checked load right after says what is wrong
+            return
+        preset_list = self.query_one("#presets", PresetList)
+        preset_list.set_presets(titles)
+        index = preset_list.index_of(self.initial_preset) if self.initial_preset else None
+        if index is None:
+            index = preset_list.index_of(DEFAULT_PRESET) or 0
+        if titles:
+            with preset_list.prevent(PresetList.PresetChosen):
+                preset_list.highlighted = index
 
     # -- loading ------------------------------------------------------------
     def _load_presets(self) -> None:
@@ -140,9 +163,15 @@ class HomeScreen(Screen):
         for sentence in errors:
             self.notify(sentence, title="A preset was skipped", severity="warning", timeout=10)
         preset_list = self.query_one("#presets", PresetList)
+        # The preset the user may already have moved to among the titles stays chosen.
+        highlighted = preset_list.highlighted
+        moved = self._moved and highlighted is not None and 0 <= highlighted < len(preset_list.presets)
+        chosen = preset_list.presets[highlighted].name if moved and highlighted is not None else None
         preset_list.set_presets(presets)
-        index = preset_list.index_of(DEFAULT_PRESET) or 0
-        if self.initial_preset:
+        index = preset_list.index_of(chosen) if chosen else None
+        if index is None:
+            index = preset_list.index_of(DEFAULT_PRESET) or 0
+        if self.initial_preset and chosen is None:
             found = preset_list.index_of(self.initial_preset)
             if found is None:
                 self.notify(
@@ -151,8 +180,10 @@ class HomeScreen(Screen):
                 )
             else:
                 index = found
+        self._presets_checked = True
         if presets:
-            preset_list.highlighted = index
+            with preset_list.prevent(PresetList.PresetChosen):
+                preset_list.highlighted = index
             self.base_preset = presets[index]
 
     def _load_targets(self) -> None:
@@ -241,6 +272,9 @@ class HomeScreen(Screen):
 
     @on(PresetList.PresetChosen)
     def _preset_chosen(self, event: PresetList.PresetChosen) -> None:
+        if not self._presets_checked:
+            self._moved = True  # among the titles: the checked preset of that name follows
+            return
         self.base_preset = event.preset
 
     @on(OptionEditor.Changed)

@@ -40,10 +40,21 @@ class PresetList(OptionList):
         self.set_presets(presets)
 
     def set_presets(self, presets: list[Any]) -> None:
-        """Replace the list (nothing highlighted until the screen says so)."""
+        """Replace the list (nothing highlighted until the screen says so).
+
+        The same lines (Home's checked presets after their titles) only swap what each
+        line stands for: nothing is redrawn and the highlight stays.
+        """
+        if [self._line(p) for p in presets] == [self._line(p) for p in self.presets] and presets:
+            self.presets = list(presets)
+            return
         self.presets = list(presets)
         self.clear_options()
         self.add_options(Option(self._prompt(p), id=f"preset-{i}") for i, p in enumerate(self.presets))
+
+    @staticmethod
+    def _line(preset: Any) -> tuple[str, str, str]:
+        return (preset.name, getattr(preset, "title", "") or "", getattr(preset, "description", "") or "")
 
     def _prompt(self, preset: Any) -> Text:
         name_width = min(NAME_WIDTH_MAX, max((len(p.name) for p in self.presets), default=0))
