@@ -8,7 +8,6 @@ guards (read-only presets, nothing mounted, held or swapped on it).
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 import stat
 from dataclasses import dataclass, field
@@ -218,6 +217,8 @@ def _check_writable(path: Path) -> None:
     """os.access, then a real exclusive create and remove: ACLs, read-only mounts and quotas show up."""
     if not os.access(path, os.W_OK | os.X_OK):
         raise TargetError(f"Cannot write to {path}: permission denied. Choose a directory you can write to with --target.")
+    import secrets  # here, not at import: it loads OpenSSL's hashes, and the app's first frame lists targets
+
     probe = path / f".iotui-probe-{os.getpid()}-{secrets.token_hex(4)}"
     try:
         descriptor = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)

@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Grid, VerticalScroll
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Header, Static
+from textual.widgets import Static
 
 from iotui.core.runs.compare import Comparison, compare_records
 from iotui.core.runs.compare_answers import never_settled, repeat_groups
@@ -28,6 +28,7 @@ from iotui.ui.widgets.comparison_setup import ComparisonSetup
 from iotui.ui.widgets.comparison_table import ComparisonTable
 from iotui.ui.widgets.reference_picker import ReferencePicker
 from iotui.ui.widgets.key_bar import KeyBar
+from iotui.ui.widgets.title_bar import TitleBar
 
 
 class CompareScreen(Screen):
@@ -62,7 +63,7 @@ class CompareScreen(Screen):
         return self.records[-1]
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="")
+        yield TitleBar()
         with VerticalScroll(id="compare"):
             yield ComparisonSetup(id="compare-setup").data_bind(comparison=CompareScreen.comparison)
             yield Static(id="compare-desktop")

@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.events import Key
 from textual.screen import Screen
-from textual.widgets import DataTable, Header, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from iotui.core.runs.compare import run_labels
 from iotui.core.runs.record import RunRecord
@@ -35,6 +35,7 @@ from iotui.ui.screens.text_prompt import TextPromptScreen
 from iotui.ui.services import ServiceError, Services
 from iotui.ui.widgets.history_table import LEGEND, HistoryEntry, HistoryTable
 from iotui.ui.widgets.key_bar import KeyBar
+from iotui.ui.widgets.title_bar import TitleBar
 
 # Rows put in the table at once; the filter narrows the rest (the count says how many match).
 SHOWN_LIMIT = 100
@@ -77,7 +78,7 @@ class HistoryScreen(Screen):
         """How many times the list was read from the index (the bench waits for it)."""
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="")
+        yield TitleBar()
         yield Input(placeholder="type to filter (preset, target, status, date, note, tag...)", id="history-filter", compact=True)
         yield HistoryTable(id="history")
         yield Static(id="history-empty")

@@ -13,18 +13,16 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Header
 
-from iotui.ui.screens.path_prompt import PathPromptScreen
 from iotui.ui.service_types import Overrides, PlanPreview, RunRequest
 from iotui.ui.services import ServiceError, Services
-from iotui.core.remote.transport import RemoteError, parse_hosts
 from iotui.ui.widgets.command_preview import CommandPreview
 from iotui.ui.widgets.hosts_field import HostsField
 from iotui.ui.widgets.option_editor import OptionEditor
 from iotui.ui.widgets.preset_list import PresetList
 from iotui.ui.widgets.target_list import TargetList
 from iotui.ui.widgets.key_bar import KeyBar
+from iotui.ui.widgets.title_bar import TitleBar
 
 
 # Highlighted when no --preset is given: the short first look.
@@ -101,7 +99,7 @@ class HomeScreen(Screen):
         self.add_class(*classes, update=False)
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="")
+        yield TitleBar()
         with Vertical(id="home-lists"):
             target_list = TargetList([], id="targets")
             target_list.border_title = "target (t)"
@@ -289,6 +287,8 @@ class HomeScreen(Screen):
 
     @on(TargetList.OtherDirectoryRequested)
     def _ask_for_directory(self) -> None:
+        from iotui.ui.screens.path_prompt import PathPromptScreen  # a dialog: loaded when asked for
+
         self.app.push_screen(PathPromptScreen(), self._directory_typed)
 
     def _directory_typed(self, path: str | None) -> None:
@@ -318,6 +318,8 @@ class HomeScreen(Screen):
         if self.preview is not None and self.preview.error and not hosts_typed:
             self.notify(self.preview.error, title="This run cannot start", severity="error", timeout=10)
             return
+        from iotui.core.remote.transport import RemoteError, parse_hosts  # the remote machinery, at r
+
         try:
             hosts = tuple(parse_hosts(self.query_one("#hosts", HostsField).value))
         except RemoteError as error:

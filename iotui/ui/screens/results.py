@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Header, Static
+from textual.widgets import Static
 
 from iotui.core import format as fmt
 from iotui.core.runs.export import export_records
@@ -29,6 +29,7 @@ from iotui.ui.widgets.section_table import SectionTable
 from iotui.ui.widgets.section_findings import SectionFindings
 from iotui.ui.widgets.warnings_list import WarningsList
 from iotui.ui.widgets.key_bar import KeyBar
+from iotui.ui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
     from iotui.ui.app import IotuiApp
@@ -84,7 +85,7 @@ class ResultsScreen(Screen):
         self.sub_title = f"results: {record.preset}"
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="")
+        yield TitleBar()
         with VerticalScroll(id="results"):
             yield Static(headline(self.record), id="headline")
             yield Static(saved_text(self.record, self.saved_path), id="saved")

@@ -16,7 +16,6 @@ from textual.timer import Timer
 from textual.containers import Horizontal
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Header
 
 from iotui.core.fio.intervals import IntervalSample
 from iotui.ui.live import PSI_TOOLTIP, LiveSeries, psi_legend
@@ -39,6 +38,7 @@ from iotui.ui.widgets.log_panel import LogPanel
 from iotui.ui.widgets.series_panel import SeriesPanel
 from iotui.ui.widgets.throughput_plot import ThroughputPlot
 from iotui.ui.widgets.key_bar import KeyBar
+from iotui.ui.widgets.title_bar import TitleBar
 
 # A host sample waits at most this long for fio's next interval before it is drawn alone.
 HOST_DRAW_LATEST_S = 1.5
@@ -82,7 +82,7 @@ class RunScreen(Screen):
             self.sub_title += f" on {len(request.hosts)} hosts"
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="")
+        yield TitleBar()
         yield LiveRun(
             figures_id="figures", chip_id="chip", estimated_s=self.request.estimated_s, id="run-top"
         ).data_bind(phase=RunScreen.phase)

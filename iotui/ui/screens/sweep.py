@@ -16,7 +16,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Header, Input, ProgressBar, Static
+from textual.widgets import Input, ProgressBar, Static
 
 from iotui.ui.point_series import points_span
 from iotui.ui.screens.sweep_progress import ACTIVE_PHASES, SweepProgressScreen
@@ -33,6 +33,7 @@ from iotui.ui.widgets.sweep_findings import SweepFindings
 from iotui.ui.widgets.sweep_points import SweepPoints
 from iotui.core.sweep.analysis import PointResult
 from iotui.ui.widgets.key_bar import KeyBar
+from iotui.ui.widgets.title_bar import TitleBar
 
 
 class SweepScreen(SweepProgressScreen):
@@ -65,7 +66,7 @@ class SweepScreen(SweepProgressScreen):
         self.sub_title = f"sweep: {preset.name} on {target_path}"
 
     def compose(self) -> ComposeResult:
-        yield Header(icon="")
+        yield TitleBar()
         with Vertical(id="sweep-top"):
             yield Input(
                 self.initial_vary,
