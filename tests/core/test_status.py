@@ -161,3 +161,50 @@ def test_what_orjson_refuses_is_read_by_the_standard_library() -> None:
     assert doc["big"] == 2**128 and doc["mean"] != doc["mean"] and doc["iops"] == 1500.0
     with pytest.raises(ValueError):
         parse_json(b"{\n  \"cut\" : \n}")
+
+
+def test_a_large_document_is_parsed_with_the_collector_paused_and_restored() -> None:
+    import gc
+
+    from iotui.core.fio import status
+
+    jobs = [{"jobname": f"job{i}", "read": {"iops": float(i), "clat_ns": {"bins": {str(j): j for j in range(40)}}}}
+            for i in range(1500)]
+    raw = json.dumps({"jobs": jobs}, indent=2).encode()
+    assert len(raw) >= status.LARGE_DOCUMENT_BYTES
+    seen: list[bool] = []
+    real = status.orjson
+
+    class Spy:
+        JSONDecodeError = ValueError
+
+        @staticmethod
+        def loads(data):  # what the collector's state is while the document is parsed
+            seen.append(gc.isenabled())
+            return json.loads(bytes(data))
+
+    status.orjson = Spy  # type: ignore[assignment]
+    try:
+        assert gc.isenabled()
+        doc = status.parse_json(memoryview(raw))
+        assert gc.isenabled()  # restored
+        gc.disable()
+        try:
+            status.parse_json(raw)
+            assert not gc.isenabled()  # a caller's own choice is left as it was
+        finally:
+            gc.enable()
+    finally:
+        status.orjson = real
+    assert seen == [False, False]
+    assert doc["jobs"][1499]["read"]["iops"] == 1499.0
+
+
+def test_a_document_split_from_a_stream_is_parsed_in_place_and_the_stream_goes_on() -> None:
+    document = json.dumps({"jobs": [{"jobname": "a", "read": {"iops": 5.0}}]}, indent=2).encode()
+    splitter = StatusSplitter()
+    items = splitter.feed(document + b"\nfio: a line after\n" + document + b"\n") + splitter.close()
+    docs = [item.doc for item in items if isinstance(item, FioDocument)]
+    texts = [item.line for item in items if isinstance(item, FioText)]
+    assert len(docs) == 2 and docs[0]["jobs"][0]["read"]["iops"] == 5.0
+    assert texts == ["fio: a line after"]

@@ -11,6 +11,7 @@ garbage becomes text items, so nothing fio said is lost.
 
 from __future__ import annotations
 
+import gc
 import json
 from dataclasses import dataclass
 
@@ -20,17 +21,34 @@ except ImportError:  # pragma: no cover - depends on what is installed
     orjson = None  # type: ignore[assignment]
 
 
-def parse_json(raw: bytes) -> object:
+def parse_json(raw: bytes | bytearray | memoryview) -> object:
     """One status document, parsed once: with orjson when it is installed, else the
     standard library. What orjson refuses but the standard library reads (NaN, an
     integer beyond 64 bits) is read by the standard library, so no number fio
-    printed is lost either way; invalid JSON raises ValueError."""
-    if orjson is not None:
-        try:
-            return orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            pass
-    return json.loads(raw)
+    printed is lost either way; invalid JSON raises ValueError.
+
+    A large document (hundreds of jobs without group_reporting) becomes some
+    hundred thousand objects at once; the cyclic garbage collector would walk the
+    whole heap several times while they are made, though none of them can be
+    garbage yet, so it is paused for that one parse.
+    """
+    pause_gc = len(raw) >= LARGE_DOCUMENT_BYTES and gc.isenabled()
+    if pause_gc:
+        gc.disable()
+    try:
+        if orjson is not None:
+            try:
+                return orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                pass
+        return json.loads(bytes(raw) if isinstance(raw, memoryview) else raw)
+    finally:
+        if pause_gc:
+            gc.enable()
+
+
+# From this size up a document's parse pauses the garbage collector (a few jobs' document is far smaller).
+LARGE_DOCUMENT_BYTES = 1024 * 1024
 
 
 # A document larger than this is not a status document; refusing it bounds
@@ -143,7 +161,10 @@ class StatusSplitter:
             tail = buffer[after : after + 2]
             if tail[:1] == b"\n" or tail == b"\r\n":
                 end = after + (1 if tail[:1] == b"\n" else 2)
-                self._finish_document(bytes(buffer[:after]), items)
+                # Parsed in place (no copy of a large document); both views are released
+                # before the buffer is cut.
+                with memoryview(buffer) as view, view[:after] as document:
+                    self._finish_document(document, items)
                 del buffer[:end]
                 self._in_document = False
                 self._scan_from = 0
@@ -164,7 +185,7 @@ class StatusSplitter:
         if line.strip():
             items.append(FioText(_decode(line[:MAX_TEXT_LINE_BYTES])))
 
-    def _finish_document(self, raw: bytes, items: list[StatusItem]) -> None:
+    def _finish_document(self, raw: bytes | memoryview, items: list[StatusItem]) -> None:
         try:
             doc = parse_json(raw)
         except ValueError:
@@ -173,7 +194,7 @@ class StatusSplitter:
             items.append(FioDocument(doc=doc, size_bytes=len(raw)))
             return
         # Braces balanced by line but not valid JSON: keep it as text lines.
-        for text_line in raw.splitlines():
+        for text_line in bytes(raw).splitlines():
             self._take_text_line(text_line, items)
 
     def _abandon_document(self, upto: int, items: list[StatusItem]) -> None:
