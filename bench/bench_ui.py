@@ -92,6 +92,16 @@ def _write_result(result: dict) -> None:
     Path(os.environ[RESULT_ENV]).write_text(json.dumps(result))
 
 
+def _runs_dir() -> Path:
+    """A runs directory of the benchmark's own, removed with everything in it when it ends."""
+    import atexit
+    import shutil
+
+    directory = Path(tempfile.mkdtemp(prefix="iotui-bench-runs-"))
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
+    return directory
+
+
 def child_paint() -> None:
     """Real services; exit right after the home screen's first refresh."""
     spawned = float(os.environ[SPAWNED_ENV])
@@ -135,7 +145,7 @@ def child_paint() -> None:
         def get_default_screen(self) -> TimedHome:
             return TimedHome(self.services)
 
-    Timed(Services(runs_dir=Path(tempfile.mkdtemp(prefix="iotui-bench-runs-")))).run()
+    Timed(Services(runs_dir=_runs_dir())).run()
 
 
 class LazyDocuments(Sequence):
@@ -175,7 +185,7 @@ def _replay_app(documents: int, delay_s: float, host_interval_s: float, on_ready
 
     docs = LazyDocuments(documents)
     services = ReplayServices(
-        Path(tempfile.mkdtemp(prefix="iotui-bench-runs-")),
+        _runs_dir(),
         runner_factory=lambda: ReplayRunner(docs, delay_s=delay_s),
         host_interval_s=host_interval_s,
     )
