@@ -27,10 +27,16 @@ if TYPE_CHECKING:
 PREVIEW_RUN_ID = "X" * 12
 # Presets listed first on Home, in this order; the rest follow by name.
 HOME_FIRST = ("desktop", "desktop-nvme")
+
 # The private test directory's name in the preview (each run draws a random one).
 PREVIEW_PRIVATE_DIR = ".iotui-" + "X" * 16
 
 RecordEntry = tuple[Path, "RunRecord | None", "str | None"]
+
+
+def _home_order(preset: Any) -> int:
+    """Sort key: the HOME_FIRST presets in their order, then the rest (a stable sort keeps them by name)."""
+    return HOME_FIRST.index(preset.name) if preset.name in HOME_FIRST else len(HOME_FIRST)
 
 
 # What to do about a multi-host refusal, in the app's terms (the core's RemoteError says what happened).
@@ -118,14 +124,14 @@ class Services:
         from iotui.core.runs.preset_titles import list_preset_titles
 
         titles = list_preset_titles(preset_dirs())
-        return sorted(titles, key=lambda t: HOME_FIRST.index(t.name) if t.name in HOME_FIRST else len(HOME_FIRST))
+        return sorted(titles, key=_home_order)
 
     def list_presets(self) -> tuple[list[Preset], list[str]]:
         """The presets that load, and one sentence per preset file that does not."""
         from iotui.core.runs.preset_files import list_presets
         loaded, errors = list_presets()
         # The desktop table leads the list: the one run most people come for.
-        ordered = sorted(loaded, key=lambda p: HOME_FIRST.index(p.name) if p.name in HOME_FIRST else len(HOME_FIRST))
+        ordered = sorted(loaded, key=_home_order)
         return ordered, [str(error) for error in errors]
 
     def apply_overrides(self, preset: Preset, overrides: Overrides) -> Preset:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Mapping
+from typing import Iterator, Mapping
 
 
 def shipped_presets_dir() -> Path:
@@ -20,3 +20,10 @@ def user_presets_dir(env: Mapping[str, str] | None = None) -> Path:
 def preset_dirs() -> list[Path]:
     """Shipped presets first; a user preset of the same name overrides one."""
     return [shipped_presets_dir(), user_presets_dir()]
+
+
+def preset_files(dirs: list[Path]) -> Iterator[Path]:
+    """Every preset file, directory by directory in order (so a later one overrides), by name."""
+    for directory in dirs:
+        if directory.is_dir():
+            yield from sorted(directory.glob("*.toml"))

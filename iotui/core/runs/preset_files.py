@@ -19,7 +19,7 @@ else:  # pragma: no cover - Python 3.10 only
 from iotui.core.runs.preset_model import (
     JobSection, Preset, PresetError, PresetPolicyError, check_policy, engines_in_effect, read_user_file,
 )
-from iotui.core.runs.preset_dirs import preset_dirs  # where list_presets looks
+from iotui.core.runs.preset_dirs import preset_dirs, preset_files  # where list_presets looks
 from iotui.core.runs.preset_dirs import shipped_presets_dir as shipped_presets_dir  # re-exported: callers find presets here
 from iotui.core.runs.preset_dirs import user_presets_dir as user_presets_dir
 from iotui.core.runs.preset_platform import for_platform
@@ -213,17 +213,14 @@ def list_presets(dirs: list[Path] | None = None) -> tuple[list[Preset], list[Pre
     """
     found: dict[str, Preset] = {}
     errors: list[PresetError] = []
-    for directory in dirs if dirs is not None else preset_dirs():
-        if not directory.is_dir():
+    for path in preset_files(dirs if dirs is not None else preset_dirs()):
+        try:
+            preset = load_preset_file(path)
+        except PresetError as error:
+            errors.append(error)
+            found.pop(path.stem, None)
             continue
-        for path in sorted(directory.glob("*.toml")):
-            try:
-                preset = load_preset_file(path)
-            except PresetError as error:
-                errors.append(error)
-                found.pop(path.stem, None)
-                continue
-            found[preset.name] = preset
+        found[preset.name] = preset
     return sorted(found.values(), key=lambda preset: preset.name), errors
 
 

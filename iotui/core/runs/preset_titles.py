@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import NamedTuple
 
+from iotui.core.runs.preset_dirs import preset_files
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10 only
@@ -43,13 +45,10 @@ def _title(path: Path) -> PresetTitle | None:
 def list_preset_titles(dirs: list[Path]) -> list[PresetTitle]:
     """Every preset file's name and description, by name (a later directory overrides)."""
     found: dict[str, PresetTitle] = {}
-    for directory in dirs:
-        if not directory.is_dir():
+    for path in preset_files(dirs):
+        title = _title(path)
+        if title is None:
+            found.pop(path.stem, None)  # as list_presets: a broken later file hides the earlier one
             continue
-        for path in sorted(directory.glob("*.toml")):
-            title = _title(path)
-            if title is None:
-                found.pop(path.stem, None)  # as list_presets: a broken later file hides the earlier one
-                continue
-            found[title.name] = title
+        found[title.name] = title
     return sorted(found.values(), key=lambda title: title.name)
