@@ -25,7 +25,7 @@ from iotui.core.remote.record import HostState, build_record
 from iotui.core.runs.record import RunRecord
 from iotui.core.runs.record_files import save_record
 from iotui.core.runs.record_schema import RecordError
-from iotui.core.runs.events import LogLine, RunFinished
+from iotui.core.runs.events import EventLog, RunFinished
 
 READY_TIMEOUT_S = 30.0
 STALL_S = 10.0  # a released host with no document this long is failed
@@ -57,7 +57,7 @@ class HostFailed:
     reason: str
 
 
-class MultiHostSession:
+class MultiHostSession(EventLog):
     """Runs one remote plan on every host. ``await run()`` returns the record."""
 
     def __init__(
@@ -109,16 +109,6 @@ class MultiHostSession:
         base = self.released_at if self.released_at is not None else self._started_monotonic
         return time.monotonic() - base
 
-    def _emit(self, event: object) -> None:
-        try:
-            self.on_event(event)
-        except Exception as error:  # noqa: BLE001 - the caller's event handler: a drawing bug must not lose the run
-            self.messages.append({"source": "iotui", "text": f"event handler failed: {error!r}"})
-
-    def _log(self, source: str, text: str) -> None:
-        if len(self.messages) < 1000:
-            self.messages.append({"source": source, "text": text})
-        self._emit(LogLine(source, text))
 
     # -- the run ------------------------------------------------------------
     async def run(self) -> RunRecord:

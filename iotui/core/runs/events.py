@@ -39,6 +39,30 @@ class LogLine:
     text: str
 
 
+class EventLog:
+    """Hands events to the caller and keeps the run's messages (the record's [[messages]]).
+
+    Shared by the one-machine recorder and the multi-host session; each sets ``on_event``
+    and ``messages`` in its constructor.
+    """
+
+    messages_kept = 1000
+    """How many log lines the record keeps (the rest are still emitted)."""
+    on_event: EventCallback
+    messages: list[dict[str, str]]
+
+    def _emit(self, event: object) -> None:
+        try:
+            self.on_event(event)
+        except Exception as error:  # noqa: BLE001 - the caller's event handler: a drawing bug must not lose the run
+            self.messages.append({"source": "iotui", "text": f"event handler failed: {error!r}"})
+
+    def _log(self, source: str, text: str) -> None:
+        if len(self.messages) < self.messages_kept:
+            self.messages.append({"source": source, "text": text})
+        self._emit(LogLine(source, text))
+
+
 @dataclass(frozen=True)
 class RunFinished:
     record: RunRecord

@@ -25,7 +25,7 @@ from iotui.core.host.protocols import IoProbe, Monitor, Sampler, WakeupProbe
 from iotui.core.host.signals import missing_signals, missing_signals_sentence
 from iotui.core.host.verdict import WARNING_CODE as RESPONSIVENESS_WARNING, pressure_warning
 from iotui.core.host.watch import HostReading, HostWatch
-from iotui.core.runs.events import EventCallback, HostUpdate, LogLine, RunFinished
+from iotui.core.runs.events import EventCallback, EventLog, HostUpdate, RunFinished
 from iotui.core.runs.lock import RunLock, acquire_run_lock, mark_overlap
 from iotui.core.runs.record import RunRecord
 from iotui.core.runs.record_files import save_record
@@ -39,11 +39,8 @@ if TYPE_CHECKING:
     from iotui.core.runs.plan import RunPlan
 
 
-class RunRecorder:
+class RunRecorder(EventLog):
     """The shared half of a session; the tool's session subclasses it."""
-
-    messages_kept = 1000
-    """How many log lines the record keeps (the rest are still emitted)."""
 
     def __init__(
         self,
@@ -135,16 +132,6 @@ class RunRecorder:
             "iotui_version": __version__,
         }
 
-    def _emit(self, event: object) -> None:
-        try:
-            self.on_event(event)
-        except Exception as error:  # noqa: BLE001 - the caller's event handler: a drawing bug must not lose the run
-            self.messages.append({"source": "iotui", "text": f"event handler failed: {error!r}"})
-
-    def _log(self, source: str, text: str) -> None:
-        if len(self.messages) < self.messages_kept:
-            self.messages.append({"source": source, "text": text})
-        self._emit(LogLine(source, text))
 
     def _tool_running(self) -> bool:
         """Whether the tool runs now: only then does a host sample count for the summary."""
