@@ -156,21 +156,21 @@ class RunScreen(Screen):
     @on(HostSampled)
     def _host(self, message: HostSampled) -> None:
         self.live.add_host(message.host)
+        self._host_pending = True
         if self.phase is not RunPhase.RUNNING:
-            self._draw_host_sample(pending=True)
+            self._draw_host_sample()
             return
         # While fio reports every second, the host's sample is drawn with fio's next
         # interval: one frame a second instead of two (each frame costs the whole band
         # of the screen between the two panels); if fio is late, it is drawn anyway.
-        self._host_pending = True
         if self._host_timer is None:
             self._host_timer = self.set_timer(HOST_DRAW_LATEST_S, self._draw_host_sample)
 
-    def _draw_host_sample(self, pending: bool | None = None) -> None:
+    def _draw_host_sample(self) -> None:
         if self._host_timer is not None:
             self._host_timer.stop()
             self._host_timer = None
-        if pending or self._host_pending:
+        if self._host_pending:
             self._host_pending = False
             self.host_revision += 1
 
