@@ -302,6 +302,71 @@ def test_a_job_file_s_absolute_directory_becomes_the_private_test_directory(tmp_
         job_file(tmp_path, "[j]\ndirectory=/dev/sda\n")
 
 
+@pytest.mark.parametrize(
+    "written, placed",
+    [
+        ("/tmp/testfile", "testfile"),
+        ("/tmp/a/b", "a/b"),
+        ("/var/tmp/data", "data"),
+        ("/tmp/x:/var/tmp/y", "x:y"),
+        ("/dev/null:/tmp/z", "/dev/null:z"),
+    ],
+)
+def test_a_job_file_s_filename_in_tmp_or_var_tmp_is_a_name_in_the_private_directory(
+    tmp_path: Path, written: str, placed: str
+) -> None:
+    # A scratch name says "some file", not a particular one: it is placed by its path below /tmp or /var/tmp.
+    preset = job_file(tmp_path, f"[global]\nfilename={written}\n[j]\nrw=read\n")
+    assert preset.options["filename"] == placed
+    for relative, original in zip(placed.split(":"), written.split(":")):
+        if original != relative:
+            assert f"its filename={original} is {relative} in iotui's private test directory" in preset.description
+    section = job_file(tmp_path, f"[j]\nrw=read\nfilename={written}\n")
+    assert section.jobs[0].options["filename"] == placed
+
+
+def test_a_job_file_s_filename_format_in_tmp_is_placed_too(tmp_path: Path) -> None:
+    preset = job_file(tmp_path, "[j]\nnrfiles=2\nfilename_format=/tmp/run/$jobname.$filenum\n")
+    assert preset.jobs[0].options["filename_format"] == "run/$jobname.$filenum"
+    assert "filename_format=/tmp/run/$jobname.$filenum is run/$jobname.$filenum" in preset.description
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "/home/x/f", "/etc/x", "/data/x", "/var/x", "/tmp/../etc/passwd", "/var/tmp/../../etc/passwd",
+        "/tmpfoo/x", "/var/tmpx/y", "/tmp", "/tmp/", "/var/tmp/", "/tmp/./x", "/tmp//x", "/tmp/a/..",
+        "/tmp/~x", "~/x", "/tmp/a\\:b", "/tmp/x:/etc/passwd",
+    ],
+)
+def test_a_job_file_s_other_absolute_filenames_stay_refused(tmp_path: Path, written: str) -> None:
+    with pytest.raises(PresetPolicyError) as error:
+        job_file(tmp_path, f"[j]\nrw=write\nfilename={written}\n")
+    message = str(error.value)
+    assert f"the option 'filename={written}'" in message and "outside iotui's private test directory" in message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[a]\nfilename=/tmp/a\n[b]\nfilename=/var/tmp/a\n",
+        "[global]\nfilename=/tmp/a:/var/tmp/a\n[j]\n",
+        "[a]\nfilename=a\n[b]\nfilename=/tmp/a\n",
+    ],
+)
+def test_two_names_for_one_file_in_the_private_directory_are_refused(tmp_path: Path, text: str) -> None:
+    with pytest.raises(PresetPolicyError) as error:
+        job_file(tmp_path, text)
+    assert "would both be the file 'a' in iotui's private test directory" in str(error.value)
+    assert "my.fio" in str(error.value)
+
+
+def test_the_same_scratch_name_in_several_sections_is_one_file(tmp_path: Path) -> None:
+    # Like fio, where every section naming /tmp/a shares that file; and 'a' under its own directory= is another.
+    preset = job_file(tmp_path, "[global]\nfilename=/tmp/a\n[x]\nrw=write\n[y]\nrw=read\n[z]\ndirectory=d\nfilename=a\n")
+    assert preset.options["filename"] == "a" and preset.jobs[2].options == {"directory": "d", "filename": "a"}
+
+
 # -- overrides ---------------------------------------------------------------------------
 
 

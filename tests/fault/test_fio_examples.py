@@ -22,13 +22,15 @@ from iotui.core.runs.record_files import load_record
 from tests.conftest import requires_fio
 
 EXAMPLES = Path(__file__).parents[1] / "fixtures" / "fio-examples"
-# Files that do I/O on files: they run (relative names and a job file's directory= confined).
+# Files that do I/O on files: they run (relative names, names in /tmp and a job file's directory= confined).
 RUNS = (
-    "aio-read", "backwards-read", "cpuio", "dedupe-global", "falloc", "filecreate-ioengine", "filedelete-ioengine",
-    "filestat-ioengine", "fio-rand-RW", "fio-rand-read", "fio-rand-write", "fio-seq-RW", "fio-seq-read",
-    "fio-seq-write", "fsx", "ftruncate", "iometer-file-access-server", "null", "rand-zones", "ssd-test",
-    "steadystate", "tiobench-example", "zipf",
+    "aio-read", "backwards-read", "butterfly", "cpuio", "dedupe-global", "exitwhat", "falloc", "filecreate-ioengine",
+    "filedelete-ioengine", "filestat-ioengine", "fio-rand-RW", "fio-rand-read", "fio-rand-write", "fio-seq-RW",
+    "fio-seq-read", "fio-seq-write", "flow", "fsx", "ftruncate", "iometer-file-access-server", "null", "rand-zones",
+    "ssd-test", "steadystate", "tiobench-example", "waitfor", "zipf",
 )
+# Their scratch files (filename=/tmp/...) are placed in the private test directory: nothing is written here.
+SCRATCH_FILES = {"butterfly": "/tmp/testfile", "exitwhat": "/tmp/test", "flow": "/tmp/testfile", "waitfor": "/tmp/data"}
 # Runs too, but its 32 jobs start 4 s apart (startdelay up to 124 s): two minutes, too long for the suite.
 RUNS_SLOWLY = ("1mbs_clients",)
 # Refused, with the option that is, by why (docs/safety.md has the same table).
@@ -38,10 +40,6 @@ REFUSED_BY_CATEGORY: dict[str, dict[str, str]] = {
         "cmdprio-percentage": "filename=/dev/sda", "cross-stripe-verify": "filename=/dev/nvme0n1",
         "disk-zone-profile": "filename=/dev/sdb", "jesd219": "filename=/dev/nvme0n1",
         "latency-profile": "filename=/dev/sda", "numa": "filename=/dev/sdb1", "ssd-steadystate": "filename=/dev/fioa",
-    },
-    "a file outside the private test directory": {
-        "butterfly": "filename=/tmp/testfile", "exitwhat": "filename=/tmp/test", "flow": "filename=/tmp/testfile",
-        "waitfor": "filename=/tmp/data",
     },
     "an engine for devices": {
         "dev-dax": "ioengine=dev-dax", "libpmem": "ioengine=libpmem", "mtd": "ioengine=mtd",
@@ -76,8 +74,7 @@ REFUSED_BY_CATEGORY: dict[str, dict[str, str]] = {
 REFUSED = {name: option for names in REFUSED_BY_CATEGORY.values() for name, option in names.items()}
 # What each category's sentence says (the reason after "because").
 REASON_WORDS = {
-    "a device": "outside iotui's private test directory", "a file outside the private test directory":
-    "outside iotui's private test directory", "an engine for devices": "works on devices",
+    "a device": "outside iotui's private test directory", "an engine for devices": "works on devices",
     "a zoned block device": "zoned block device", "the network": "over the network",
     "code loaded from a library": "load a library", "a command": "runs a command", "other files' blocks":
     "another file", "filling the filesystem": "filesystem is full", "the environment": "environment variable",
@@ -106,6 +103,15 @@ def _run(name: str, root: Path) -> tuple[str, subprocess.CompletedProcess, Path,
         env={**os.environ, "XDG_CACHE_HOME": str(root / "cache"), "XDG_RUNTIME_DIR": str(root / name / "runtime")},
     )
     return name, result, target, runs
+
+
+def _state(path: Path) -> tuple[int, int] | None:
+    """A file's size and modification time, or None when there is none."""
+    try:
+        facts = path.stat()
+    except FileNotFoundError:
+        return None
+    return facts.st_size, facts.st_mtime_ns
 
 
 def _fio_groups(report: dict) -> dict[int, list[dict]]:
@@ -149,9 +155,12 @@ def test_the_example_job_files_that_use_files_run_with_fio_s_figures_and_those_f
 ) -> None:
     # The hanging ones first: they wait for iotui to notice, while the others run beside them.
     names = sorted(FAILS_IN_FIO, key=lambda name: name not in MAY_COMPLETE) + list(RUNS)
+    scratch_before = {path: _state(Path(path)) for path in SCRATCH_FILES.values()}
     # Six at once: the two that hang mostly wait, and fio's runs are mostly their 2 s of runtime.
     with ThreadPoolExecutor(max_workers=6) as pool:
         outcomes = list(pool.map(lambda name: _run(name, tmp_path), names))
+    # /tmp/testfile, /tmp/test, /tmp/data: as they were (absent, on a machine where nothing else makes them).
+    assert {path: _state(Path(path)) for path in SCRATCH_FILES.values()} == scratch_before
     problems = []
     for name, result, target, runs in outcomes:
         if list(target.iterdir()):
@@ -179,7 +188,7 @@ def test_the_example_job_files_that_use_files_run_with_fio_s_figures_and_those_f
         except (AssertionError, KeyError, ZeroDivisionError) as error:
             problems.append(f"{name}: {error!r}")
     assert problems == []
-    assert len(RUNS) + len(RUNS_SLOWLY) >= 24
+    assert len(RUNS) + len(RUNS_SLOWLY) >= 28
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))
@@ -197,6 +206,23 @@ def test_the_example_job_files_that_name_devices_or_run_things_are_refused(
     assert REASON_WORDS[category] in err
     assert list(target.iterdir()) == []
     assert not (tmp_path / "runs").exists() or list((tmp_path / "runs").iterdir()) == []
+
+
+@pytest.mark.parametrize("elsewhere", ["/home/x/f", "/etc/x", "/tmp/../etc/passwd", "/tmpfoo/x", "/tmp/"])
+def test_an_example_that_names_a_file_outside_tmp_and_var_tmp_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], elsewhere: str
+) -> None:
+    # butterfly.fio as fio ships it runs (/tmp/testfile is a scratch name); naming any other file, it is refused.
+    job = tmp_path / "butterfly.fio"
+    job.write_text((EXAMPLES / "butterfly.fio").read_text().replace("filename=/tmp/testfile", f"filename={elsewhere}"))
+    target = tmp_path / "target"
+    target.mkdir()
+    code = cli.main(["run", "--job-file", str(job), "--runtime", "2", "--size", "16M", "--target", str(target),
+                     "--runs-dir", str(tmp_path / "runs"), "--baseline", "0"])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    assert f"the option 'filename={elsewhere}' is refused because it names a path outside iotui's private test" in err
+    assert list(target.iterdir()) == [] and not (tmp_path / "runs").exists()
 
 
 def test_every_example_of_fio_3_33_is_here_and_either_runs_or_is_refused_or_fails_in_fio() -> None:

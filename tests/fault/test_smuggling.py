@@ -9,6 +9,8 @@ runs the ``iotui`` command (in this process, the same code path as the shell) an
 from __future__ import annotations
 
 import itertools
+import shutil
+import uuid
 from pathlib import Path
 
 import pytest
@@ -75,13 +77,21 @@ PAYLOADS: dict[str, dict[str, str]] = {
     "daemonize": {"daemonize": "CANARY"},
     "runtime=-5": {"runtime": "-5"},
 }
+# Where the job-file tricks below aim, outside the scratch directories or through them.
+OUTSIDE_CANARIES = ("/etc/iotui-canary", "/home/iotui-canary", "/tmpfoo", "/tmp/iotui-canary", "/var/tmp/iotui-canary")
 # Job files only carry what fio's job-file parser reads; these are the job-file-only tricks.
 JOB_FILES: dict[str, str] = {
     "include": "[x]\nrw=read\ninclude CANARY\n",
     "global after section": "[x]\nrw=read\n[global]\nioeng=exec\n[y]\nprogram=touch\narguments=CANARY\n",
     "global engine, section program": "[global]\nioengine=exec\n[x]\nprogram=touch\narguments=CANARY\n",
     "section prefix": "[x]\nioeng=exec\nprogram=touch\narguments=CANARY\n",
-    "absolute filename": "[x]\nrw=write\nfilename=CANARY\n",
+    "absolute filename": "[x]\nrw=write\nfilename=/etc/iotui-canary\n",
+    "absolute filename in /home": "[x]\nrw=write\nfilename=/home/iotui-canary/f\n",
+    "/tmp/.. filename": "[x]\nrw=write\nfilename=/tmp/../etc/iotui-canary\n",
+    "/var/tmp/.. filename": "[x]\nrw=write\nfilename=/var/tmp/../../etc/iotui-canary\n",
+    "/tmpfoo filename": "[x]\nrw=write\nfilename=/tmpfoo/iotui-canary\n",
+    "/tmp itself": "[x]\nrw=write\nfilename=/tmp\n",
+    "/tmp and /var/tmp, one name": "[a]\nrw=write\nfilename=/tmp/iotui-canary\n[b]\nrw=write\nfilename=/var/tmp/iotui-canary\n",
     "device filename": "[x]\nrw=read\nfilename=/dev/sda\n",
     "dollar in a value": "[x]\nrw=write\nsize=$mb_memory\nfilename=data\n",
 }
@@ -172,7 +182,9 @@ def test_a_job_file_s_directory_outside_is_confined_to_the_private_directory(wor
     assert [path.name for path in world["DIR"].iterdir()] == ["SECRET-FILE"] and not list(world["target"].iterdir())
 
 
-@pytest.mark.parametrize("name", sorted(set(PAYLOADS) - {"directory"}))
+# A job file's directory= is confined (above), and so is its filename= in /tmp or /var/tmp, where the
+# canary lies when the tests' temporary directory is there (below: names in those, and outside them).
+@pytest.mark.parametrize("name", sorted(set(PAYLOADS) - {"directory", "filename"}))
 def test_every_payload_is_refused_in_a_job_file(world, capsys, tmp_path: Path, name: str) -> None:
     lines = "".join(f"{key}={_text(value, world)}\n" for key, value in PAYLOADS[name].items())
     job = tmp_path / "evil.fio"
@@ -182,9 +194,39 @@ def test_every_payload_is_refused_in_a_job_file(world, capsys, tmp_path: Path, n
 
 @pytest.mark.parametrize("name", sorted(JOB_FILES))
 def test_job_file_tricks_are_refused(world, capsys, tmp_path: Path, name: str) -> None:
+    assert not any(Path(path).exists() for path in OUTSIDE_CANARIES)
     job = tmp_path / "evil.fio"
     job.write_text(_text(JOB_FILES[name], world))
     _refused(_attempt(["run", "--job-file", str(job)], world, capsys))
+    assert not any(Path(path).exists() for path in OUTSIDE_CANARIES)
+
+
+@pytest.mark.parametrize("scratch_name", ["/tmp/CANARY-NAME", "/var/tmp/CANARY-NAME/sub/f", "/tmp/CANARY-NAME:/var/tmp/CANARY-NAME-b"])
+def test_a_job_file_s_filename_in_tmp_is_placed_in_the_private_directory_and_never_written_there(
+    world, capsys, tmp_path: Path, scratch_name: str,
+) -> None:
+    # A name unique to this test, so that whatever else uses /tmp, its absence afterwards is this run's doing.
+    canary_name = f"iotui-canary-{uuid.uuid4().hex}"
+    written = [Path(part) for part in scratch_name.replace("CANARY-NAME", canary_name).split(":")]
+    tops = [Path("/tmp") / canary_name, Path("/var/tmp") / canary_name, Path("/var/tmp") / f"{canary_name}-b"]
+    job = tmp_path / "scratch.fio"
+    job.write_text(f"[global]\nrw=write\nfilename={':'.join(map(str, written))}\n[x]\n")
+    common = ["--target", str(world["target"]), "--runtime", "1", "--size", "1M", "--baseline", "0"]
+    try:
+        code = cli.main(["run", "--job-file", str(job), *common])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        assert "Traceback" not in out + err
+        assert not any(path.exists() for path in written)
+        assert not any(path.exists() for path in tops)
+        assert not list(world["target"].iterdir())
+        assert len(list(world["runs"].glob("*.toml"))) == 1
+    finally:  # only on a failure: what a run in /tmp would have left
+        for path in tops:
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
 
 
 @pytest.mark.parametrize("key", ["target", "targets"])
@@ -196,12 +238,11 @@ def test_a_preset_s_sweep_cannot_choose_the_target(world, capsys, key: str) -> N
     assert "targets come from you" in err
 
 
-def test_a_preset_s_sweep_names_only_its_own_jobs_and_known_tools(world, capsys) -> None:
+@pytest.mark.parametrize("vary, words", [('tool = ["sh"]', "not one iotui knows"), ('job = ["other"]', "own job sections")])
+def test_a_preset_s_sweep_names_only_its_own_jobs_and_known_tools(world, capsys, vary: str, words: str) -> None:
     presets_dir = world["config"] / "iotui" / "presets"
-    (presets_dir / "evil.toml").write_text('name = "evil"\ndescription = "x"\n[sweep]\nvary = { tool = ["sh"] }\n')
-    assert "not one iotui knows" in _attempt(["sweep", "evil"], world, capsys)
-    (presets_dir / "evil.toml").write_text('name = "evil"\ndescription = "x"\n[sweep]\nvary = { job = ["other"] }\n')
-    assert "own job sections" in _attempt(["sweep", "evil"], world, capsys)
+    (presets_dir / "evil.toml").write_text(f'name = "evil"\ndescription = "x"\n[sweep]\nvary = {{ {vary} }}\n')
+    assert words in _attempt(["sweep", "evil"], world, capsys)
 
 
 def test_a_file_size_option_cannot_pass_the_free_space_check(world, capsys, monkeypatch) -> None:

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from iotui.core.fio import policy as safety
+from iotui.core.runs.job_file_paths import ScratchNames, confine_directory
 from iotui.core.runs.preset_model import (
     JobSection, Preset, PresetError, PresetPolicyError, check_policy, engines_in_effect, read_user_file,
     same_setting,
@@ -74,18 +75,6 @@ def parse_job_file_text(text: str, where: str) -> tuple[dict[str, str], list[Job
     return global_options, [JobSection(name, options) for name, options in sections]
 
 
-def _confine_directory(options: dict[str, str], confined: list[str]) -> dict[str, str]:
-    """``directory=`` with an absolute path (not a device) -> ``.``: the private test directory."""
-    value = options.get("directory")
-    if value is None:
-        return options
-    parts = [part.strip() for part in re.split(r"(?<!\\):", value)]
-    if any(part.startswith("/") and not part.startswith(("/dev/", "/proc/", "/sys/")) for part in parts):
-        confined.append(value)
-        return {**options, "directory": "."}
-    return options
-
-
 def load_job_file(path: Path) -> Preset:
     """A user's fio job file in the preset model; its sections keep fio's own ordering."""
     path = Path(path)
@@ -93,10 +82,15 @@ def load_job_file(path: Path) -> Preset:
     global_options, sections = parse_job_file_text(text, str(path))
     # A job file's directory= says where its files go, which is what the target is for: an absolute
     # one (/data1, /scratch, /mount-point-of-ssd) becomes iotui's private test directory in the target.
-    # filename= names a file, so an absolute one stays refused (except /dev/null and /dev/zero).
+    # A filename= in /tmp/ or /var/tmp/ is a scratch name: placed there by its path below it. Any other
+    # absolute filename= names a particular file and stays refused (except /dev/null and /dev/zero).
     confined: list[str] = []
-    global_options = _confine_directory(global_options, confined)
-    sections = [JobSection(section.name, _confine_directory(section.options, confined)) for section in sections]
+    scratch = ScratchNames(str(path))
+    for section in sections:
+        scratch.claim({**global_options, **section.options})
+    global_options = scratch.confine(confine_directory(global_options, confined))
+    sections = [JobSection(section.name, scratch.confine(confine_directory(section.options, confined)))
+                for section in sections]
     global_options = check_policy(global_options, f"{path} [global]", channel=safety.JOB_FILE, path=path)
     global_options.pop("name", None)  # a label: each section has its own name
     global_engines = engines_in_effect(global_options)
@@ -111,6 +105,7 @@ def load_job_file(path: Path) -> Preset:
     note = ""
     if confined:
         note = f"; its directory={', directory='.join(dict.fromkeys(confined))} is iotui's private test directory in the target"
+    note += scratch.note()
     return Preset(
         name=f"job-file:{path.stem}",
         title=path.name,
