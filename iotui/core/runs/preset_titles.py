@@ -10,16 +10,13 @@ list with its sentence.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from iotui.core.runs.preset_dirs import preset_files
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10 only
-    import tomli as tomllib
 
 
 class PresetTitle(NamedTuple):
@@ -31,10 +28,69 @@ class PresetTitle(NamedTuple):
     source: Path
 
 
+# The first table header ([options], [[jobs]], ...) at the start of a line.
+_TABLE_HEADER = re.compile(r"^[ \t]*\[", re.MULTILINE)
+# The root table's usual lines: blank, a comment, or key = "a basic string" with no escapes
+# but \" and \\. Anything else is left to tomllib.
+_PLAIN_LINE = re.compile(r'[ \t]*(?:#.*|([A-Za-z0-9_-]+)[ \t]*=[ \t]*"((?:[^"\\\x00-\x1f\x7f]|\\["\\])*)"[ \t]*(?:#.*)?)?')
+_ESCAPE = re.compile(r"\\([\"\\])")
+
+
+def _plain_root_table(prefix: str) -> dict[str, str] | None:
+    """The root table when every line is plain (see _PLAIN_LINE), else None.
+
+    Home lists the titles before its first frame; tomllib's import alone (its
+    regular expressions) costs more than reading every preset's few plain lines.
+    """
+    table: dict[str, str] = {}
+    for line in prefix.splitlines():
+        match = _PLAIN_LINE.fullmatch(line)
+        if match is None:
+            return None
+        key, value = match.groups()
+        if key is not None:
+            if key in table:
+                return None  # a duplicate key is an error: tomllib's message says so
+            table[key] = _ESCAPE.sub(r"\1", value)
+    return table
+
+
+def _tomllib() -> Any:
+    """tomllib (tomli on Python 3.10), imported only for a root table beyond plain strings."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10 only
+        import tomli as tomllib
+    return tomllib
+
+
+def _root_table(text: str) -> dict:
+    """The file's top-level keys, parsed from the text before its first table header.
+
+    TOML puts every top-level key before the first table header, so that prefix is the
+    whole root table, and parsing it alone skips the (larger) rest of the file. A "["
+    at the start of a line inside a multi-line string ends the prefix inside that
+    string, which does not parse: then the whole file is parsed instead (its tables
+    come along; only the top-level keys are read).
+    """
+    header = _TABLE_HEADER.search(text)
+    prefix = text if header is None else text[: header.start()]
+    plain = _plain_root_table(prefix)
+    if plain is not None:
+        return plain
+    tomllib = _tomllib()
+    if header is not None:
+        try:
+            return tomllib.loads(prefix)
+        except tomllib.TOMLDecodeError:
+            pass
+    return tomllib.loads(text)
+
+
 def _title(path: Path) -> PresetTitle | None:
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        doc = _root_table(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):  # TOMLDecodeError is a ValueError
         return None  # the checked load names what is wrong with it
     name, title, description = doc.get("name"), doc.get("title"), doc.get("description")
     if not isinstance(name, str) or not isinstance(description, str):

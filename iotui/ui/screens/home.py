@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -16,13 +16,18 @@ from textual.screen import Screen
 
 from iotui.ui.service_types import Overrides, PlanPreview, RunRequest
 from iotui.ui.services import ServiceError, Services
-from iotui.ui.widgets.command_preview import CommandPreview
-from iotui.ui.widgets.hosts_field import HostsField
-from iotui.ui.widgets.option_editor import OptionEditor
+from iotui.ui.widgets.key_bar import KeyBar
 from iotui.ui.widgets.preset_list import PresetList
 from iotui.ui.widgets.target_list import TargetList
-from iotui.ui.widgets.key_bar import KeyBar
 from iotui.ui.widgets.title_bar import TitleBar
+
+# The hosts field, the option editor and the command preview are mounted right after the
+# first frame (see HomeScreen._mount_the_rest): their modules load then, not before.
+if TYPE_CHECKING:
+    from textual.widgets import Input
+
+    from iotui.ui.widgets.hosts_field import HostsField
+    from iotui.ui.widgets.option_editor import OptionEditor
 
 
 # Highlighted when no --preset is given: the short first look.
@@ -99,6 +104,7 @@ class HomeScreen(Screen):
         self.add_class(*classes, update=False)
 
     def compose(self) -> ComposeResult:
+        # The first frame: the title, the lists with the presets' names, the keys.
         yield TitleBar()
         with Vertical(id="home-lists"):
             target_list = TargetList([], id="targets")
@@ -107,29 +113,38 @@ class HomeScreen(Screen):
             preset_list = PresetList([], id="presets")
             preset_list.border_title = "preset (p)"
             yield preset_list
-        hosts_field = HostsField(self._config_hosts(), id="hosts")
-        hosts_field.border_title = "hosts (o)"
-        yield hosts_field
-        yield OptionEditor(id="options").data_bind(preset=HomeScreen.base_preset)
-        with VerticalScroll(id="preview-box") as box:
-            box.border_title = "fio command"
-            yield CommandPreview(id="preview").data_bind(
-                preset=HomeScreen.preset,
-                preview=HomeScreen.preview,
-                problem=HomeScreen.option_problem,
-                ready=HomeScreen.loaded,
-            )
         yield KeyBar()
 
     def on_mount(self) -> None:
         self._list_preset_titles()
-        self._load_targets()
-        # The checked presets (the policy's modules and every option resolved against
-        # fio's table) and the preview (the planning code) come right after the first
-        # frame: the lists show at once, the command a moment later.
-        self.call_after_refresh(self._check_presets_then_preview)
+        # The rest comes right after the first frame: the targets (mount points and
+        # disks), the hosts field, the option editor and the command preview, then the
+        # checked presets (the policy's modules and every option resolved against fio's
+        # table) and the preview (the planning code). Home shows its presets at once.
+        self.call_after_refresh(self._mount_the_rest)
 
-    def _check_presets_then_preview(self) -> None:
+    async def _mount_the_rest(self) -> None:
+        from iotui.ui.widgets.command_preview import CommandPreview
+        from iotui.ui.widgets.hosts_field import HostsField
+        from iotui.ui.widgets.option_editor import OptionEditor
+
+        if not self.is_attached:
+            return  # the app closed in that moment (q right after the first frame)
+        hosts_field = HostsField(self._config_hosts(), id="hosts")
+        hosts_field.border_title = "hosts (o)"
+        preview_box = VerticalScroll(
+            CommandPreview(id="preview").data_bind(
+                preset=HomeScreen.preset,
+                preview=HomeScreen.preview,
+                problem=HomeScreen.option_problem,
+                ready=HomeScreen.loaded,
+            ),
+            id="preview-box",
+        )
+        preview_box.border_title = "fio command"
+        editor = OptionEditor(id="options").data_bind(preset=HomeScreen.base_preset)
+        await self.mount_all([hosts_field, editor, preview_box], before=self.query_one(KeyBar))
+        self._load_targets()
         self._load_presets()
         self._first_preview()
 
@@ -275,8 +290,7 @@ class HomeScreen(Screen):
             return
         self.base_preset = event.preset
 
-    @on(OptionEditor.Changed)
-    def _options_changed(self, event: OptionEditor.Changed) -> None:
+    def on_option_editor_changed(self, event: OptionEditor.Changed) -> None:
         self._editor_problem = event.problem
         if event.problem is None:
             self.overrides = event.overrides
@@ -313,7 +327,10 @@ class HomeScreen(Screen):
         if self.option_problem:
             self.notify(self.option_problem, title="Options", severity="error")
             return
-        hosts_typed = bool(self.query_one("#hosts", HostsField).value.strip())
+        hosts_field = self._hosts_field()
+        if hosts_field is None:
+            return  # the first frame's moment: the choice is not complete yet
+        hosts_typed = bool(hosts_field.value.strip())
         # With hosts, the target is checked on each host before anything starts.
         if self.preview is not None and self.preview.error and not hosts_typed:
             self.notify(self.preview.error, title="This run cannot start", severity="error", timeout=10)
@@ -321,7 +338,7 @@ class HomeScreen(Screen):
         from iotui.core.remote.transport import RemoteError, parse_hosts  # the remote machinery, at r
 
         try:
-            hosts = tuple(parse_hosts(self.query_one("#hosts", HostsField).value))
+            hosts = tuple(parse_hosts(hosts_field.value))
         except RemoteError as error:
             self.notify(str(error), title="Hosts", severity="error", markup=False)
             return
@@ -350,12 +367,23 @@ class HomeScreen(Screen):
     def action_focus_targets(self) -> None:
         self.query_one("#targets").focus()
 
-    def action_focus_hosts(self) -> None:
-        self.query_one("#hosts").focus()
+    def _hosts_field(self) -> HostsField | None:
+        """The hosts field, or None in the moment before it is mounted."""
+        from iotui.ui.widgets.hosts_field import HostsField  # loaded with the field itself
 
-    @on(HostsField.Submitted, "#hosts")
-    def _hosts_submitted(self) -> None:
-        self.query_one("#presets").focus()
+        for field in self.query("#hosts").results(HostsField):
+            return field
+        return None
+
+    def action_focus_hosts(self) -> None:
+        for field in self.query("#hosts"):
+            field.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        # Enter in the hosts field goes on to the presets (by the handler's name, so that
+        # Home need not import Input before its first frame).
+        if event.input.id == "hosts":
+            self.query_one("#presets").focus()
 
     def _config_hosts(self) -> list[str]:
         try:
@@ -367,13 +395,16 @@ class HomeScreen(Screen):
         self.query_one("#presets").focus()
 
     def action_edit_options(self) -> None:
-        self.query_one(OptionEditor).focus_first()
+        for editor in self.query("#options"):
+            editor.focus_first()  # type: ignore[attr-defined]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "leave_options":
             # Only offered (and shown in the footer) while an option field has focus.
             focused = self.focused
-            return focused is not None and (focused.parent is self.query_one("#options") or focused.id == "hosts")
+            return focused is not None and (
+                (focused.parent is not None and focused.parent.id == "options") or focused.id == "hosts"
+            )
         return True
 
     def action_leave_options(self) -> None:
