@@ -19,6 +19,7 @@ from textual.worker import WorkerState
 from iotui.ui.screens.home import HomeScreen
 from iotui.ui.service_types import RunRequest
 from iotui.ui.services import ServiceError, Services, lock_refusal
+from iotui.ui.styles import HOME_CSS
 from iotui.ui.workers import RUN_GROUP
 
 # The run, results and history screens (and the fio session, the plot library) are
@@ -41,7 +42,7 @@ class IotuiApp(App[int]):
     """Home -> Run -> Results, History and Compare on top."""
 
     # Absolute, so subclasses defined elsewhere (benchmarks) find the one stylesheet.
-    CSS_PATH = Path(__file__).parent / "iotui.tcss"
+    CSS_PATH = HOME_CSS
     TITLE = "iotui"
     BINDINGS = [
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False),

@@ -8,7 +8,7 @@ from textual.app import App, ComposeResult
 
 from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.host.responsiveness import Assessment, Level
-from iotui.ui.app import IotuiApp
+from iotui.ui.styles import HOME_CSS, SCREENS_CSS
 from iotui.ui.live import HOST_SPECS, SPARK_BARS, LiveSeries
 from iotui.ui.widgets.figures_panel import FiguresPanel
 from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip, chip_text
@@ -92,7 +92,7 @@ async def test_series_lines_repaint_only_when_what_they_show_changes() -> None:
     panel = SeriesPanel(live, lambda: list(HOST_SPECS), title="host")
 
     class Styled(Bare):
-        CSS_PATH = IotuiApp.CSS_PATH  # as in the app
+        CSS_PATH = [HOME_CSS, SCREENS_CSS]  # as on the run screen
 
     async with Styled(panel).run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -124,7 +124,7 @@ async def test_after_n_one_second_samples_n_cells_are_filled_and_the_newest_is_b
     cpu_user = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 75.0]  # seven one-second samples
 
     class Styled(Bare):
-        CSS_PATH = IotuiApp.CSS_PATH
+        CSS_PATH = [HOME_CSS, SCREENS_CSS]
 
     async with Styled(panel).run_test(size=(80, 24)) as pilot:
         await pilot.pause()

@@ -29,10 +29,13 @@ from iotui.ui.widgets.comparison_table import ComparisonTable
 from iotui.ui.widgets.reference_picker import ReferencePicker
 from iotui.ui.widgets.key_bar import KeyBar
 from iotui.ui.widgets.title_bar import TitleBar
+from iotui.ui.styles import SCREENS_CSS
 
 
 class CompareScreen(Screen):
     """Holds the records; the widgets get the comparison through ``data_bind``."""
+
+    CSS_PATH = SCREENS_CSS
 
     BINDINGS = [
         Binding("e", "export", "Export"),

@@ -36,6 +36,7 @@ from iotui.ui.services import ServiceError, Services
 from iotui.ui.widgets.history_table import LEGEND, HistoryEntry, HistoryTable
 from iotui.ui.widgets.key_bar import KeyBar
 from iotui.ui.widgets.title_bar import TitleBar
+from iotui.ui.styles import SCREENS_CSS
 
 # Rows put in the table at once; the filter narrows the rest (the count says how many match).
 SHOWN_LIMIT = 100
@@ -43,6 +44,8 @@ SHOWN_LIMIT = 100
 
 class HistoryScreen(Screen):
     """Typing always goes to the filter; the arrows move through the runs."""
+
+    CSS_PATH = SCREENS_CSS
 
     BINDINGS = [
         Binding("enter", "open", "Open", priority=True),

@@ -30,6 +30,7 @@ from iotui.ui.widgets.section_findings import SectionFindings
 from iotui.ui.widgets.warnings_list import WarningsList
 from iotui.ui.widgets.key_bar import KeyBar
 from iotui.ui.widgets.title_bar import TitleBar
+from iotui.ui.styles import SCREENS_CSS
 
 if TYPE_CHECKING:
     from iotui.ui.app import IotuiApp
@@ -66,6 +67,8 @@ def saved_text(record: RunRecord, saved_path: Path | None) -> Text:
 
 class ResultsScreen(Screen):
     """Shows a record; c compares it with the previous run of the same preset and target."""
+
+    CSS_PATH = SCREENS_CSS
 
     BINDINGS = [
         Binding("c", "compare", "Compare"),

@@ -39,6 +39,7 @@ from iotui.ui.widgets.series_panel import SeriesPanel
 from iotui.ui.widgets.throughput_plot import ThroughputPlot
 from iotui.ui.widgets.key_bar import KeyBar
 from iotui.ui.widgets.title_bar import TitleBar
+from iotui.ui.styles import SCREENS_CSS
 
 # A host sample waits at most this long for fio's next interval before it is drawn alone.
 HOST_DRAW_LATEST_S = 1.5
@@ -53,6 +54,8 @@ class RunScreen(Screen):
     Its state is held in ``var``s: they feed the widgets through ``data_bind``
     without repainting the whole screen each time one changes.
     """
+
+    CSS_PATH = SCREENS_CSS
 
     BINDINGS = [
         Binding("p", "toggle_pause", "Pause/Resume"),

@@ -45,6 +45,7 @@ from iotui.ui.sweep_text import planning_text, resume_command
 from iotui.ui.widgets.live_run import LiveRun
 from iotui.ui.widgets.log_panel import LogPanel
 from iotui.ui.widgets.sweep_findings import SweepFindings, describe_params
+from iotui.ui.styles import SCREENS_CSS
 
 if TYPE_CHECKING:
     from iotui.ui.app import IotuiApp
@@ -54,6 +55,8 @@ ACTIVE_PHASES = (SweepPhase.RUNNING, SweepPhase.STOPPING)
 
 class SweepProgressScreen(Screen):
     """A sweep's state in ``var``s bound to the widgets, and the handlers of the worker's messages."""
+
+    CSS_PATH = SCREENS_CSS
 
     phase: var[SweepPhase] = var(SweepPhase.PLANNING)
     """Where the sweep stands (keys and layout depend on it)."""
