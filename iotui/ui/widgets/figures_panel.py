@@ -8,6 +8,7 @@ from typing import Any
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual.content import Content
 from textual.reactive import reactive
 from textual.renderables.digits import Digits
 from textual.widget import Widget
@@ -126,13 +127,14 @@ class FiguresPanel(Widget):
         if old_directions != new_directions:
             self.refresh(layout=True)
 
-    def render(self) -> Group | Text:
+    def render(self) -> Group | Content:
         big = self.app.size.height >= BIG_FIGURES_MIN_HEIGHT
         clock = clock_text(self.elapsed_s, self.estimated_s, self.phase)
         if self.steady:
             clock.append(f" · {self.steady}", style="italic")
         figures = figures_table(self.interval, big)
         if isinstance(figures, Text):
-            # One Text for the whole panel: one renderable to lay out each second, not a group.
-            return Text("\n").join([clock, figures])
+            # One Content for the whole panel, drawn by Textual itself each second (a Rich
+            # Text or group goes through Rich's console on every frame).
+            return Content.from_rich_text(Text("\n").join([clock, figures]))
         return Group(clock, figures)

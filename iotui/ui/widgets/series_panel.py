@@ -73,7 +73,10 @@ class SeriesPanel(Widget):
         self._keys: list[str] = [spec.key for spec in specs()]
         self._legend = self.legend()
         self._shown: dict[int, tuple[str, str]] = {}
+        # Lines worked out by watch_revision and not drawn yet: render_line takes them as they are.
+        self._pending: dict[int, tuple[str, str]] = {}
         self._styles_for: str | None = None
+        self._base_style = Style()
         self._label_style = Style()
         self._spark_style = Style()
         self._note_style = Style()
@@ -89,6 +92,7 @@ class SeriesPanel(Widget):
 
     def on_resize(self, event: events.Resize) -> None:
         self._shown.clear()
+        self._pending.clear()
         cells = spark_width(self.size.width)
         self.border_title = f"{self.title} · {self.span(cells)}" if cells else self.title
 
@@ -99,12 +103,15 @@ class SeriesPanel(Widget):
             self._keys = keys
             self._legend = self.legend()
             self._shown.clear()
+            self._pending.clear()
             self.refresh(layout=True)
             return
         width = self.size.width
         for y, spec in enumerate(specs):
-            if self._parts(spec, width) != self._shown.get(y):
-                self.refresh(Region(0, y, self.size.width, 1))
+            parts = self._parts(spec, width)
+            if parts != self._shown.get(y):
+                self._pending[y] = parts
+                self.refresh(Region(0, y, width, 1))
 
     def _parts(self, spec: SeriesSpec, width: int) -> tuple[str, str]:
         """The sparkline and the newest value of one figure, as drawn at ``width``."""
@@ -113,25 +120,35 @@ class SeriesPanel(Widget):
         newest = values[-1] if values else None
         return sparkline(values, cells, spec.scale_max), f"{spec.format(newest):>{VALUE_WIDTH}}"
 
-    def _row_styles(self) -> tuple[Style, Style, Style]:
-        """The label, sparkline and note styles, looked up once per theme."""
+    def notify_style_update(self) -> None:
+        # The panel's or an ancestor's styles changed (theme, classes): look them up again.
+        self._styles_for = None
+        super().notify_style_update()
+
+    def _row_styles(self) -> tuple[Style, Style, Style, Style]:
+        """The panel's own, label, sparkline and note styles, looked up once per style change.
+
+        ``rich_style`` walks every ancestor for the background; per repainted line each
+        second, that walk was the panel's largest cost.
+        """
         if self._styles_for != self.app.theme:
+            self._base_style = self.rich_style
             self._label_style = self.get_component_rich_style("series-row--label")
             self._spark_style = self.get_component_rich_style("series-row--spark")
             self._note_style = self.get_component_rich_style("series-row--note")
             self._styles_for = self.app.theme
-        return self._label_style, self._spark_style, self._note_style
+        return self._base_style, self._label_style, self._spark_style, self._note_style
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        base = self.rich_style
         specs = self.specs()
-        label_style, spark_style, note_style = self._row_styles()
+        base, label_style, spark_style, note_style = self._row_styles()
         if y >= len(specs):
             note = self._note(y - len(specs), bool(specs), width)
             return Strip([Segment(note, base + note_style)] if note else []).crop_extend(0, width, base)
         spec = specs[y]
-        spark, value = self._shown[y] = self._parts(spec, width)
+        parts = self._pending.pop(y, None)
+        spark, value = self._shown[y] = parts if parts is not None else self._parts(spec, width)
         segments = [
             Segment(f"{spec.label:<{LABEL_WIDTH}}", base + label_style),
             Segment(spark, base + spark_style),

@@ -21,7 +21,7 @@ _DIRECTION_COLORS = {"read": "cyan", "write": "magenta", "trim": "yellow"}
 class ThroughputPlot(PlotextPlot):
     """IOPS of each direction against seconds before now."""
 
-    revision: reactive[int] = reactive(0)
+    revision: reactive[int] = reactive(0, repaint=False)  # replot() repaints, and only when shown
 
     def __init__(self, live: LiveSeries, *, id: str | None = None) -> None:
         super().__init__(id=id)
