@@ -186,8 +186,13 @@ def test_a_large_document_is_parsed_with_the_collector_paused_and_restored() -> 
     status.orjson = Spy  # type: ignore[assignment]
     try:
         assert gc.isenabled()
+        frozen_before = gc.get_freeze_count()
         doc = status.parse_json(memoryview(raw))
         assert gc.isenabled()  # restored
+        # The document's objects went straight to the oldest generation, none left frozen.
+        assert gc.get_freeze_count() == frozen_before
+        assert any(obj is doc["jobs"] for obj in gc.get_objects(generation=2))
+        assert not any(obj is doc["jobs"] for obj in gc.get_objects(generation=0))
         gc.disable()
         try:
             status.parse_json(raw)
