@@ -163,19 +163,15 @@ def sparkline(values: list[float | None], width: int, scale_max: float | None = 
     recent = values[-width:]
     present = [value for value in recent if value is not None]
     top = scale_max if scale_max is not None else (max(present) if present else 0.0)
-    cells = [" "] * (width - len(recent))
-    for value in recent:
-        cells.append(_bar(value, top))
-    return "".join(cells)
-
-
-def _bar(value: float | None, top: float) -> str:
-    """One sample's cell: blank for a gap, the lowest bar for zero (or an empty scale)."""
-    if value is None:
-        return " "
-    if top <= 0 or value <= 0:
-        return SPARK_BARS[0]
-    return SPARK_BARS[min(len(SPARK_BARS) - 1, max(0, int(value / top * len(SPARK_BARS) - 1e-9)))]
+    padding = " " * (width - len(recent))
+    if top <= 0:
+        return padding + "".join(" " if value is None else SPARK_BARS[0] for value in recent)
+    # _bar's arithmetic inline: every line of both panels is worked out every second.
+    bars, levels = SPARK_BARS, len(SPARK_BARS)
+    return padding + "".join(
+        " " if value is None else bars[0] if value <= 0 else bars[min(levels - 1, max(0, int(value / top * levels - 1e-9)))]
+        for value in recent
+    )
 
 
 def span_text(cells: int) -> str:

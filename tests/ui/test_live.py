@@ -90,3 +90,27 @@ def test_host_specs_leave_out_what_this_machine_never_gave() -> None:
     live.add_host(HostSample(cpu_user_pct=5.0, psi_io_some_pct=1.0))
     assert "psi_io_some_pct" in [spec.key for spec in live.host_specs()]
     assert psi_legend(live.host_specs()) is not None
+
+
+def test_each_cell_is_its_sample_s_share_of_the_top_in_eighths() -> None:
+    # A cell per sample: blank for a gap, the lowest bar for zero or less, else the bar whose
+    # eighth of the top the value reaches (written out here one sample at a time).
+    import random
+
+    def cell(value, top):
+        if value is None:
+            return " "
+        if top <= 0 or value <= 0:
+            return SPARK_BARS[0]
+        eighth = 0
+        while eighth < 7 and value > top * (eighth + 1) / 8 * (1 + 1e-12):
+            eighth += 1
+        return SPARK_BARS[eighth]
+
+    rng = random.Random(7)
+    for _ in range(300):
+        values = [None if rng.random() < 0.1 else rng.choice([0.0, -1.0, rng.uniform(0, 1000)]) for _ in range(30)]
+        scale_max = rng.choice([None, 100.0, 0.0])
+        present = [v for v in values if v is not None]
+        top = scale_max if scale_max is not None else (max(present) if present else 0.0)
+        assert sparkline(values, 40, scale_max) == " " * 10 + "".join(cell(v, top) for v in values)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 DIRECTIONS = ("read", "write", "trim")
 
@@ -88,10 +89,15 @@ def _round_extended(value: Fraction, significand_bits: int = 64) -> Fraction:
     return Fraction(round(scaled)) / (Fraction(2) ** shift)
 
 
+@lru_cache(maxsize=64)
+def _percentile_quotient(percentile: float) -> Fraction:
+    """fio's ``(long double) p / 100.0``: the same few percentiles every interval, worked out once."""
+    return _round_extended(Fraction(percentile) / 100)
+
+
 def fio_percentile_threshold(percentile: float, sample_count: int) -> Fraction:
     """fio's ``(long double) p / 100.0 * nr``, computed as x86 fio computes it."""
-    quotient = _round_extended(Fraction(percentile) / 100)
-    return _round_extended(quotient * sample_count)
+    return _round_extended(_percentile_quotient(percentile) * sample_count)
 
 
 def fio_percentiles(

@@ -59,10 +59,18 @@ class PauseLog:
         self._unflagged.append(len(self.pauses) - 1)
         self._paused_at = None
 
-    def feed(self, doc: dict, made_row: bool) -> bool:
-        """One status document; returns whether the row it made holds a pause (then it is marked paused)."""
+    def feed(self, doc: dict, made_row: bool, whole: Snapshot | None = None) -> bool:
+        """One status document; returns whether the row it made holds a pause (then it is marked paused).
+
+        ``whole``: the document's snapshot over all its jobs, when the caller has it: a
+        document of one reporting group is that group's snapshot, not worked out again.
+        """
         paused_row = made_row and bool(self._unflagged or self._paused_at is not None)
-        current = {gid: snapshot_from_document({"jobs": entries}) for gid, entries in group_entries(doc)}
+        groups = group_entries(doc)
+        if whole is not None and len(groups) == 1 and len(groups[0][1]) == whole.job_count:
+            current = {groups[0][0]: whole}
+        else:
+            current = {gid: snapshot_from_document({"jobs": entries}) for gid, entries in groups}
         if paused_row:
             for gid, snapshot in current.items():
                 before = self._previous.get(gid)

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from iotui.core.fio.intervals import IntervalDeriver
+from iotui.core.fio.intervals import IntervalDeriver, snapshot_from_document
 from iotui.core.fio.runner import FioExited, FioNotFoundError, FioRunner, StderrLine
 from iotui.core.fio.sections import SectionTracker, fio_sections
 from iotui.core.fio.status import FioDocument, FioText
@@ -217,8 +217,10 @@ class RunSession(RunRecorder):
         if isinstance(event, FioDocument):
             self.last_document = event.doc
             groupid = self.section_tracker.feed(event.doc)
-            interval = self.deriver.feed(event.doc)
-            paused_row = self.pause_log.feed(event.doc, made_row=interval is not None)
+            # The document's totals are worked out once, for the interval and the pause log.
+            snapshot = snapshot_from_document(event.doc)
+            interval = self.deriver.feed_snapshot(snapshot)
+            paused_row = self.pause_log.feed(event.doc, made_row=interval is not None, whole=snapshot)
             if interval is None:
                 return
             row = sample_row(interval, self.latest_host)
