@@ -63,3 +63,24 @@ def test_the_first_two_figures_are_bold_and_the_header_dim() -> None:
     bold = [drawn.plain[span.start:span.end].strip() for span in drawn.spans if "bold" in str(span.style)]
     assert bold == ["read", fmt.iops(2000.0), fmt.bytes_per_s(8_192_000.0)]
     assert str(drawn.spans[0].style) == "dim" and fmt.latency_ns(480_000.0) in line_two
+
+
+def test_the_clock_wraps_at_its_separators_and_nothing_is_lost() -> None:
+    from rich.style import Style
+
+    from iotui.ui.widgets.figures_panel import clock_text, text_segments, wrap_at_separators
+
+    clock = clock_text(80.0, 210.0, "paused")
+    clock.append(" · steady after 8 s", style="italic")
+    parts = clock.plain.split(" · ")
+    for width in (200, 60, 45, 30, 20, 5):
+        lines = wrap_at_separators(clock, width)
+        # Every line fits unless it is one part longer than the width; the parts are all there, in order.
+        assert all(len(line.plain) <= width or line.plain in parts for line in lines)
+        assert " · ".join(line.plain for line in lines) == clock.plain
+        for line in lines:
+            segments = text_segments(line, Style())
+            assert "".join(segment.text for segment in segments) == line.plain
+    paused = [segment for line in wrap_at_separators(clock, 20) for segment in text_segments(line, Style())
+              if segment.text == "PAUSED (p resumes)"]
+    assert paused and paused[0].style.bold

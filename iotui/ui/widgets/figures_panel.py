@@ -5,12 +5,18 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from functools import lru_cache
+
+from rich.cells import cell_len
 from rich.console import Group
+from rich.segment import Segment
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
-from textual.content import Content
+from textual.geometry import Size
 from textual.reactive import reactive
 from textual.renderables.digits import Digits
+from textual.strip import Strip
 from textual.widget import Widget
 
 from iotui.core import format as fmt
@@ -116,6 +122,12 @@ class FiguresPanel(Widget):
     steady: reactive[str] = reactive("")
     """The current section's steady-state judgement ("steady after 8 s"); empty when none."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._lines_key: tuple | None = None
+        self._lines: list[Text] = []
+        self._laid_out_height: int | None = None
+
     def watch_phase(self, phase: str) -> None:
         self.set_class(phase == "paused", "-paused")
 
@@ -126,15 +138,114 @@ class FiguresPanel(Widget):
         new_directions = list(new.directions) if new is not None else []
         if old_directions != new_directions:
             self.refresh(layout=True)
+        else:
+            self._follow_height()
 
-    def render(self) -> Group | Content:
-        big = self.app.size.height >= BIG_FIGURES_MIN_HEIGHT
+    def watch_elapsed_s(self) -> None:
+        self._follow_height()
+
+    def watch_steady(self) -> None:
+        self._follow_height()
+
+    def _follow_height(self) -> None:
+        """Lay out again only when the clock's line wraps to another number of lines."""
+        if self._big() or not self.is_mounted or self._laid_out_height is None:
+            return
+        if len(self._small_lines(self.size.width)) != self._laid_out_height:
+            self.refresh(layout=True)
+
+    def _big(self) -> bool:
+        return self.app.size.height >= BIG_FIGURES_MIN_HEIGHT
+
+    def _clock(self) -> Text:
         clock = clock_text(self.elapsed_s, self.estimated_s, self.phase)
         if self.steady:
             clock.append(f" · {self.steady}", style="italic")
-        figures = figures_table(self.interval, big)
-        if isinstance(figures, Text):
-            # One Content for the whole panel, drawn by Textual itself each second (a Rich
-            # Text or group goes through Rich's console on every frame).
-            return Content.from_rich_text(Text("\n").join([clock, figures]))
-        return Group(clock, figures)
+        return clock
+
+    def _small_lines(self, width: int) -> list[Text]:
+        """The clock (wrapped at its " · ") and the figures' lines, for ``width`` columns."""
+        key = (self.interval, self.elapsed_s, self.estimated_s, self.phase, self.steady, width)
+        if key != self._lines_key:
+            figures = figures_table(self.interval, big=False)
+            assert isinstance(figures, Text)
+            self._lines = wrap_at_separators(self._clock(), width) + list(figures.split("\n", allow_blank=True))
+            self._lines_key = key
+        return self._lines
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if self._big():
+            return super().get_content_height(container, viewport, width)
+        self._laid_out_height = len(self._small_lines(width))
+        return self._laid_out_height
+
+    def render_line(self, y: int) -> Strip:
+        # Drawn every second: the lines are laid out here from their spans (Textual's line
+        # API), not through a Content's wrap and render of the whole panel each frame.
+        if self._big():
+            return super().render_line(y)
+        width = self.size.width
+        lines = self._small_lines(width)
+        base = self.rich_style
+        if y >= len(lines):
+            return Strip.blank(width, base)
+        return Strip(text_segments(lines[y], base)).crop_extend(0, width, base)
+
+    def render(self) -> Group | Text:
+        # The tall terminal's 3-line digits (Rich's grid); the small figures use render_line.
+        return Group(self._clock(), figures_table(self.interval, big=True))
+
+
+_SEPARATOR = " · "
+
+
+def wrap_at_separators(text: Text, width: int) -> list[Text]:
+    """``text`` cut into lines of at most ``width`` cells at its " · " (a part longer than
+    the width keeps a line of its own and is cropped when drawn)."""
+    plain = text.plain
+    if width <= 0 or cell_len(plain) <= width:
+        return [text]
+    cuts: list[int] = []
+    line_start = 0
+    last_break: int | None = None
+    position = plain.find(_SEPARATOR)
+    while position >= 0:
+        after = position + len(_SEPARATOR)
+        if cell_len(plain[line_start:position]) > width and last_break is not None and last_break > line_start:
+            cuts.append(last_break)
+            line_start = last_break
+        last_break = after
+        position = plain.find(_SEPARATOR, after)
+    if cell_len(plain[line_start:]) > width and last_break is not None and last_break > line_start:
+        cuts.append(last_break)
+    if not cuts:
+        return [text]
+    lines = list(text.divide(cuts))
+    for line in lines[:-1]:
+        line.rstrip()  # each line but the last ends with the separator: it goes
+        if line.plain.endswith("·"):
+            line.right_crop(1)
+            line.rstrip()
+    return lines
+
+
+@lru_cache(maxsize=64)
+def _parsed(style: str) -> Style:
+    return Style.parse(style)
+
+
+def text_segments(line: Text, base: Style) -> list[Segment]:
+    """One line of Text as segments on ``base`` (its spans do not overlap: built by append)."""
+    plain = line.plain
+    line_style = base + (_parsed(line.style) if isinstance(line.style, str) else line.style)
+    segments: list[Segment] = []
+    position = 0
+    for span in sorted(line.spans, key=lambda span: span.start):
+        if span.start > position:
+            segments.append(Segment(plain[position : span.start], line_style))
+        style = _parsed(span.style) if isinstance(span.style, str) else span.style
+        segments.append(Segment(plain[span.start : span.end], line_style + style))
+        position = max(position, span.end)
+    if position < len(plain):
+        segments.append(Segment(plain[position:], line_style))
+    return segments
