@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.app import App
+from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.pilot import Pilot
 
@@ -10,6 +10,17 @@ from textual.pilot import Pilot
 def screen_text(app: App) -> str:
     """Every line the current screen shows (toasts included), as plain text."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+class Bare(App):
+    """An app that shows one widget and nothing else, for a widget's own tests."""
+
+    def __init__(self, widget) -> None:
+        super().__init__()
+        self.widget = widget
+
+    def compose(self) -> ComposeResult:
+        yield self.widget
 
 
 async def settle(pilot: Pilot) -> None:

@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
-
 from iotui.core.sweep.analysis import PointResult
 from iotui.core.sweep.values import SweepAxis
 from iotui.ui.widgets.sweep_chart import SweepChart
+from tests.ui.helpers import Bare
 
 BLOCKS = set("▀▄▌▐▖▗▘▝▚▞▙▛▜▟█")
-
-
-class Bare(App):
-    def __init__(self, widget) -> None:
-        super().__init__()
-        self.widget = widget
-
-    def compose(self) -> ComposeResult:
-        yield self.widget
 
 
 async def test_a_two_point_sweep_is_two_marks_not_a_staircase() -> None:

@@ -12,6 +12,7 @@ from iotui.core.sweep.values import SweepAxis
 from iotui.ui.widgets.sweep_chart import SweepChart
 from iotui.ui.widgets.sweep_findings import SweepFindings
 from iotui.ui.widgets.sweep_points import SweepPoints
+from tests.ui.helpers import Bare
 
 AXES = (SweepAxis("numjobs", ("1", "2")),)
 
@@ -89,10 +90,3 @@ async def test_heatmap_has_one_grid_per_section() -> None:
         assert "3.7k" not in shown  # no read + write total
 
 
-class Bare(App):
-    def __init__(self, widget) -> None:
-        super().__init__()
-        self.widget = widget
-
-    def compose(self) -> ComposeResult:
-        yield self.widget
