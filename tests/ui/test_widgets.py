@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from textual.app import App, ComposeResult
-
 from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.host.responsiveness import Assessment, Level
 from iotui.ui.styles import HOME_CSS, SCREENS_CSS
@@ -15,15 +13,7 @@ from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip, chip_text
 from iotui.ui.widgets.series_panel import SeriesPanel
 from tests.conftest import fio_documents
 from tests.ui.replay import CALM_HOST, RANDRW
-
-
-class Bare(App):
-    def __init__(self, widget) -> None:
-        super().__init__()
-        self.widget = widget
-
-    def compose(self) -> ComposeResult:
-        yield self.widget
+from tests.ui.helpers import Bare
 
 
 def _interval():
@@ -40,6 +30,24 @@ async def test_the_figures_panel_grows_when_the_first_interval_arrives() -> None
         panel.interval = _interval()
         await pilot.pause()
         assert panel.size.height == 4  # the clock, the header, read and write
+
+
+async def test_the_figures_panel_grows_when_its_clock_wraps_and_shrinks_back() -> None:
+    panel = FiguresPanel()
+    panel.styles.height = "auto"
+    panel.styles.width = 40
+    async with Bare(panel).run_test(size=(80, 24)) as pilot:
+        panel.interval = _interval()
+        panel.elapsed_s, panel.estimated_s, panel.phase = 8.0, 20.0, "running"
+        await pilot.pause()
+        assert panel.size.height == 4  # "elapsed 8s · remaining 12s · running", the header, read and write
+        panel.steady = "not steady: IOPS rising 40%"
+        await pilot.pause()
+        assert panel.size.height == 5  # the judgement wraps to a line of its own, whole
+        assert panel.render_line(1).text.strip() == "not steady: IOPS rising 40%"
+        panel.steady = ""
+        await pilot.pause()
+        assert panel.size.height == 4
 
 
 async def test_the_chip_widens_with_its_signal() -> None:

@@ -126,7 +126,7 @@ class FiguresPanel(Widget):
         super().__init__(*args, **kwargs)
         self._lines_key: tuple | None = None
         self._lines: list[Text] = []
-        self._laid_out_height: int | None = None
+        self._laid_out_clock_lines: int | None = None
 
     def watch_phase(self, phase: str) -> None:
         self.set_class(phase == "paused", "-paused")
@@ -138,8 +138,6 @@ class FiguresPanel(Widget):
         new_directions = list(new.directions) if new is not None else []
         if old_directions != new_directions:
             self.refresh(layout=True)
-        else:
-            self._follow_height()
 
     def watch_elapsed_s(self) -> None:
         self._follow_height()
@@ -148,10 +146,14 @@ class FiguresPanel(Widget):
         self._follow_height()
 
     def _follow_height(self) -> None:
-        """Lay out again only when the clock's line wraps to another number of lines."""
-        if self._big() or not self.is_mounted or self._laid_out_height is None:
+        """Lay out again only when the clock's line wraps to another number of lines.
+
+        Only the clock is wrapped here: the figures' lines change with the directions
+        (watch_interval), and the panel's lines are worked out once, when drawn.
+        """
+        if self._big() or not self.is_mounted or self._laid_out_clock_lines is None:
             return
-        if len(self._small_lines(self.size.width)) != self._laid_out_height:
+        if len(wrap_at_separators(self._clock(), self.size.width)) != self._laid_out_clock_lines:
             self.refresh(layout=True)
 
     def _big(self) -> bool:
@@ -176,8 +178,8 @@ class FiguresPanel(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if self._big():
             return super().get_content_height(container, viewport, width)
-        self._laid_out_height = len(self._small_lines(width))
-        return self._laid_out_height
+        self._laid_out_clock_lines = len(wrap_at_separators(self._clock(), width))
+        return len(self._small_lines(width))
 
     def render_line(self, y: int) -> Strip:
         # Drawn every second: the lines are laid out here from their spans (Textual's line
