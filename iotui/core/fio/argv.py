@@ -10,12 +10,12 @@ resolved and judged by :mod:`iotui.core.fio.policy`) reach the argv.
 
 from __future__ import annotations
 
-import re
 import shlex
 from pathlib import Path, PurePosixPath
 from typing import Mapping
 
 from iotui.core.fio import policy as safety
+from iotui.core.fio.file_lists import SPECIAL_FILES, file_list_parts
 from iotui.core.runs.estimate import estimate
 from iotui.core.runs.preset_model import Preset, PresetPolicyError, merge_options, section_options
 
@@ -26,7 +26,6 @@ OUTPUT_ARGS = ("--output-format=json+", "--status-interval=1", "--eta=never")
 # them and a job could outlive iotui. Threads share the process's fate.
 PROCESS_ARGS = ("--thread",)
 PLACEMENT = ("filename", "directory")
-_SPECIAL_FILES = ("/dev/null", "/dev/zero")
 
 
 def _option_args(options: Mapping[str, str]) -> list[str]:
@@ -50,7 +49,7 @@ def _escape(path: str) -> str:
 
 
 def _parts(value: str) -> list[str]:
-    return [part.strip() for part in re.split(r"(?<!\\):", value) if part.strip()]
+    return [part for part in file_list_parts(value) if part]
 
 
 def _inside(private_dir: Path, relative: str) -> Path:
@@ -73,7 +72,7 @@ def section_placement(options: Mapping[str, str], private_dir: Path, test_file: 
     if filename is not None:
         parts = []
         for part in _parts(filename):
-            if part in _SPECIAL_FILES or directory is not None:
+            if part in SPECIAL_FILES or directory is not None:
                 parts.append(part)
             else:
                 parts.append(_escape(str(_inside(private_dir, part))))
@@ -102,7 +101,7 @@ def placement_dirs(preset: Preset, private_dir: Path) -> list[Path]:
         bases = [_inside(private_dir, part) for part in _parts(directory)] if directory else [private_dir]
         needed += bases
         for part in _parts(options.get("filename", "")):
-            if part not in _SPECIAL_FILES:
+            if part not in SPECIAL_FILES:
                 for base in bases:
                     needed.append((base / PurePosixPath(part)).parent)
         file_format = options.get("filename_format")

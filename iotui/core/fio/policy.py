@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Iterable, Mapping
 
+from iotui.core.fio.file_lists import SPECIAL_FILES, file_list_parts
 from iotui.core.fio.options import COMMAND_LINE, JOB_FILE, Channel, OptionNameError, OptionTable, default_table
 
 FIO_DIRECTLY = "A job that needs it can still be run with fio directly."
@@ -218,9 +219,8 @@ def _memory(value: str) -> str | None:
 
 def _path_in_private_dir(value: str) -> str | None:
     """filename/directory/filename_format: relative paths are placed in the private test directory."""
-    for part in re.split(r"(?<!\\):", value):
-        part = part.strip()
-        if part in ("/dev/null", "/dev/zero"):
+    for part in file_list_parts(value):
+        if part in SPECIAL_FILES:
             continue
         if part in ("", "-"):
             return "an empty name or '-' (standard input/output) is not a file in the private test directory"

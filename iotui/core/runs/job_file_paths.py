@@ -8,18 +8,13 @@ touches /tmp). Every other absolute path is left as written, for the policy to r
 
 from __future__ import annotations
 
-import re
 from typing import Mapping
 
+from iotui.core.fio.file_lists import SPECIAL_FILES, file_list_parts
 from iotui.core.runs.preset_model import PresetPolicyError
 
 # The system's scratch directories: a name in them is a scratch name, not a particular file.
 SCRATCH_DIRS = ("/tmp/", "/var/tmp/")
-_LIST_SEPARATOR = re.compile(r"(?<!\\):")
-
-
-def _parts(value: str) -> list[str]:
-    return [part.strip() for part in _LIST_SEPARATOR.split(value)]
 
 
 def scratch_relative(name: str) -> str | None:
@@ -46,19 +41,16 @@ def confine_directory(options: Mapping[str, str], confined: list[str]) -> dict[s
     value = options.get("directory")
     if value is None:
         return dict(options)
-    if any(part.startswith("/") and not part.startswith(("/dev/", "/proc/", "/sys/")) for part in _parts(value)):
+    if any(part.startswith("/") and not part.startswith(("/dev/", "/proc/", "/sys/")) for part in file_list_parts(value)):
         confined.append(value)
         return {**options, "directory": "."}
     return dict(options)
 
 
-_SPECIAL_FILES = ("/dev/null", "/dev/zero")
-
-
 def _placeable(parts: list[str]) -> bool:
     """Every absolute part is a scratch name or /dev/null, /dev/zero (else the policy refuses it as written)."""
     return all(
-        scratch_relative(part) is not None or part in _SPECIAL_FILES
+        scratch_relative(part) is not None or part in SPECIAL_FILES
         for part in parts if part.startswith(("/", "~"))
     )
 
@@ -96,9 +88,9 @@ class ScratchNames:
     def claim(self, effective: Mapping[str, str]) -> None:
         """Record the files one section uses (its options with [global]'s); refuse two names for one file."""
         value = effective.get("filename")
-        if value is None or not _placeable(_parts(value)):
+        if value is None or not _placeable(file_list_parts(value)):
             return
-        for part in _parts(value):
+        for part in file_list_parts(value):
             relative = scratch_relative(part)
             if relative is not None:
                 self._claim(relative, part)
@@ -110,7 +102,7 @@ class ScratchNames:
         result = dict(options)
         value = options.get("filename")
         if value is not None:
-            parts = _parts(value)
+            parts = file_list_parts(value)
             if _placeable(parts) and any(scratch_relative(part) is not None for part in parts):
                 result["filename"] = ":".join(scratch_relative(part) or part for part in parts)
         file_format = options.get("filename_format")
