@@ -160,6 +160,36 @@ def test_property_percentile_is_a_bin_value_with_enough_mass(bins, percentile) -
     assert below * 100 < percentile * total * (1 + 1e-12)
 
 
+def _walk_as_fio_does(bins, sample_count, percentiles):
+    """fio's calc_clat_percentiles as written in fio: a running count over the bins, bin by bin."""
+    results = []
+    for percentile in percentiles:
+        threshold = fio_percentile_threshold(percentile, sample_count)
+        running, found = 0, None
+        for value, count in bins:
+            running += count
+            if running >= threshold:
+                found = value
+                break
+        results.append(found)
+    return results
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(1, 10**9), st.integers(0, 1000)), max_size=60, unique_by=lambda t: t[0]),
+    st.integers(-2, 3000),
+)
+def test_property_bisected_walk_equals_the_bin_by_bin_walk(bins, extra) -> None:
+    # Zero counts, and sample counts above and below the bins' total (N and the
+    # histogram are updated a moment apart): every percentile lands where fio's walk does.
+    bins = sorted(bins)
+    sample_count = sum(count for _, count in bins) + extra
+    percentiles = (1.0, 50.0, 90.0, 99.0, 99.9, 99.99, 100.0)
+    expected = _walk_as_fio_does(bins, sample_count, percentiles) if sample_count > 0 else [None] * len(percentiles)
+    assert fio_percentiles(bins, sample_count, percentiles) == expected
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(st.integers(1, 5000), st.integers(0, 50)), min_size=2, max_size=8))
 def test_property_interval_counts_add_up(steps) -> None:

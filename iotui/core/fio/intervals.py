@@ -17,9 +17,12 @@ zeroes them at the end of ``ramp_time``) the document becomes a new baseline.
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
+from itertools import accumulate
 
 DIRECTIONS = ("read", "write", "trim")
 
@@ -30,6 +33,7 @@ PERCENTILES: tuple[tuple[str, float], ...] = (
     ("p99", 99.0),
     ("p99_9", 99.9),
 )
+_PERCENTILE_VALUES = tuple(percentile for _name, percentile in PERCENTILES)
 
 
 @dataclass(frozen=True)
@@ -109,24 +113,33 @@ def fio_percentiles(
     reaches ``p/100 * N``. Bins are (representative value, count) pairs sorted
     by value. Percentiles must be ascending.
     """
+    if not sorted_bins:
+        return [None] * len(percentiles)
+    values, counts = zip(*sorted_bins)
+    return fio_percentiles_of(values, counts, sample_count, percentiles)
+
+
+def fio_percentiles_of(
+    values: Sequence[int], counts: Iterable[int], sample_count: int, percentiles: tuple[float, ...]
+) -> list[int | None]:
+    """:func:`fio_percentiles` over the bins as two columns (ascending values, their counts).
+
+    The running count at each bin is worked out once (``accumulate``), and each
+    percentile's bin is found by bisection: the first bin whose running count
+    reaches the threshold, as fio's walk finds it. Counts are never negative,
+    so the running count never falls.
+    """
     results: list[int | None] = [None] * len(percentiles)
-    if sample_count <= 0 or not sorted_bins:
+    if sample_count <= 0 or not values:
         return results
-    # running_count is an integer, so comparing it with ceil(threshold) is exact
-    # and far cheaper than comparing with the Fraction on every bin.
-    thresholds = [
-        -(-threshold.numerator // threshold.denominator)
-        for threshold in (fio_percentile_threshold(p, sample_count) for p in percentiles)
-    ]
-    running_count = 0
-    next_index = 0
-    for value_ns, count in sorted_bins:
-        running_count += count
-        while next_index < len(thresholds) and running_count >= thresholds[next_index]:
-            results[next_index] = value_ns
-            next_index += 1
-        if next_index == len(thresholds):
-            break
+    running = list(accumulate(counts))
+    last = len(running)
+    for index, percentile in enumerate(percentiles):
+        threshold = fio_percentile_threshold(percentile, sample_count)
+        # running_count is an integer, so comparing it with ceil(threshold) is exact.
+        at = bisect_left(running, -(-threshold.numerator // threshold.denominator))
+        if at < last:
+            results[index] = values[at]
     return results
 
 
@@ -212,17 +225,19 @@ def _direction_interval(
     ios = after.total_ios - before.total_ios
     clat_n = after.clat_n - before.clat_n
     lat_mean_ns = (after.clat_sum_ns - before.clat_sum_ns) / clat_n if clat_n > 0 else None
-    delta_bins = sorted(
-        (value, count - before.bins.get(value, 0))
-        for value, count in after.bins.items()
-        if count - before.bins.get(value, 0) > 0
-    )
+    # The bins that grew since the last document (fio's are cumulative), in value order.
+    grown: dict[int, int] = {}
+    previous = before.bins.get
+    for value, count in after.bins.items():
+        new_count = count - previous(value, 0)
+        if new_count > 0:
+            grown[value] = new_count
+    values = sorted(grown)
+    counts = [grown[value] for value in values]
     # Walk over the bins' own total: fio updates the histogram and N a moment
     # apart, so a status document can hold one more binned sample than N.
-    binned_count = sum(count for _, count in delta_bins)
-    percentile_values = fio_percentiles(
-        delta_bins, binned_count, tuple(p for _, p in PERCENTILES)
-    )
+    binned_count = sum(counts)
+    percentile_values = fio_percentiles_of(values, counts, binned_count, _PERCENTILE_VALUES)
     percentiles = {
         name: value
         for (name, _), value in zip(PERCENTILES, percentile_values)
@@ -233,8 +248,8 @@ def _direction_interval(
         iops=ios / dt_s,
         bw_bytes=(after.io_bytes - before.io_bytes) / dt_s,
         lat_mean_ns=lat_mean_ns,
-        lat_min_ns=delta_bins[0][0] if delta_bins else None,
-        lat_max_ns=delta_bins[-1][0] if delta_bins else None,
+        lat_min_ns=values[0] if values else None,
+        lat_max_ns=values[-1] if values else None,
         lat_percentiles_ns=percentiles,
     )
 
