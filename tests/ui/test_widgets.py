@@ -8,7 +8,7 @@ from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.host.responsiveness import Assessment, Level
 from iotui.ui.styles import HOME_CSS, SCREENS_CSS
 from iotui.ui.live import HOST_SPECS, SPARK_BARS, LiveSeries
-from iotui.ui.widgets.figures_panel import FiguresPanel
+from iotui.ui.widgets.figures_panel import FiguresPanel, figures_lines
 from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip, chip_text
 from iotui.ui.widgets.series_panel import SeriesPanel
 from tests.conftest import fio_documents
@@ -48,6 +48,34 @@ async def test_the_figures_panel_grows_when_its_clock_wraps_and_shrinks_back() -
         panel.steady = ""
         await pilot.pause()
         assert panel.size.height == 4
+
+
+async def test_the_figures_panel_repaints_the_lines_that_changed_and_only_those() -> None:
+    deriver = IntervalDeriver()
+    intervals = [i for doc in fio_documents(RANDRW) if (i := deriver.feed(doc))]
+    before, after = intervals[-2], intervals[-1]
+    assert figures_lines(before).plain.splitlines()[1:] != figures_lines(after).plain.splitlines()[1:]
+    panel = FiguresPanel()
+    panel.styles.height = "auto"
+    async with Bare(panel).run_test(size=(80, 24)) as pilot:
+        panel.interval, panel.elapsed_s, panel.estimated_s, panel.phase = before, 8.0, 20.0, "running"
+        await pilot.pause(0.1)
+        drawn: list[int] = []
+        draw = panel.render_line
+        panel.render_line = lambda y: (drawn.append(y), draw(y))[1]
+        panel.interval, panel.elapsed_s = after, 9.0
+        await pilot.pause(0.1)
+        changed = [
+            y for y, (old, new) in enumerate(zip(
+                ["elapsed 8s"] + figures_lines(before).plain.splitlines(),
+                ["elapsed 9s"] + figures_lines(after).plain.splitlines(),
+            )) if old != new
+        ]
+        assert 1 not in drawn  # the header kept its words
+        assert sorted(set(drawn)) == changed
+        screen = [strip.text for strip in pilot.app.screen._compositor.render_strips()]
+        assert screen[0].startswith("elapsed 9s · remaining 11s · running")
+        assert screen[1:4] == [line.ljust(80) for line in figures_lines(after).plain.splitlines()]
 
 
 async def test_the_chip_widens_with_its_signal() -> None:

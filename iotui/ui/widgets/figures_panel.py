@@ -13,7 +13,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.renderables.digits import Digits
 from textual.strip import Strip
@@ -115,11 +115,12 @@ def clock_text(elapsed_s: float | None, estimated_s: float | None, phase: str) -
 class FiguresPanel(Widget):
     """Figures of the latest interval; updated once per status interval."""
 
-    interval: reactive[IntervalSample | None] = reactive(None, always_update=True)
-    elapsed_s: reactive[float | None] = reactive(None)
-    estimated_s: reactive[float | None] = reactive(None)
+    # Set every second: each of these repaints only the lines it changed (see _repaint_changed).
+    interval: reactive[IntervalSample | None] = reactive(None, always_update=True, repaint=False)
+    elapsed_s: reactive[float | None] = reactive(None, repaint=False)
+    estimated_s: reactive[float | None] = reactive(None, repaint=False)
     phase: reactive[str] = reactive("starting", layout=True)
-    steady: reactive[str] = reactive("")
+    steady: reactive[str] = reactive("", repaint=False)
     """The current section's steady-state judgement ("steady after 8 s"); empty when none."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -127,6 +128,11 @@ class FiguresPanel(Widget):
         self._lines_key: tuple | None = None
         self._lines: list[Text] = []
         self._laid_out_clock_lines: int | None = None
+        # What each line showed when last drawn, to repaint only the lines that changed.
+        self._drawn: dict[int, Text] = {}
+        self._repaint_pending = False
+        self._styles_for: str | None = None
+        self._base_style = Style()
 
     def watch_phase(self, phase: str) -> None:
         self.set_class(phase == "paused", "-paused")
@@ -138,12 +144,53 @@ class FiguresPanel(Widget):
         new_directions = list(new.directions) if new is not None else []
         if old_directions != new_directions:
             self.refresh(layout=True)
+        self._repaint_changed()
 
     def watch_elapsed_s(self) -> None:
         self._follow_height()
+        self._repaint_changed()
+
+    def watch_estimated_s(self) -> None:
+        self._repaint_changed()
 
     def watch_steady(self) -> None:
         self._follow_height()
+        self._repaint_changed()
+
+    def _repaint_changed(self) -> None:
+        """Repaint the lines whose text changed, once for the values set together.
+
+        A new interval sets the figures, the clock and the steady judgement one after
+        the other; the lines are compared once all three are set. The header and a
+        figure that kept its value are not drawn again.
+        """
+        if self._repaint_pending or not self.is_mounted:
+            return
+        self._repaint_pending = True
+        self.call_later(self._repaint_changed_lines)
+
+    def _repaint_changed_lines(self) -> None:
+        self._repaint_pending = False
+        if self._big():
+            self.refresh()
+            return
+        width = self.size.width
+        lines = self._small_lines(width)
+        for y in range(max(len(lines), len(self._drawn))):
+            if y >= len(lines) or self._drawn.get(y) != lines[y]:
+                self.refresh(Region(0, y, width, 1))
+
+    def notify_style_update(self) -> None:
+        # The panel's or an ancestor's styles changed (theme, the paused class): look them up again.
+        self._styles_for = None
+        super().notify_style_update()
+
+    def _panel_style(self) -> Style:
+        """The panel's own style, looked up once per style change (``rich_style`` walks every ancestor)."""
+        if self._styles_for != self.app.theme:
+            self._base_style = self.rich_style
+            self._styles_for = self.app.theme
+        return self._base_style
 
     def _follow_height(self) -> None:
         """Lay out again only when the clock's line wraps to another number of lines.
@@ -188,9 +235,11 @@ class FiguresPanel(Widget):
             return super().render_line(y)
         width = self.size.width
         lines = self._small_lines(width)
-        base = self.rich_style
+        base = self._panel_style()
         if y >= len(lines):
+            self._drawn.pop(y, None)
             return Strip.blank(width, base)
+        self._drawn[y] = lines[y]
         return Strip(text_segments(lines[y], base)).crop_extend(0, width, base)
 
     def render(self) -> Group | Text:

@@ -126,16 +126,17 @@ class SeriesPanel(Widget):
         super().notify_style_update()
 
     def _row_styles(self) -> tuple[Style, Style, Style, Style]:
-        """The panel's own, label, sparkline and note styles, looked up once per style change.
+        """The panel's own style, and the label, sparkline and note styles on it, looked up once per style change.
 
         ``rich_style`` walks every ancestor for the background; per repainted line each
         second, that walk was the panel's largest cost.
         """
         if self._styles_for != self.app.theme:
-            self._base_style = self.rich_style
-            self._label_style = self.get_component_rich_style("series-row--label")
-            self._spark_style = self.get_component_rich_style("series-row--spark")
-            self._note_style = self.get_component_rich_style("series-row--note")
+            base = self._base_style = self.rich_style
+            # Kept combined with the panel's own: each drawn line uses them as they are.
+            self._label_style = base + self.get_component_rich_style("series-row--label")
+            self._spark_style = base + self.get_component_rich_style("series-row--spark")
+            self._note_style = base + self.get_component_rich_style("series-row--note")
             self._styles_for = self.app.theme
         return self._base_style, self._label_style, self._spark_style, self._note_style
 
@@ -145,13 +146,13 @@ class SeriesPanel(Widget):
         base, label_style, spark_style, note_style = self._row_styles()
         if y >= len(specs):
             note = self._note(y - len(specs), bool(specs), width)
-            return Strip([Segment(note, base + note_style)] if note else []).crop_extend(0, width, base)
+            return Strip([Segment(note, note_style)] if note else []).crop_extend(0, width, base)
         spec = specs[y]
         parts = self._pending.pop(y, None)
         spark, value = self._shown[y] = parts if parts is not None else self._parts(spec, width)
         segments = [
-            Segment(f"{spec.label:<{LABEL_WIDTH}}", base + label_style),
-            Segment(spark, base + spark_style),
+            Segment(f"{spec.label:<{LABEL_WIDTH}}", label_style),
+            Segment(spark, spark_style),
             Segment(f" {value} ", base),
         ]
         return Strip(segments).crop_extend(0, width, base)
