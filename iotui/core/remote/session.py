@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from iotui.core.fio.status import FioDocument, FioText
 from iotui.core.fio.summary import sample_row
+from iotui.core.heap import hold_for_run, release_after_run
 from iotui.core.remote.alignment import AggregateSample, Aligner, HostInterval
 from iotui.core.remote.lifeline import HostEnded, HostLine, HostReady, HostRunner
 from iotui.core.remote.plan import RemotePlan
@@ -123,7 +124,12 @@ class MultiHostSession(EventLog):
                 pumps.append(asyncio.create_task(self._pump(host, state.runner, events)))
             if await self._wait_ready(events) and not self.stop_requested:
                 self._release()
-                await self._watch(events)
+                # Nothing made before the hosts started is walked by the collector while they run.
+                hold_for_run()
+                try:
+                    await self._watch(events)
+                finally:
+                    release_after_run()
         except asyncio.CancelledError:
             self.stop_requested = True
             raise

@@ -22,6 +22,7 @@ from iotui.core.fio.intervals import IntervalDeriver, snapshot_from_document
 from iotui.core.fio.runner import FioExited, FioNotFoundError, FioRunner, StderrLine
 from iotui.core.fio.sections import SectionTracker, fio_sections
 from iotui.core.fio.status import FioDocument, FioText
+from iotui.core.heap import hold_for_run, release_after_run
 from iotui.core.fio.summary import sample_row
 from iotui.core.host.identity import host_identity
 from iotui.core.host.processes import process_stopped
@@ -194,17 +195,26 @@ class RunSession(RunRecorder):
         return record
 
     async def _run_fio(self) -> FioExited | None:
-        self.runner = self.runner_factory(self.plan.argv)
-        await self.runner.start()
+        runner = self.runner = self.runner_factory(self.plan.argv)
+        await runner.start()
+        # The app and everything made before fio started are not walked by the collector
+        # while fio runs (iotui/core/heap.py).
+        hold_for_run()
+        try:
+            return await self._watch_fio_events(runner)
+        finally:
+            release_after_run()
+
+    async def _watch_fio_events(self, runner: Runner) -> FioExited | None:
         self._fio_heard_monotonic = time.monotonic()
         if self.stop_requested:
             # A stop that came while fio was starting.
-            asyncio.ensure_future(self.runner.stop())
-        self.watch.watch_pid(self.runner.pid)
+            asyncio.ensure_future(runner.stop())
+        self.watch.watch_pid(runner.pid)
         exit_event: FioExited | None = None
         host_task = asyncio.create_task(self._host_loop())
         try:
-            async for event in self.runner.events():
+            async for event in runner.events():
                 self._handle(event)
                 if isinstance(event, FioExited):
                     exit_event = event
