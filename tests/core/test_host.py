@@ -316,3 +316,17 @@ def test_backing_devices_of_a_real_path_are_in_diskstats() -> None:
     assert isinstance(devices, list)
     assert set(devices) <= listed
     assert backing_devices(Path("/proc")) == []  # a virtual filesystem has no device
+
+
+def test_kernel_files_are_read_whole_or_not_at_all(tmp_path: Path) -> None:
+    from iotui.core.host.proc_files import read_text
+
+    long_text = "".join(f"line {number}\n" for number in range(20_000))  # beyond one 64 KiB read
+    (tmp_path / "long").write_text(long_text)
+    (tmp_path / "binary").write_bytes(b"\xff\xfe\x00")
+    assert read_text(tmp_path / "long") == long_text
+    assert read_text(str(tmp_path / "long")) == long_text
+    assert read_text(tmp_path / "missing") is None
+    assert read_text(tmp_path) is None  # a directory
+    assert read_text(tmp_path / "binary") is None
+    assert read_text("/proc/self/stat").split()[0] == str(os.getpid())

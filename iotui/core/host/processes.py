@@ -25,7 +25,7 @@ def _clock_ticks_per_s() -> float:
 
 def _proc_cpu_ticks(proc_root: Path, pid: int) -> tuple[float, float] | None:
     """(own user+system, reaped children's user+system) in clock ticks from /proc/PID/stat."""
-    text = _read_text(proc_root / str(pid) / "stat")
+    text = _read_text(f"{proc_root}/{pid}/stat")
     if text is None:
         return None
     # The command name may hold spaces and parentheses: fields start after the last ")".
@@ -39,17 +39,22 @@ def _proc_cpu_ticks(proc_root: Path, pid: int) -> tuple[float, float] | None:
 
 def _proc_children(proc_root: Path, pid: int) -> list[int] | None:
     """Direct children of every thread of `pid`; None where the kernel lacks the file."""
+    # Every second during a run: plain names and os.listdir rather than Path objects and a glob.
+    task_dir = f"{proc_root}/{pid}/task"
     try:
-        task_files = list((proc_root / str(pid) / "task").glob("*/children"))
+        tasks = os.listdir(task_dir)
     except OSError:
-        return None
-    if not task_files:
-        return None  # no CONFIG_PROC_CHILDREN, or the process is gone
+        return None  # the process is gone
     children: list[int] = []
-    for task_file in task_files:
-        text = _read_text(task_file)
-        if text:
-            children.extend(int(child) for child in text.split() if child.isdigit())
+    found_a_file = False
+    for task in tasks:
+        text = _read_text(f"{task_dir}/{task}/children")
+        if text is None:
+            continue
+        found_a_file = True
+        children.extend(int(child) for child in text.split() if child.isdigit())
+    if not found_a_file:
+        return None  # no CONFIG_PROC_CHILDREN, or the process is gone
     return children
 
 
