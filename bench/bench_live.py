@@ -2,8 +2,10 @@
 """What the app costs while it watches a real fio run: CPU, terminal bytes, memory.
 
 Starts ``python -m iotui`` on an 80x24 pseudo-terminal (as over SSH), with a
-small preset of its own (4 KiB random reads held at a fixed rate, direct I/O,
-a 64 MiB file in a temporary directory), presses r, and once the run screen
+small preset of its own (``--job rate``: 4 KiB random reads held at a fixed rate,
+direct I/O, a 64 MiB file in a temporary directory; ``--job quick``: the shipped
+quick preset, a 70/30 random read/write mix at queue depth 16 flat out, run
+longer), presses r, and once the run screen
 shows fio running, measures over a window:
 
 * the app's own process: CPU seconds per wall second (all its threads; its
@@ -15,7 +17,7 @@ shows fio running, measures over a window:
 
 Then it presses s, waits for the results screen and quits with ctrl+q.
 
-    python bench/bench_live.py [--runs 3] [--window 40] [--warmup 8] [--columns 80 --rows 24]
+    python bench/bench_live.py [--job rate|quick] [--runs 3] [--window 40] [--warmup 8] [--columns 80 --rows 24]
 
 Targets: the app's process at most 1.5% of one core; at most 5 KB/s to the terminal.
 """
@@ -26,6 +28,7 @@ import argparse
 import fcntl
 import os
 import pty
+import re
 import select
 import shutil
 import signal
@@ -57,6 +60,16 @@ rate_iops = {rate}
 runtime = {runtime}
 time_based = ""
 """
+
+
+def preset_text(job: str, rate: int, runtime_s: int) -> str:
+    """The benchmark's preset: ``rate`` (fio held at ``rate`` IOPS) or ``quick`` (the shipped
+    quick preset as it is, 4 KiB random read/write at queue depth 16 flat out, run longer)."""
+    if job == "rate":
+        return PRESET.format(rate=rate, runtime=runtime_s)
+    quick = (Path(__file__).resolve().parents[1] / "presets" / "quick.toml").read_text()
+    quick = re.sub(r'(?m)^name = "quick"$', 'name = "bench-live"', quick)
+    return re.sub(r"(?m)^runtime = \d+$", f"runtime = {runtime_s}", quick)
 
 
 def children_of(pid: int) -> list[int]:
@@ -186,7 +199,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--window", type=float, default=40.0, help="seconds measured per run")
     parser.add_argument("--warmup", type=float, default=8.0, help="seconds of the run before measuring")
-    parser.add_argument("--rate", type=int, default=2000, help="fio's IOPS (rate_iops)")
+    parser.add_argument("--job", choices=("rate", "quick"), default="rate",
+                        help="rate: 4 KiB random reads held at --rate IOPS; quick: the shipped quick preset, run longer")
+    parser.add_argument("--rate", type=int, default=2000, help="fio's IOPS (rate_iops) for --job rate")
     parser.add_argument("--columns", type=int, default=80)
     parser.add_argument("--rows", type=int, default=24)
     args = parser.parse_args()
@@ -199,7 +214,7 @@ def main() -> int:
             presets_dir = work / "config" / "iotui" / "presets"
             presets_dir.mkdir(parents=True)
             runtime = int(args.warmup + args.window + 60)
-            (presets_dir / "bench-live.toml").write_text(PRESET.format(rate=args.rate, runtime=runtime))
+            (presets_dir / "bench-live.toml").write_text(preset_text(args.job, args.rate, runtime))
             result = one_run(args, work)
         finally:
             shutil.rmtree(work, ignore_errors=True)
