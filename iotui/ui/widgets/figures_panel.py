@@ -176,9 +176,13 @@ class FiguresPanel(Widget):
             return
         width = self.size.width
         lines = self._small_lines(width)
-        for y in range(max(len(lines), len(self._drawn))):
-            if y >= len(lines) or self._drawn.get(y) != lines[y]:
-                self.refresh(Region(0, y, width, 1))
+        changed = [
+            Region(0, y, width, 1)
+            for y in range(max(len(lines), len(self._drawn)))
+            if y >= len(lines) or self._drawn.get(y) != lines[y]
+        ]
+        if changed:
+            self.refresh(*changed)
 
     def notify_style_update(self) -> None:
         # The panel's or an ancestor's styles changed (theme, the paused class): look them up again.

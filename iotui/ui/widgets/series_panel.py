@@ -107,11 +107,14 @@ class SeriesPanel(Widget):
             self.refresh(layout=True)
             return
         width = self.size.width
+        changed: list[Region] = []
         for y, spec in enumerate(specs):
             parts = self._parts(spec, width)
             if parts != self._shown.get(y):
                 self._pending[y] = parts
-                self.refresh(Region(0, y, width, 1))
+                changed.append(Region(0, y, width, 1))
+        if changed:
+            self.refresh(*changed)  # one call for all the lines (each call has its own cost)
 
     def _parts(self, spec: SeriesSpec, width: int) -> tuple[str, str]:
         """The sparkline and the newest value of one figure, as drawn at ``width``."""
