@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import math
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
@@ -10,6 +12,7 @@ from hypothesis import strategies as st
 
 from iotui.core.fio.intervals import (
     IntervalDeriver,
+    fio_percentile_rank,
     fio_percentile_threshold,
     fio_percentiles,
     snapshot_from_document,
@@ -158,6 +161,29 @@ def test_property_percentile_is_a_bin_value_with_enough_mass(bins, percentile) -
     at_or_below = below + dict(bins)[value]
     assert at_or_below * 100 >= percentile * total * (1 - 1e-12)
     assert below * 100 < percentile * total * (1 + 1e-12)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.one_of(st.sampled_from([0.0, 1.0, 5.0, 50.0, 90.0, 99.0, 99.5, 99.9, 99.99, 100.0]),
+              st.floats(0.0, 100.0, allow_nan=False)),
+    st.integers(1, 10**15),
+)
+def test_property_integer_rank_is_the_ceiling_of_fios_threshold(percentile, sample_count) -> None:
+    # x87 rounding written out with Fractions (nearest, ties even, 64 significant bits) is
+    # the oracle for the integer arithmetic: fio's (long double) p / 100.0 * nr.
+    def extended(value: Fraction) -> Fraction:
+        if value == 0:
+            return value
+        exponent = value.numerator.bit_length() - value.denominator.bit_length()
+        if Fraction(2) ** exponent > value:
+            exponent -= 1
+        scale = Fraction(2) ** (63 - exponent)
+        return Fraction(round(value * scale)) / scale
+
+    threshold = extended(extended(Fraction(percentile) / 100) * sample_count)
+    assert fio_percentile_threshold(percentile, sample_count) == threshold
+    assert fio_percentile_rank(percentile, sample_count) == math.ceil(threshold)
 
 
 def _walk_as_fio_does(bins, sample_count, percentiles):
