@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from iotui.core.host.counters import HostSample
 from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.runs.series import Ring
@@ -114,3 +119,28 @@ def test_each_cell_is_its_sample_s_share_of_the_top_in_eighths() -> None:
         present = [v for v in values if v is not None]
         top = scale_max if scale_max is not None else (max(present) if present else 0.0)
         assert sparkline(values, 40, scale_max) == " " * 10 + "".join(cell(v, top) for v in values)
+
+
+def test_sparkline_clamps_values_over_a_fixed_scale_and_keeps_tiny_ones_on_the_lowest_bar() -> None:
+    assert sparkline([150.0, 100.0, 1e-12], 3, scale_max=100.0) == SPARK_BARS[-1] * 2 + SPARK_BARS[0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.floats(0.0, 1e9, allow_nan=False)), max_size=80),
+       st.integers(1, 90), st.one_of(st.none(), st.floats(1.0, 1e9)))
+def test_property_each_cell_is_its_value_s_level_of_eight(values, width, scale_max) -> None:
+    line = sparkline(values, width, scale_max)
+    recent = values[-width:]
+    assert len(line) == width
+    top = scale_max if scale_max is not None else max([v for v in recent if v is not None], default=0.0)
+    for cell, value in zip(line[width - len(recent):], recent):
+        if value is None:
+            assert cell == " "
+        elif value <= 0 or top <= 0:
+            assert cell == SPARK_BARS[0]
+        else:
+            # Level k of 8 holds the values in (k/8, (k+1)/8] of the top (a 1e-9 allowance for
+            # float noise at the edges); anything above the top is the top bar.
+            share = value / top
+            expected = 7 if share >= 1 else max(0, math.floor(share * 8 - 1e-9))
+            assert cell == SPARK_BARS[expected], (value, top)
