@@ -13,7 +13,8 @@ shows fio running, measures over a window:
 * its children, each apart: fio, and the wake-up probe (a child that wakes 100
   times a second on purpose);
 * the bytes the app wrote to the terminal, per second;
-* its resident memory (VmRSS) at the start and the end of the window.
+* its resident memory (VmRSS) at the start and the end of the window, and every
+  ``--rss-every`` seconds in between (a 10-minute window shows whether it stays flat).
 
 Then it presses s, waits for the results screen and quits with ctrl+q.
 
@@ -126,7 +127,7 @@ class Terminal:
             if self.process.poll() is not None:
                 break
             self.pump(0.2)
-        tail = screen_text(bytes(self.received[-600:]))
+        tail = screen_text(bytes(self.received[-3000:]))
         raise SystemExit(f"bench_live: no {what} within {timeout_s:.0f} s; the terminal shows: {tail!r}")
 
     def press(self, keys: bytes) -> None:
@@ -160,7 +161,10 @@ def one_run(args: argparse.Namespace, work: Path) -> dict:
         before = {child: cpu_seconds(child) for child in children}
         app_before, rss_before, bytes_before = cpu_seconds(pid), rss_mib(pid), len(terminal.received)
         started = time.monotonic()
-        terminal.pump(args.window)
+        rss_trace = [rss_before]
+        while (left := args.window - (time.monotonic() - started)) > 0:
+            terminal.pump(min(left, args.rss_every))
+            rss_trace.append(rss_mib(pid))
         wall_s = time.monotonic() - started
         app_cpu_s = cpu_seconds(pid) - app_before
         rss_after = rss_mib(pid)
@@ -173,8 +177,19 @@ def one_run(args: argparse.Namespace, work: Path) -> dict:
                 continue
             label = "fio" if name == "fio" else f"probe ({name})"
             child_cores[label] = child_cores.get(label, 0.0) + used / wall_s
+        stopped_at = len(terminal.received)
         terminal.press(b"s")
-        terminal.wait_for(lambda text: "results" in text.lower() or "finished" in text, 60, "end of the run")
+        # The results screen: its title, or its keys (a large results screen can push its
+        # title out of the recent output wait_for looks at).
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            shown = screen_text(bytes(terminal.received[stopped_at:]))
+            if "results" in shown.lower() or "New run" in " ".join(shown.split()):
+                break
+            terminal.pump(0.2)
+        else:
+            raise SystemExit(f"bench_live: no results screen within 60 s of s; the terminal shows: "
+                             f"{screen_text(bytes(terminal.received[-3000:]))!r}")
         terminal.pump(1.0)
         terminal.press(b"\x11")
         terminal.pump(2.0)
@@ -183,6 +198,7 @@ def one_run(args: argparse.Namespace, work: Path) -> dict:
             "children": child_cores,
             "bytes_per_s": written / wall_s,
             "rss_mib": (rss_before, rss_after),
+            "rss_trace": rss_trace,
             "wall_s": wall_s,
         }
     finally:
@@ -202,6 +218,7 @@ def main() -> int:
     parser.add_argument("--job", choices=("rate", "quick"), default="rate",
                         help="rate: 4 KiB random reads held at --rate IOPS; quick: the shipped quick preset, run longer")
     parser.add_argument("--rate", type=int, default=2000, help="fio's IOPS (rate_iops) for --job rate")
+    parser.add_argument("--rss-every", type=float, default=60.0, help="seconds between RSS readings in the window")
     parser.add_argument("--columns", type=int, default=80)
     parser.add_argument("--rows", type=int, default=24)
     args = parser.parse_args()
@@ -223,6 +240,8 @@ def main() -> int:
         print(f"run {number + 1}: app {result['app_cores'] * 100:.2f}% of one core over {result['wall_s']:.0f} s; "
               f"children: {children}; terminal {result['bytes_per_s'] / 1000:.2f} KB/s; "
               f"RSS {result['rss_mib'][0]:.1f} -> {result['rss_mib'][1]:.1f} MiB", flush=True)
+        if len(result["rss_trace"]) > 2:
+            print("  RSS every", f"{args.rss_every:.0f} s (MiB):", " ".join(f"{value:.1f}" for value in result["rss_trace"]))
     app = [result["app_cores"] * 100 for result in results]
     rate = [result["bytes_per_s"] / 1000 for result in results]
     probe = [cores * 100 for result in results for name, cores in result["children"].items() if name != "fio"]
