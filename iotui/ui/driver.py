@@ -55,10 +55,11 @@ class QuietLinuxDriver(LinuxDriver):
 
     def disable_input(self) -> None:
         # Wake the thread first: the base class then sets the exit flag and waits for it.
-        try:
-            os.write(self._wake_write, b"x")
-        except OSError:
-            pass
+        if self._wake_write >= 0:
+            try:
+                os.write(self._wake_write, b"x")
+            except OSError:
+                pass
         super().disable_input()
 
     def close(self) -> None:
@@ -68,6 +69,8 @@ class QuietLinuxDriver(LinuxDriver):
                 os.close(fd)
             except OSError:
                 pass
+        # Never write to the numbers again: another file may get them.
+        self._wake_read = self._wake_write = -1
 
     def run_input_thread(self) -> None:
         """Wait for input and dispatch events (Textual's loop, waiting as ``input_wait_s`` says)."""
