@@ -7,12 +7,13 @@ Textual coalesces refreshes), which is once per status interval in practice.
 
 from __future__ import annotations
 
+import asyncio
+
 from typing import TYPE_CHECKING, Any, cast
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.timer import Timer
 from textual.containers import Horizontal
 from textual.reactive import var
 from textual.screen import Screen
@@ -79,7 +80,7 @@ class RunScreen(Screen):
         self.plan: Any = None
         self.numjobs: int | None = None
         self._host_pending = False
-        self._host_timer: Timer | None = None
+        self._host_timer: asyncio.TimerHandle | None = None
         self.sub_title = f"{request.preset.name} on {request.target_path}"
         if request.hosts:
             self.sub_title += f" on {len(request.hosts)} hosts"
@@ -167,15 +168,24 @@ class RunScreen(Screen):
         # interval: one frame a second instead of two (each frame costs the whole band
         # of the screen between the two panels); if fio is late, it is drawn anyway.
         if self._host_timer is None:
-            self._host_timer = self.set_timer(HOST_DRAW_LATEST_S, self._draw_host_sample)
+            # asyncio's own timer: a Textual Timer is a task of its own, started and
+            # cancelled every second.
+            self._host_timer = asyncio.get_running_loop().call_later(HOST_DRAW_LATEST_S, self._draw_host_sample)
 
     def _draw_host_sample(self) -> None:
         if self._host_timer is not None:
-            self._host_timer.stop()
+            self._host_timer.cancel()
             self._host_timer = None
+        if not self.is_mounted:
+            return
         if self._host_pending:
             self._host_pending = False
             self.host_revision += 1
+
+    def on_unmount(self) -> None:
+        if self._host_timer is not None:  # asyncio's timer does not end with the screen
+            self._host_timer.cancel()
+            self._host_timer = None
 
     @on(ResponsivenessAssessed)
     def _assessed(self, message: ResponsivenessAssessed) -> None:

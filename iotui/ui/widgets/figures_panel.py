@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -167,10 +168,14 @@ class FiguresPanel(Widget):
         if self._repaint_pending or not self.is_mounted:
             return
         self._repaint_pending = True
-        self.call_later(self._repaint_changed_lines)
+        # asyncio's call_soon, not a Textual message to the panel: runs once the values
+        # being set together are all set, before the next frame.
+        asyncio.get_running_loop().call_soon(self._repaint_changed_lines)
 
     def _repaint_changed_lines(self) -> None:
         self._repaint_pending = False
+        if not self.is_mounted:
+            return
         if self._big():
             self.refresh()
             return
