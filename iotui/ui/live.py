@@ -166,20 +166,18 @@ def sparkline(values: list[float | None], width: int, scale_max: float | None = 
     padding = " " * (width - len(recent))
     if top <= 0:
         return padding + "".join(" " if value is None else SPARK_BARS[0] for value in recent)
+    if scale_max is not None:
+        # Values over a fixed scale (a percentage over 100) are drawn at its top.
+        recent = [value if value is None or value <= top else top for value in recent]
     # _bar's arithmetic inline, in one list comprehension: every line of both panels is
     # worked out every second (a generator with min/max calls per cell cost twice as much).
+    # No value is over top here, so no level passes the last bar (value == top gives
+    # levels - 1e-9, truncated to levels - 1); int() truncates toward zero, so a tiny
+    # value's slightly negative level is bar 0.
     bars, levels = SPARK_BARS, len(SPARK_BARS)
     lowest = bars[0]
-    if scale_max is None:
-        # top is the largest value shown, so no level passes the last bar (value == top
-        # gives levels - 1e-9, truncated to levels - 1); int() truncates toward zero, so a
-        # tiny value's slightly negative level is bar 0.
-        cells = [" " if value is None else lowest if value <= 0 else bars[int(value / top * levels - 1e-9)]
-                 for value in recent]
-    else:
-        highest = levels - 1
-        cells = [" " if value is None else lowest if value <= 0 else bars[min(int(value / top * levels - 1e-9), highest)]
-                 for value in recent]
+    cells = [" " if value is None else lowest if value <= 0 else bars[int(value / top * levels - 1e-9)]
+             for value in recent]
     return padding + "".join(cells)
 
 

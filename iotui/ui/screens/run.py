@@ -8,7 +8,6 @@ Textual coalesces refreshes), which is once per status interval in practice.
 from __future__ import annotations
 
 import asyncio
-
 from typing import TYPE_CHECKING, Any, cast
 
 from textual import on
@@ -172,10 +171,13 @@ class RunScreen(Screen):
             # cancelled every second.
             self._host_timer = asyncio.get_running_loop().call_later(HOST_DRAW_LATEST_S, self._draw_host_sample)
 
-    def _draw_host_sample(self) -> None:
+    def _cancel_host_timer(self) -> None:
         if self._host_timer is not None:
             self._host_timer.cancel()
             self._host_timer = None
+
+    def _draw_host_sample(self) -> None:
+        self._cancel_host_timer()
         if not self.is_mounted:
             return
         if self._host_pending:
@@ -183,9 +185,7 @@ class RunScreen(Screen):
             self.host_revision += 1
 
     def on_unmount(self) -> None:
-        if self._host_timer is not None:  # asyncio's timer does not end with the screen
-            self._host_timer.cancel()
-            self._host_timer = None
+        self._cancel_host_timer()  # asyncio's timer does not end with the screen
 
     @on(ResponsivenessAssessed)
     def _assessed(self, message: ResponsivenessAssessed) -> None:
