@@ -26,25 +26,21 @@ Targets: the app's process at most 1.5% of one core; at most 5 KB/s to the termi
 from __future__ import annotations
 
 import argparse
-import fcntl
 import os
-import pty
 import re
-import select
 import shutil
 import signal
 import statistics
-import struct
-import subprocess
 import sys
 import tempfile
-import termios
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_paint import command_painted, cpu_seconds, screen_text  # noqa: E402
+from bench_paint import command_painted, cpu_seconds  # noqa: E402
+from tests.pty_terminal import Terminal  # noqa: E402
 
 PRESET = """\
 name = "bench-live"
@@ -97,49 +93,6 @@ def rss_mib(pid: int) -> float:
     return float("nan")
 
 
-class Terminal:
-    """A child process on a pseudo-terminal; everything it writes is kept and counted."""
-
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, columns: int, rows: int) -> None:
-        self.master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
-        self.process = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
-                                        start_new_session=True)
-        os.close(slave)
-        self.received = bytearray()
-
-    def pump(self, seconds: float) -> None:
-        """Read what the app writes for ``seconds``."""
-        end = time.monotonic() + seconds
-        while (left := end - time.monotonic()) > 0:
-            if select.select([self.master], [], [], min(left, 0.2))[0]:
-                try:
-                    self.received += os.read(self.master, 1 << 16)
-                except OSError:
-                    return
-
-    def wait_for(self, predicate, timeout_s: float, what: str) -> None:
-        end = time.monotonic() + timeout_s
-        while time.monotonic() < end:
-            # Only the recent output: the screen as it is now, not as it was.
-            if predicate(screen_text(bytes(self.received[-20000:]))):
-                return
-            if self.process.poll() is not None:
-                break
-            self.pump(0.2)
-        tail = screen_text(bytes(self.received[-3000:]))
-        raise SystemExit(f"bench_live: no {what} within {timeout_s:.0f} s; the terminal shows: {tail!r}")
-
-    def press(self, keys: bytes) -> None:
-        os.write(self.master, keys)
-
-    def close(self) -> None:
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
-        os.close(self.master)
-
-
 def one_run(args: argparse.Namespace, work: Path) -> dict:
     target = work / "target"
     target.mkdir(exist_ok=True)
@@ -179,17 +132,10 @@ def one_run(args: argparse.Namespace, work: Path) -> dict:
             child_cores[label] = child_cores.get(label, 0.0) + used / wall_s
         stopped_at = len(terminal.received)
         terminal.press(b"s")
-        # The results screen: its title, or its keys (a large results screen can push its
-        # title out of the recent output wait_for looks at).
-        end = time.monotonic() + 60
-        while time.monotonic() < end:
-            shown = screen_text(bytes(terminal.received[stopped_at:]))
-            if "results" in shown.lower() or "New run" in " ".join(shown.split()):
-                break
-            terminal.pump(0.2)
-        else:
-            raise SystemExit(f"bench_live: no results screen within 60 s of s; the terminal shows: "
-                             f"{screen_text(bytes(terminal.received[-3000:]))!r}")
+        # The results screen: its title, or its keys, in all the output since s (a large
+        # results screen can push its title out of the recent output).
+        terminal.wait_for(lambda text: "results" in text.lower() or "New run" in " ".join(text.split()),
+                          60, "results screen", since=stopped_at)
         terminal.pump(1.0)
         terminal.press(b"\x11")
         terminal.pump(2.0)
@@ -232,7 +178,10 @@ def main() -> int:
             presets_dir.mkdir(parents=True)
             runtime = int(args.warmup + args.window + 60)
             (presets_dir / "bench-live.toml").write_text(preset_text(args.job, args.rate, runtime))
-            result = one_run(args, work)
+            try:
+                result = one_run(args, work)
+            except TimeoutError as error:
+                raise SystemExit(f"bench_live: {error}") from None
         finally:
             shutil.rmtree(work, ignore_errors=True)
         results.append(result)

@@ -25,7 +25,6 @@ import argparse
 import fcntl
 import os
 import pty
-import re
 import select
 import shutil
 import signal
@@ -38,6 +37,10 @@ import termios
 import time
 from pathlib import Path
 from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.pty_terminal import screen_text  # noqa: E402  (the benchmarks' and the tests' one reading)
 
 ROOT = Path(__file__).resolve().parents[1]
 BARE_APP = Path(__file__).resolve().parent / "bare_app.py"
@@ -58,14 +61,6 @@ def home_painted(text: str) -> bool:
 
 def command_painted(text: str) -> bool:
     return PREVIEW_MARKER in text
-
-
-_ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[PX^_].*?\x1b\\|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-
-
-def screen_text(raw: bytes) -> str:
-    """What the terminal received with the escape sequences taken out (cursor moves become gaps)."""
-    return _ESCAPES.sub(b" ", raw).decode("utf-8", "replace")
 
 
 def cpu_seconds(pid: int) -> float:

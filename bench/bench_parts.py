@@ -35,9 +35,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_live import Terminal, preset_text  # noqa: E402
+from bench_live import preset_text  # noqa: E402
 from bench_paint import command_painted  # noqa: E402
+from tests.pty_terminal import Terminal  # noqa: E402
 
 # Runs inside the app's process: wraps the parts, writes the totals to $PARTS_OUT every second.
 LAUNCHER = r'''
