@@ -7,15 +7,10 @@ policy refuses raises ``PresetPolicyError``. The format is ``docs/presets.md``.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10 only
-    import tomli as tomllib
-
+from iotui.core.toml_reader import tomllib
 from iotui.core.runs.preset_model import (
     JobSection, Preset, PresetError, PresetPolicyError, check_policy, engines_in_effect, read_user_file,
 )

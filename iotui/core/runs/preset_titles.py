@@ -11,12 +11,10 @@ list with its sentence.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from iotui.core.runs.preset_dirs import preset_files
-
 
 
 class PresetTitle(NamedTuple):
@@ -56,11 +54,9 @@ def _plain_root_table(prefix: str) -> dict[str, str] | None:
 
 
 def _tomllib() -> Any:
-    """tomllib (tomli on Python 3.10), imported only for a root table beyond plain strings."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - Python 3.10 only
-        import tomli as tomllib
+    """The TOML reader, imported only for a root table beyond plain strings."""
+    from iotui.core.toml_reader import tomllib
+
     return tomllib
 
 

@@ -10,18 +10,13 @@ import datetime as dt
 import json
 import os
 import re
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
-
+from iotui.core.toml_reader import tomllib
 from iotui.core.runs.record import RunRecord
 from iotui.core.runs.record_guard import record_problem
 from iotui.core.runs.record_migrate import migrate_v1, rename_run_keys

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import sys
 import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,11 +20,7 @@ import tomli_w
 from iotui.core.runs.record_files import write_atomically
 from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.values import SweepAxis
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
+from iotui.core.toml_reader import tomllib
 
 SWEEP_SCHEMA_VERSION = 1
 SWEEP_SUFFIX = ".sweep.toml"
