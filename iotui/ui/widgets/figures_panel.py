@@ -128,7 +128,8 @@ class FiguresPanel(Widget):
         super().__init__(*args, **kwargs)
         self._lines_key: tuple | None = None
         self._lines: list[Text] = []
-        self._laid_out_clock_lines: int | None = None
+        # How many lines the panel had when last laid out: another count lays it out again.
+        self._laid_out_lines: int | None = None
         # What each line showed when last drawn, to repaint only the lines that changed.
         self._drawn: dict[int, Text] = {}
         self._repaint_pending = False
@@ -148,22 +149,22 @@ class FiguresPanel(Widget):
         self._repaint_changed()
 
     def watch_elapsed_s(self) -> None:
-        self._follow_height()
         self._repaint_changed()
 
     def watch_estimated_s(self) -> None:
         self._repaint_changed()
 
     def watch_steady(self) -> None:
-        self._follow_height()
         self._repaint_changed()
 
     def _repaint_changed(self) -> None:
         """Repaint the lines whose text changed, once for the values set together.
 
         A new interval sets the figures, the clock and the steady judgement one after
-        the other; the lines are compared once all three are set. The header and a
-        figure that kept its value are not drawn again.
+        the other; the lines are worked out once all three are set. The header and a
+        figure that kept its value are not drawn again; when the clock wraps to another
+        number of lines, the panel is laid out again (re-laying out every second would
+        cost a full redraw).
         """
         if self._repaint_pending or not self.is_mounted:
             return
@@ -181,6 +182,9 @@ class FiguresPanel(Widget):
             return
         width = self.size.width
         lines = self._small_lines(width)
+        if self._laid_out_lines is not None and len(lines) != self._laid_out_lines:
+            self.refresh(layout=True)  # repaints the whole panel as well
+            return
         changed = [
             Region(0, y, width, 1)
             for y in range(max(len(lines), len(self._drawn)))
@@ -200,17 +204,6 @@ class FiguresPanel(Widget):
             self._base_style = self.rich_style
             self._styles_for = self.app.theme
         return self._base_style
-
-    def _follow_height(self) -> None:
-        """Lay out again only when the clock's line wraps to another number of lines.
-
-        Only the clock is wrapped here: the figures' lines change with the directions
-        (watch_interval), and the panel's lines are worked out once, when drawn.
-        """
-        if self._big() or not self.is_mounted or self._laid_out_clock_lines is None:
-            return
-        if len(wrap_at_separators(self._clock(), self.size.width)) != self._laid_out_clock_lines:
-            self.refresh(layout=True)
 
     def _big(self) -> bool:
         return self.app.size.height >= BIG_FIGURES_MIN_HEIGHT
@@ -234,8 +227,8 @@ class FiguresPanel(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if self._big():
             return super().get_content_height(container, viewport, width)
-        self._laid_out_clock_lines = len(wrap_at_separators(self._clock(), width))
-        return len(self._small_lines(width))
+        self._laid_out_lines = len(self._small_lines(width))
+        return self._laid_out_lines
 
     def render_line(self, y: int) -> Strip:
         # Drawn every second: the lines are laid out here from their spans (Textual's line
