@@ -18,6 +18,7 @@ from textual.reactive import var
 from textual.screen import Screen
 
 from iotui.core.fio.intervals import IntervalSample
+from iotui.ui.compositor import BandCompositor
 from iotui.ui.live import PSI_TOOLTIP, LiveSeries, psi_legend
 from iotui.ui.messages import (
     FioLogged,
@@ -72,6 +73,8 @@ class RunScreen(Screen):
 
     def __init__(self, request: RunRequest, *, cpu_count: int) -> None:
         super().__init__()
+        # One frame a second: only the widgets and rows it changes are rendered.
+        self._compositor = BandCompositor()
         self.request = request
         self.cpu_count = cpu_count
         self.live = LiveSeries()

@@ -23,6 +23,7 @@ from iotui.core.runs.lock import RunLockHeld
 from iotui.core.sweep.analysis import PointResult, SweepAnalysis
 from iotui.core.sweep.record import SweepRecordError
 from iotui.core.sweep.values import SweepAxis
+from iotui.ui.compositor import BandCompositor
 from iotui.ui.live import LiveSeries
 from iotui.ui.messages import (
     FioLogged,
@@ -70,6 +71,8 @@ class SweepProgressScreen(Screen):
 
     def __init__(self, services: Services, preset: Any, target_path: str, overrides: Overrides) -> None:
         super().__init__()
+        # One frame a second while a point runs: only the widgets and rows it changes are rendered.
+        self._compositor = BandCompositor()
         self.services = services
         self.preset = preset
         self.target_path = target_path
