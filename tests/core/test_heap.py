@@ -37,14 +37,31 @@ def test_a_hold_sets_aside_what_exists_and_not_what_comes_after() -> None:
 
 
 def test_holds_nest_and_the_heap_is_given_back_by_the_last() -> None:
+    thresholds = gc.get_threshold()
     heap.hold_for_run()
     heap.hold_for_run()
     heap.release_after_run()
     assert gc.get_freeze_count() > 0 and heap.runs_holding() == 1
+    assert gc.get_threshold()[0] == heap.YOUNG_THRESHOLD_DURING_RUN
     heap.release_after_run()
     assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == thresholds
     heap.release_after_run()  # one release too many changes nothing
     assert heap.runs_holding() == 0
+
+
+def test_the_young_generation_is_collected_less_often_during_a_run_and_as_before_after() -> None:
+    young, middle, old = gc.get_threshold()
+    heap.hold_for_run()
+    assert gc.get_threshold() == (heap.YOUNG_THRESHOLD_DURING_RUN, middle, old)
+    collections = gc.get_stats()[0]["collections"]
+    kept = [[n] for n in range(3 * young)]  # three default thresholds' worth of new containers
+    assert gc.get_stats()[0]["collections"] == collections
+    heap.release_after_run()
+    assert gc.get_threshold() == (young, middle, old)
+    kept += [[n] for n in range(3 * young)]
+    assert gc.get_stats()[0]["collections"] > collections
+    del kept
 
 
 def test_a_large_document_leaves_the_young_generations_with_or_without_a_run() -> None:
