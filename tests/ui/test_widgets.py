@@ -32,7 +32,7 @@ async def test_the_figures_panel_grows_when_the_first_interval_arrives() -> None
         assert panel.size.height == 4  # the clock, the header, read and write
 
 
-async def test_the_figures_panel_grows_when_its_clock_wraps_and_shrinks_back() -> None:
+async def test_the_figures_panel_grows_when_its_clock_wraps_and_keeps_its_height_until_the_next_run() -> None:
     panel = FiguresPanel()
     panel.styles.height = "auto"
     panel.styles.width = 40
@@ -47,7 +47,38 @@ async def test_the_figures_panel_grows_when_its_clock_wraps_and_shrinks_back() -
         assert panel.render_line(1).text.strip() == "not steady: IOPS rising 40%"
         panel.steady = ""
         await pilot.pause()
-        assert panel.size.height == 4
+        # The panels below do not move up each time a line goes: a blank line instead.
+        assert panel.size.height == 5
+        screen = [strip.text.rstrip() for strip in pilot.app.screen._compositor.render_strips()]
+        assert screen[0] == "elapsed 8s · remaining 12s · running"
+        assert screen[1].startswith(" ") and "IOPS" in screen[1]
+        assert screen[4] == ""
+        panel.interval = None  # a new run (a sweep's next point)
+        await pilot.pause()
+        assert panel.size.height == 2
+
+
+async def test_a_section_of_another_direction_repaints_the_figures_without_a_new_layout() -> None:
+    # The desktop preset: a read section, then a write section, then read again.
+    both = _interval()
+    read_only = replace(both, directions={"read": both.directions["read"]})
+    write_only = replace(both, directions={"write": both.directions["write"]})
+    panel = FiguresPanel()
+    panel.styles.height = "auto"
+    async with Bare(panel).run_test(size=(80, 24)) as pilot:
+        panel.interval, panel.elapsed_s, panel.phase = read_only, 5.0, "running"
+        await pilot.pause()
+        assert panel.size.height == 3  # the clock, the header, read
+        layouts: list[bool] = []
+        refresh = panel.refresh
+        panel.refresh = lambda *regions, **kwargs: (layouts.append(kwargs.get("layout", False)), refresh(*regions, **kwargs))[1]
+        for interval, elapsed_s in ((write_only, 6.0), (read_only, 7.0)):
+            panel.interval, panel.elapsed_s = interval, elapsed_s
+            await pilot.pause()
+            shown = [strip.text.rstrip() for strip in pilot.app.screen._compositor.render_strips()][:3]
+            assert shown[2] == figures_lines(interval).plain.splitlines()[1].rstrip()
+        assert layouts and not any(layouts)
+        assert panel.size.height == 3
 
 
 async def test_the_figures_panel_repaints_the_lines_that_changed_and_only_those() -> None:

@@ -128,8 +128,13 @@ class FiguresPanel(Widget):
         super().__init__(*args, **kwargs)
         self._lines_key: tuple | None = None
         self._lines: list[Text] = []
-        # How many lines the panel had when last laid out: another count lays it out again.
+        # How many lines the panel had when last laid out: more lay it out again.
         self._laid_out_lines: int | None = None
+        # (width, lines): the most lines needed at that width since the run began. The panel
+        # keeps that height while the run goes on: a section of one direction after one of
+        # two, or a clock that no longer wraps, leaves a blank line instead of moving every
+        # panel below it up (a new layout and a redraw of the whole screen each time).
+        self._tallest = (0, 0)
         # What each line showed when last drawn, to repaint only the lines that changed.
         self._drawn: dict[int, Text] = {}
         self._repaint_pending = False
@@ -140,12 +145,16 @@ class FiguresPanel(Widget):
         self.set_class(phase == "paused", "-paused")
 
     def watch_interval(self, old: IntervalSample | None, new: IntervalSample | None) -> None:
-        # The height follows the directions shown; re-laying out the screen every second
-        # would cost a full redraw, so only when they change.
-        old_directions = list(old.directions) if old is not None else []
-        new_directions = list(new.directions) if new is not None else []
-        if old_directions != new_directions:
+        if new is None and old is not None:
+            # A new run (a sweep's next point): the panel may shrink back to its first lines.
+            self._tallest = (0, 0)
             self.refresh(layout=True)
+        elif self._big():
+            # The tall digits' height follows the directions shown.
+            old_directions = list(old.directions) if old is not None else []
+            new_directions = list(new.directions) if new is not None else []
+            if old_directions != new_directions:
+                self.refresh(layout=True)
         self._repaint_changed()
 
     def watch_elapsed_s(self) -> None:
@@ -162,9 +171,9 @@ class FiguresPanel(Widget):
 
         A new interval sets the figures, the clock and the steady judgement one after
         the other; the lines are worked out once all three are set. The header and a
-        figure that kept its value are not drawn again; when the clock wraps to another
-        number of lines, the panel is laid out again (re-laying out every second would
-        cost a full redraw).
+        figure that kept its value are not drawn again; only when the lines need more
+        height than the panel has (the clock wraps, a second direction) is it laid out
+        again, which redraws the whole screen.
         """
         if self._repaint_pending or not self.is_mounted:
             return
@@ -182,13 +191,14 @@ class FiguresPanel(Widget):
             return
         width = self.size.width
         lines = self._small_lines(width)
-        if self._laid_out_lines is not None and len(lines) != self._laid_out_lines:
+        if self._laid_out_lines is not None and self._small_height(width) > self._laid_out_lines:
             self.refresh(layout=True)  # repaints the whole panel as well
             return
+        # A line past the text (the panel kept a taller height) is blanked once.
         changed = [
             Region(0, y, width, 1)
-            for y in range(max(len(lines), len(self._drawn)))
-            if y >= len(lines) or self._drawn.get(y) != lines[y]
+            for y in range(max(len(lines), self._laid_out_lines or 0))
+            if (self._drawn.get(y) != lines[y] if y < len(lines) else y in self._drawn)
         ]
         if changed:
             self.refresh(*changed)
@@ -224,10 +234,18 @@ class FiguresPanel(Widget):
             self._lines_key = key
         return self._lines
 
+    def _small_height(self, width: int) -> int:
+        """The panel's height at ``width``: its lines now, or more if it needed more since the run began."""
+        needed = len(self._small_lines(width))
+        tallest_width, tallest = self._tallest
+        if tallest_width != width or needed > tallest:
+            self._tallest = (width, max(needed, tallest if tallest_width == width else 0))
+        return self._tallest[1]
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if self._big():
             return super().get_content_height(container, viewport, width)
-        self._laid_out_lines = len(self._small_lines(width))
+        self._laid_out_lines = self._small_height(width)
         return self._laid_out_lines
 
     def render_line(self, y: int) -> Strip:
