@@ -39,7 +39,10 @@ class PauseLog:
         self.pauses: list[dict[str, float]] = []
         self._paused_at: tuple[float, float] | None = None  # (monotonic, fio clock)
         self._unflagged: list[int] = []  # pauses not yet assigned to a sample
-        self._previous: dict[int, Snapshot] = {}
+        # The previous document, as it came: its groups' snapshots are worked out only
+        # when the next interval holds a pause (a document of eight groups is eight
+        # snapshots, every second, that an unpaused run never needs).
+        self._previous_doc: dict | None = None
         self.lost: dict[tuple[int, str], _Lost] = {}
         self.row_pauses: list[list[int]] = []  # per sample row: the pauses it holds
 
@@ -66,17 +69,13 @@ class PauseLog:
         document of one reporting group is that group's snapshot, not worked out again.
         """
         paused_row = made_row and bool(self._unflagged or self._paused_at is not None)
-        groups = group_entries(doc)
-        if whole is not None and len(groups) == 1 and len(groups[0][1]) == whole.job_count:
-            current = {groups[0][0]: whole}
-        else:
-            current = {gid: snapshot_from_document({"jobs": entries}) for gid, entries in groups}
         if paused_row:
-            for gid, snapshot in current.items():
-                before = self._previous.get(gid)
+            previous = _group_snapshots(self._previous_doc) if self._previous_doc is not None else {}
+            for gid, snapshot in _group_snapshots(doc, whole).items():
+                before = previous.get(gid)
                 for direction in DIRECTIONS:
                     self._add_lost(gid, direction, before, snapshot)
-        self._previous = current
+        self._previous_doc = doc
         if made_row:
             self.row_pauses.append(list(self._unflagged) if paused_row else [])
             if paused_row:
@@ -101,6 +100,14 @@ class PauseLog:
         self.resume(now)
 
 
+def _group_snapshots(doc: dict, whole: Snapshot | None = None) -> dict[int, Snapshot]:
+    """Each reporting group's cumulative snapshot (``whole``: the document's, when it is one group)."""
+    groups = group_entries(doc)
+    if whole is not None and len(groups) == 1 and len(groups[0][1]) == whole.job_count:
+        return {groups[0][0]: whole}
+    return {gid: snapshot_from_document({"jobs": entries}) for gid, entries in groups}
+
+
 def unpause_sections(
     sections: list[dict[str, Any]], rows: list[dict[str, Any]], log: PauseLog, final_doc: dict
 ) -> None:
@@ -111,7 +118,7 @@ def unpause_sections(
             paused_by_section[row["section"]] = paused_by_section.get(row["section"], 0.0) + sum(
                 log.pauses[i]["duration_s"] for i in held
             )
-    finals = {gid: snapshot_from_document({"jobs": entries}) for gid, entries in group_entries(final_doc)}
+    finals = _group_snapshots(final_doc)
     for index, section in enumerate(sections):
         paused_s = paused_by_section.get(index, 0.0)
         if paused_s <= 0:
