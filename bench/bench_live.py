@@ -5,7 +5,9 @@ Starts ``python -m iotui`` on an 80x24 pseudo-terminal (as over SSH), with a
 small preset of its own (``--job rate``: 4 KiB random reads held at a fixed rate,
 direct I/O, a 64 MiB file in a temporary directory; ``--job quick``: the shipped
 quick preset, a 70/30 random read/write mix at queue depth 16 flat out, run
-longer), presses r, and once the run screen
+longer; ``--job desktop``: the shipped desktop preset, Home's first, eight sections
+one after another, each 5 s with ``--warmup 8 --window 30``, longer with a longer
+window), presses r, and once the run screen
 shows fio running, measures over a window:
 
 * the app's own process: CPU seconds per wall second (all its threads; its
@@ -18,7 +20,7 @@ shows fio running, measures over a window:
 
 Then it presses s, waits for the results screen and quits with ctrl+q.
 
-    python bench/bench_live.py [--job rate|quick] [--runs 3] [--window 40] [--warmup 8] [--columns 80 --rows 24]
+    python bench/bench_live.py [--job rate|quick|desktop] [--runs 3] [--window 40] [--warmup 8] [--columns 80 --rows 24]
 
 Targets: the app's process at most 1.5% of one core; at most 5 KB/s to the terminal.
 """
@@ -59,14 +61,27 @@ time_based = ""
 """
 
 
+DESKTOP_SECTIONS = 8
+DESKTOP_SECTION_S = 5
+
+
 def preset_text(job: str, rate: int, runtime_s: int) -> str:
-    """The benchmark's preset: ``rate`` (fio held at ``rate`` IOPS) or ``quick`` (the shipped
-    quick preset as it is, 4 KiB random read/write at queue depth 16 flat out, run longer)."""
+    """The benchmark's preset: ``rate`` (fio held at ``rate`` IOPS), ``quick`` (the shipped
+    quick preset as it is, 4 KiB random read/write at queue depth 16 flat out, run longer)
+    or ``desktop`` (the shipped desktop preset, Home's first: eight sections one after
+    another, read then write, each 5 s as shipped, longer only if ``runtime_s`` needs it)."""
     if job == "rate":
         return PRESET.format(rate=rate, runtime=runtime_s)
-    quick = (Path(__file__).resolve().parents[1] / "presets" / "quick.toml").read_text()
-    quick = re.sub(r'(?m)^name = "quick"$', 'name = "bench-live"', quick)
-    return re.sub(r"(?m)^runtime = \d+$", f"runtime = {runtime_s}", quick)
+    shipped = (Path(__file__).resolve().parents[1] / "presets" / f"{job}.toml").read_text()
+    shipped = re.sub(rf'(?m)^name = "{job}"$', 'name = "bench-live"', shipped)
+    if job == "desktop":
+        runtime_s = max(DESKTOP_SECTION_S, -(-runtime_s // DESKTOP_SECTIONS))
+    return re.sub(r"(?m)^runtime = \d+$", f"runtime = {runtime_s}", shipped)
+
+
+def preview_painted(text: str) -> bool:
+    """Home shows the preset's preview: the fio command, or a multi-section preset's size on disk."""
+    return command_painted(text) or " on disk" in text
 
 
 def children_of(pid: int) -> list[int]:
@@ -104,7 +119,7 @@ def one_run(args: argparse.Namespace, work: Path) -> dict:
     terminal = Terminal(argv, env, Path(__file__).resolve().parents[1], args.columns, args.rows)
     fio_pids: set[int] = set()
     try:
-        terminal.wait_for(command_painted, 60, "command preview on Home")
+        terminal.wait_for(preview_painted, 60, "preset preview on Home")
         terminal.press(b"r")
         terminal.wait_for(lambda text: "running" in text and "elapsed" in text, 60, "running fio")
         terminal.pump(args.warmup)
@@ -161,8 +176,9 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--window", type=float, default=40.0, help="seconds measured per run")
     parser.add_argument("--warmup", type=float, default=8.0, help="seconds of the run before measuring")
-    parser.add_argument("--job", choices=("rate", "quick"), default="rate",
-                        help="rate: 4 KiB random reads held at --rate IOPS; quick: the shipped quick preset, run longer")
+    parser.add_argument("--job", choices=("rate", "quick", "desktop"), default="rate",
+                        help="rate: 4 KiB random reads held at --rate IOPS; quick: the shipped quick preset, run "
+                             "longer; desktop: the shipped desktop preset (a new section every 5 s)")
     parser.add_argument("--rate", type=int, default=2000, help="fio's IOPS (rate_iops) for --job rate")
     parser.add_argument("--rss-every", type=float, default=60.0, help="seconds between RSS readings in the window")
     parser.add_argument("--columns", type=int, default=80)
@@ -176,7 +192,8 @@ def main() -> int:
         try:
             presets_dir = work / "config" / "iotui" / "presets"
             presets_dir.mkdir(parents=True)
-            runtime = int(args.warmup + args.window + 60)
+            # desktop: the whole run, its eight sections together, lasts past the window.
+            runtime = int(args.warmup + args.window + (60 if args.job != "desktop" else 2))
             (presets_dir / "bench-live.toml").write_text(preset_text(args.job, args.rate, runtime))
             try:
                 result = one_run(args, work)

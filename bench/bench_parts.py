@@ -20,7 +20,7 @@ Each part in milliseconds of CPU per second of the window, beside the main threa
 the other threads' total from /proc. The timing itself costs about a microsecond per
 timed call, so the total reads a little above ``bench_live.py``'s.
 
-    python bench/bench_parts.py [--job rate|quick] [--window 30] [--warmup 6]
+    python bench/bench_parts.py [--job rate|quick|desktop] [--window 30] [--warmup 6]
 """
 
 from __future__ import annotations
@@ -37,8 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_live import preset_text  # noqa: E402
-from bench_paint import command_painted  # noqa: E402
+from bench_live import preset_text, preview_painted  # noqa: E402
 from tests.pty_terminal import Terminal  # noqa: E402
 
 # Runs inside the app's process: wraps the parts, writes the totals to $PARTS_OUT every second.
@@ -142,7 +141,7 @@ def snapshot(path: Path) -> tuple:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--job", choices=("rate", "quick"), default="quick")
+    parser.add_argument("--job", choices=("rate", "quick", "desktop"), default="quick")
     parser.add_argument("--rate", type=int, default=2000)
     parser.add_argument("--window", type=float, default=30.0)
     parser.add_argument("--warmup", type=float, default=6.0)
@@ -154,7 +153,7 @@ def main() -> int:
     try:
         presets_dir = work / "config" / "iotui" / "presets"
         presets_dir.mkdir(parents=True)
-        runtime = int(args.warmup + args.window + 60)
+        runtime = int(args.warmup + args.window + (60 if args.job != "desktop" else 2))
         (presets_dir / "bench-live.toml").write_text(preset_text(args.job, args.rate, runtime))
         (work / "launcher.py").write_text(LAUNCHER)
         (work / "target").mkdir()
@@ -166,7 +165,7 @@ def main() -> int:
         argv = [sys.executable, str(work / "launcher.py"), "--runs-dir", str(work / "runs"),
                 "--target", str(work / "target"), "--preset", "bench-live"]
         terminal = Terminal(argv, env, Path(__file__).resolve().parents[1], 80, 24)
-        terminal.wait_for(command_painted, 60, "command preview on Home")
+        terminal.wait_for(preview_painted, 60, "preset preview on Home")
         terminal.press(b"r")
         terminal.wait_for(lambda text: "running" in text and "elapsed" in text, 60, "running fio")
         terminal.pump(args.warmup)
