@@ -12,6 +12,13 @@ def screen_text(app: App) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
+def widget_text(app: App, widget) -> str:
+    """What ``widget`` shows on the current screen, its lines joined by spaces (a wrapped text reads whole)."""
+    x, y, width, height = widget.region
+    lines = app.screen._compositor.render_strips()[y : y + height]
+    return " ".join(" ".join(strip.text[x : x + width] for strip in lines).split())
+
+
 class Bare(App):
     """An app that shows one widget and nothing else, for a widget's own tests."""
 

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.host.responsiveness import Assessment, Level
+from iotui.ui.phases import RunPhase
 from iotui.ui.styles import HOME_CSS, SCREENS_CSS
 from iotui.ui.live import HOST_SPECS, SPARK_BARS, LiveSeries
 from iotui.ui.widgets.figures_panel import FiguresPanel, figures_lines
@@ -13,7 +14,7 @@ from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip, chip_text
 from iotui.ui.widgets.series_panel import SeriesPanel
 from tests.conftest import fio_documents
 from tests.ui.replay import CALM_HOST, RANDRW
-from tests.ui.helpers import Bare
+from tests.ui.helpers import Bare, widget_text
 
 
 def _interval():
@@ -227,3 +228,25 @@ async def test_a_panel_with_no_figure_yet_says_what_will_appear() -> None:
         await pilot.pause()
         assert panel.size.height == 6  # read and write: IOPS, BW, p99 each
         assert panel.render_line(0).text.startswith("IOPS r")
+
+
+async def test_a_long_responsiveness_chip_wraps_and_never_crops_the_figures_at_80_columns() -> None:
+    from iotui.ui.widgets.live_run import LiveRun
+
+    live_run = LiveRun(figures_id="figures", chip_id="chip", estimated_s=40.0, id="run-top")
+
+    class Styled(Bare):
+        CSS_PATH = [HOME_CSS, SCREENS_CSS]  # as on the run screen
+
+    interval = _interval()
+    async with Styled(live_run).run_test(size=(80, 24)) as pilot:
+        live_run.phase = RunPhase.RUNNING
+        live_run.show_interval(interval)
+        easing = Assessment(Level.SLUGGISH, "easing off · wake-up p99 was 25 ms", "...", "wakeup_p99_ms", True, easing=True)
+        live_run.show_assessment(easing, numjobs=1, cpu_count=2, keys="")
+        await pilot.pause()
+        screen = "\n".join(strip.text for strip in pilot.app.screen._compositor.render_strips())
+        for line in figures_lines(interval).plain.splitlines():
+            assert line.rstrip() in screen  # every figure whole, its unit included
+        chip = pilot.app.screen.query_one("#chip")
+        assert widget_text(pilot.app, chip) == "SLUGGISH · easing off · wake-up p99 was 25 ms"  # wrapped, whole
