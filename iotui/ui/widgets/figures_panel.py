@@ -236,10 +236,10 @@ class FiguresPanel(Widget):
 
     def _small_height(self, width: int) -> int:
         """The panel's height at ``width``: its lines now, or more if it needed more since the run began."""
-        needed = len(self._small_lines(width))
         tallest_width, tallest = self._tallest
-        if tallest_width != width or needed > tallest:
-            self._tallest = (width, max(needed, tallest if tallest_width == width else 0))
+        if tallest_width != width:
+            tallest = 0  # another width wraps the clock anew
+        self._tallest = (width, max(len(self._small_lines(width)), tallest))
         return self._tallest[1]
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
