@@ -79,6 +79,12 @@ def preset_text(job: str, rate: int, runtime_s: int) -> str:
     return re.sub(r"(?m)^runtime = \d+$", f"runtime = {runtime_s}", shipped)
 
 
+def preset_runtime_s(job: str, warmup_s: float, window_s: float) -> int:
+    """How long the benchmark's run lasts: past the window with room to spare, or for the
+    desktop preset just the window (its eight sections keep their 5 s over a 30-s window)."""
+    return int(warmup_s + window_s + (2 if job == "desktop" else 60))
+
+
 def preview_painted(text: str) -> bool:
     """Home shows the preset's preview: the fio command, or a multi-section preset's size on disk."""
     return command_painted(text) or " on disk" in text
@@ -192,8 +198,7 @@ def main() -> int:
         try:
             presets_dir = work / "config" / "iotui" / "presets"
             presets_dir.mkdir(parents=True)
-            # desktop: the whole run, its eight sections together, lasts past the window.
-            runtime = int(args.warmup + args.window + (60 if args.job != "desktop" else 2))
+            runtime = preset_runtime_s(args.job, args.warmup, args.window)
             (presets_dir / "bench-live.toml").write_text(preset_text(args.job, args.rate, runtime))
             try:
                 result = one_run(args, work)

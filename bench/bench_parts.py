@@ -37,7 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_live import preset_text, preview_painted  # noqa: E402
+from bench_live import preset_runtime_s, preset_text, preview_painted  # noqa: E402
 from tests.pty_terminal import Terminal  # noqa: E402
 
 # Runs inside the app's process: wraps the parts, writes the totals to $PARTS_OUT every second.
@@ -153,7 +153,7 @@ def main() -> int:
     try:
         presets_dir = work / "config" / "iotui" / "presets"
         presets_dir.mkdir(parents=True)
-        runtime = int(args.warmup + args.window + (60 if args.job != "desktop" else 2))
+        runtime = preset_runtime_s(args.job, args.warmup, args.window)
         (presets_dir / "bench-live.toml").write_text(preset_text(args.job, args.rate, runtime))
         (work / "launcher.py").write_text(LAUNCHER)
         (work / "target").mkdir()
