@@ -38,11 +38,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from tests.pty_terminal import screen_text  # noqa: E402  (the benchmarks' and the tests' one reading)
 
-ROOT = Path(__file__).resolve().parents[1]
 BARE_APP = Path(__file__).resolve().parent / "bare_app.py"
 BARE_MARKER = "bare textual app ready"
 PRESETS_DIR = ROOT / "presets"
