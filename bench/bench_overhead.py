@@ -1,6 +1,6 @@
 """The cost of watching: `iotui run` against bare fio running iotui's exact argv.
 
-Two jobs, each in alternating pairs (bare fio, then through `iotui run`):
+Two jobs:
 
 * ``cpu``: the null engine (no storage at all), 4 KiB random reads, so fio is
   CPU-bound and any CPU iotui takes shows in fio's IOPS;
@@ -8,13 +8,29 @@ Two jobs, each in alternating pairs (bare fio, then through `iotui run`):
 
 fio's job runs on core 0 (``cpus_allowed=0`` in its own argv) and everything
 else on core 1 (``taskset -c 1``): iotui, its sampler and probe, and fio's own
-main thread, in both halves of a pair. Bare fio runs the argv iotui ran (read
-from the record), with a fresh test file. The figure is the median of the
-per-pair ratios iotui / bare, with a 95% bootstrap interval of that median;
-iotui's own CPU (main process, steady state from 2 s in) and the wake-up probe
-child's are reported beside it.
+main thread. Bare fio runs the argv iotui ran (read from the record), with a
+fresh test file.
 
-    python bench/bench_overhead.py [--jobs cpu,disk] [--pairs 10] [--runtime 4] [--target DIR]
+Two designs (``--design``):
+
+* ``together`` (the default): each pair runs bare fio and ``iotui run`` at the same
+  time, both jobs on core 0 (the disk job: on the same disk), the one that starts
+  first alternating from pair to pair. Each side's rate is taken over the seconds
+  both ran (fio's status documents for bare fio, the record's intervals for iotui's),
+  so a swing in the machine's speed, which on a virtual machine reaches tens of
+  percent within a run, hits both halves of the pair alike and cancels in the ratio;
+* ``alternate``: bare fio, then ``iotui run``, one after the other; each half has
+  core 0 to itself, and the machine's swings between the two runs stay in the ratio.
+
+The figure is the median of the per-pair ratios iotui / bare with a 95% bootstrap
+interval of that median; iotui's own CPU (main process, steady state from 2 s in)
+and the wake-up probe child's are reported beside it.
+
+``--without probe,host`` runs iotui with those parts switched off (the wake-up
+probes; the host sampler), so the cost of each part can be read one at a time.
+
+    python bench/bench_overhead.py [--jobs cpu,disk] [--pairs 10] [--runtime 4] [--design together|alternate]
+                                   [--without probe,host] [--target DIR]
 """
 
 from __future__ import annotations
@@ -28,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
@@ -41,54 +58,199 @@ JOBS = {
     "disk": ["ioengine=libaio", "rw=randread", "rwmixread=100", "bs=4k", "size=256M", "direct=1", "iodepth=16"],
 }
 FIO_CORE, OTHER_CORE = "0", "1"
+# Seconds cut from each end of the stretch both halves of a pair ran (each side's
+# first and last moments: fio starting its job, or the other side still starting).
+EDGE_S = 0.25
+
+# Runs `iotui run` with parts switched off, inside its own process (--without).
+LAUNCHER = r'''
+import os, sys
+without = set(filter(None, os.environ.get("IOTUI_BENCH_WITHOUT", "").split(",")))
+if "probe" in without:  # the wake-up probe child and the I/O probe never start
+    from iotui.core.host import watch
+
+    _init = watch.HostWatch.__init__
+
+    def _without_probes(self, sampler, probe, monitor, io_probe=None):
+        _init(self, sampler, None, monitor, None)
+
+    watch.HostWatch.__init__ = _without_probes
+if "host" in without:  # no host sample each second (nor the judgement made from it)
+    from iotui.core.runs import recorder
+
+    async def _no_host_loop(self):
+        return None
+
+    recorder.RunRecorder._host_loop = _no_host_loop
+sys.argv = ["iotui", *sys.argv[1:]]
+from iotui.cli import main
+
+raise SystemExit(main())
+'''
+
+
+@dataclass
+class Watched:
+    """One ``iotui run`` under way: its process and what is read of it while it runs."""
+
+    process: psutil.Popen
+    started_monotonic: float
+    steady_from_s: float = 2.0
+    steady_cpu_s: float | None = None
+    own_cpu_s: float = 0.0
+    last_poll_s: float = 0.0
+    fio_seen: bool = False
+
+    def poll(self, probe_cpu: dict[int, float]) -> None:
+        try:
+            times = self.process.cpu_times()
+            self.own_cpu_s = times.user + times.system
+            self.last_poll_s = time.monotonic() - self.started_monotonic
+            if self.steady_cpu_s is None and self.last_poll_s >= self.steady_from_s:
+                self.steady_cpu_s, self.steady_from_s = self.own_cpu_s, self.last_poll_s
+            for child in self.process.children():
+                if child.name() == "fio":
+                    self.fio_seen = True
+                else:
+                    child_times = child.cpu_times()
+                    probe_cpu[child.pid] = child_times.user + child_times.system
+        except psutil.Error:
+            pass
+
+    def own_cores(self) -> float:
+        return (self.own_cpu_s - (self.steady_cpu_s or 0.0)) / max(self.last_poll_s - self.steady_from_s, 1e-9)
+
+
+def start_iotui(job: str, target: Path, runtime_s: int, runs_dir: Path, launcher: Path, without: str) -> Watched:
+    sets = [item for option in JOBS[job] + [f"cpus_allowed={FIO_CORE}"] for item in ("--set", option)]
+    process = psutil.Popen(
+        ["taskset", "-c", OTHER_CORE, sys.executable, str(launcher), "run", "quick", "--target", str(target),
+         "--runtime", str(runtime_s), *sets, "--runs-dir", str(runs_dir), "--baseline", "0", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        env={**os.environ, "IOTUI_BENCH_WITHOUT": without},
+    )
+    return Watched(process, time.monotonic())
+
+
+def finish_iotui(watched: Watched, probe_cpu: dict[int, float]) -> dict:
+    while watched.process.poll() is None:
+        watched.poll(probe_cpu)
+        time.sleep(0.2)
+    out, _ = watched.process.communicate()
+    if watched.process.returncode != 0 or "{" not in out:
+        raise SystemExit(f"bench_overhead: iotui run failed (exit {watched.process.returncode}): {out[-500:]}")
+    return json.loads(out[out.index("{"):])
+
+
+def through_iotui(job: str, target: Path, runtime_s: int, runs_dir: Path, launcher: Path,
+                  without: str) -> tuple[float, list[str], float, float]:
+    """IOPS, fio's argv, iotui's steady CPU (cores) and the probe child's (cores), iotui alone."""
+    probe_cpu: dict[int, float] = {}
+    watched = start_iotui(job, target, runtime_s, runs_dir, launcher, without)
+    record = finish_iotui(watched, probe_cpu)
+    wall_s = time.monotonic() - watched.started_monotonic
+    return (float(record["summary"]["read"]["iops"]), list(record["run"]["argv"]), watched.own_cores(),
+            sum(probe_cpu.values()) / wall_s)
+
+
+def bare_argv(argv: list[str], test_file: Path) -> list[str]:
+    return ["taskset", "-c", OTHER_CORE,
+            *[f"--filename={test_file}" if word.startswith("--filename=") else word for word in argv]]
+
+
+def documents_of(output: bytes) -> list[dict]:
+    splitter = StatusSplitter()
+    return [item.doc for item in splitter.feed(output) + splitter.close() if isinstance(item, FioDocument)]
 
 
 def read_iops(document: dict) -> float:
     return sum(float(job.get("read", {}).get("iops", 0.0)) for job in document.get("jobs", []))
 
 
-def through_iotui(job: str, target: Path, runtime_s: int, runs_dir: Path) -> tuple[float, list[str], float, float]:
-    """IOPS, fio's argv, iotui's steady CPU (cores) and the probe child's (cores)."""
-    sets = [item for option in JOBS[job] + [f"cpus_allowed={FIO_CORE}"] for item in ("--set", option)]
-    process = psutil.Popen(
-        ["taskset", "-c", OTHER_CORE, sys.executable, "-m", "iotui", "run", "quick", "--target", str(target),
-         "--runtime", str(runtime_s), *sets, "--runs-dir", str(runs_dir), "--baseline", "0", "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )
-    started = time.monotonic()
-    steady_from_s, steady_cpu_s, own_cpu_s, last_poll_s = 2.0, None, 0.0, 0.0
-    probe_cpu: dict[int, float] = {}
-    while process.poll() is None:
-        try:
-            times = process.cpu_times()
-            own_cpu_s = times.user + times.system
-            last_poll_s = time.monotonic() - started
-            if steady_cpu_s is None and last_poll_s >= steady_from_s:
-                steady_cpu_s, steady_from_s = own_cpu_s, last_poll_s
-            for child in process.children():
-                if child.name() != "fio":
-                    child_times = child.cpu_times()
-                    probe_cpu[child.pid] = child_times.user + child_times.system
-        except psutil.Error:
-            pass
-        time.sleep(0.2)
-    wall_s = time.monotonic() - started
-    out, _ = process.communicate()
-    record = json.loads(out[out.index("{"):])
-    own_cores = (own_cpu_s - (steady_cpu_s or 0.0)) / max(last_poll_s - steady_from_s, 1e-9)
-    return float(record["summary"]["read"]["iops"]), list(record["run"]["argv"]), own_cores, sum(probe_cpu.values()) / wall_s
-
-
 def bare_fio(argv: list[str], target: Path) -> float:
     test_file = target / f".iotui-bench-{os.getpid()}.fio-test"
-    argv = [f"--filename={test_file}" if word.startswith("--filename=") else word for word in argv]
     try:
-        output = subprocess.run(["taskset", "-c", OTHER_CORE, *argv], capture_output=True, check=True).stdout
+        output = subprocess.run(bare_argv(argv, test_file), capture_output=True, check=True).stdout
     finally:
         test_file.unlink(missing_ok=True)
-    splitter = StatusSplitter()
-    documents = [item.doc for item in splitter.feed(output) + splitter.close() if isinstance(item, FioDocument)]
-    return read_iops(documents[-1])
+    return read_iops(documents_of(output)[-1])
+
+
+# One stretch of a run on the wall clock: (start s, end s, I/Os in it).
+Stretch = tuple[float, float, float]
+
+
+def bare_stretches(documents: list[dict]) -> list[Stretch]:
+    """Bare fio's seconds from its status documents (cumulative; ``timestamp_ms`` on the wall clock)."""
+    stretches: list[Stretch] = []
+    previous: tuple[float, int] | None = None
+    for document in documents:
+        ended_s = document["timestamp_ms"] / 1000.0
+        ios = sum(int(job["read"]["total_ios"]) for job in document["jobs"])
+        if previous is None:
+            runtime_s = max(int(job["read"]["runtime"]) for job in document["jobs"]) / 1000.0
+            previous = (ended_s - runtime_s, 0)
+        if ended_s > previous[0]:
+            stretches.append((previous[0], ended_s, ios - previous[1]))
+        previous = (ended_s, ios)
+    return stretches
+
+
+def iotui_stretches(record: dict, runs_dir: Path) -> list[Stretch]:
+    """iotui's intervals on the wall clock: fio's clock starts when its job did, which its
+    final report (saved beside the record) dates."""
+    final = json.loads((runs_dir / record["run"]["report"]).read_text())
+    samples = [sample for sample in record["samples"] if sample.get("read_iops") is not None]
+    ended_s = final["timestamp_ms"] / 1000.0
+    job_started_s = ended_s - max(int(job["read"]["runtime"]) for job in final["jobs"]) / 1000.0
+    return [(job_started_s + sample["t_s"] - sample["dt_s"], job_started_s + sample["t_s"],
+             sample["read_iops"] * sample["dt_s"]) for sample in samples]
+
+
+def rate_within(stretches: list[Stretch], start_s: float, end_s: float) -> float | None:
+    """I/Os per second over the stretches that lie wholly within [start_s, end_s]."""
+    inside = [(begun, ended, ios) for begun, ended, ios in stretches if begun >= start_s and ended <= end_s]
+    seconds = sum(ended - begun for begun, ended, _ in inside)
+    return sum(ios for _, _, ios in inside) / seconds if seconds >= 1.0 else None
+
+
+def pair_together(job: str, argv: list[str], target: Path, runtime_s: int, runs_dir: Path, launcher: Path,
+                  without: str, iotui_first: bool) -> tuple[float, float, float, float, float]:
+    """Bare fio and iotui at once: (bare rate, iotui rate, seconds both ran, iotui's cores, probe's cores)."""
+    test_file = target / f".iotui-bench-{os.getpid()}.fio-test"
+    probe_cpu: dict[int, float] = {}
+    with tempfile.TemporaryFile() as bare_out:
+        watched = None
+        if iotui_first:
+            watched = start_iotui(job, target, runtime_s, runs_dir, launcher, without)
+            while not watched.fio_seen and watched.process.poll() is None:
+                watched.poll(probe_cpu)
+                time.sleep(0.05)
+            time.sleep(0.3)
+        # Bare fio writes to a file, never a pipe nobody reads while it runs, and starts its
+        # own session as iotui starts fio: with the scheduler's autogroups each session is
+        # one group, and fio in this script's session would share its group's weight with it.
+        bare = subprocess.Popen(bare_argv(argv, test_file), stdout=bare_out, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        if watched is None:
+            time.sleep(0.3)
+            watched = start_iotui(job, target, runtime_s, runs_dir, launcher, without)
+        try:
+            record = finish_iotui(watched, probe_cpu)
+            if bare.wait() != 0:
+                raise SystemExit(f"bench_overhead: bare fio failed (exit {bare.returncode})")
+        finally:
+            test_file.unlink(missing_ok=True)
+        bare_out.seek(0)
+        bare_ran = bare_stretches(documents_of(bare_out.read()))
+    wall_s = time.monotonic() - watched.started_monotonic
+    iotui_ran = iotui_stretches(record, runs_dir)
+    start_s = max(bare_ran[0][0], iotui_ran[0][0]) + EDGE_S
+    end_s = min(bare_ran[-1][1], iotui_ran[-1][1]) - EDGE_S
+    bare_rate, iotui_rate = rate_within(bare_ran, start_s, end_s), rate_within(iotui_ran, start_s, end_s)
+    if bare_rate is None or iotui_rate is None:
+        raise SystemExit("bench_overhead: the two halves ran together for under a second; use a longer --runtime")
+    return bare_rate, iotui_rate, end_s - start_s, watched.own_cores(), sum(probe_cpu.values()) / wall_s
 
 
 def bootstrap_median_interval(values: list[float], rounds: int = 2000) -> tuple[float, float]:
@@ -101,30 +263,50 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", default="cpu,disk")
     parser.add_argument("--pairs", type=int, default=10)
-    parser.add_argument("--runtime", type=int, default=4)
+    parser.add_argument("--runtime", type=int, default=None,
+                        help="seconds per run (default: 8 together, 4 alternate)")
+    parser.add_argument("--design", choices=("together", "alternate"), default="together")
+    parser.add_argument("--without", default="", help="iotui's parts switched off: probe, host (comma-separated)")
     parser.add_argument("--target", default=".")
     args = parser.parse_args()
     if psutil.cpu_count() < 2:
         raise SystemExit("bench_overhead: needs two cores (fio's job on one, the rest on the other)")
+    unknown = set(filter(None, args.without.split(","))) - {"probe", "host"}
+    if unknown:
+        raise SystemExit(f"bench_overhead: --without knows probe and host, not {', '.join(sorted(unknown))}")
+    runtime_s = args.runtime or (8 if args.design == "together" else 4)
     target = Path(args.target).resolve()
     for job in args.jobs.split(","):
         ratios, own, probe, bare_all, watched_all = [], [], [], [], []
-        with tempfile.TemporaryDirectory() as runs_dir:
-            argv = through_iotui(job, target, args.runtime, Path(runs_dir))[1]  # warm-up, and iotui's argv
+        with tempfile.TemporaryDirectory() as scratch:
+            runs_dir, launcher = Path(scratch) / "runs", Path(scratch) / "launch_iotui.py"
+            launcher.write_text(LAUNCHER)
+            # A warm-up run alone, and iotui's argv.
+            argv = through_iotui(job, target, runtime_s, runs_dir, launcher, args.without)[1]
             for pair in range(args.pairs):
-                bare = bare_fio(argv, target)
-                watched, argv, own_cores, probe_cores = through_iotui(job, target, args.runtime, Path(runs_dir))
+                if args.design == "together":
+                    first = "iotui" if pair % 2 == 0 else "bare"
+                    bare, watched, together_s, own_cores, probe_cores = pair_together(
+                        job, argv, target, runtime_s, runs_dir, launcher, args.without, iotui_first=first == "iotui")
+                    how = f"together {together_s:.1f} s, {first} first"
+                else:
+                    bare = bare_fio(argv, target)
+                    watched, argv, own_cores, probe_cores = through_iotui(job, target, runtime_s, runs_dir, launcher,
+                                                                          args.without)
+                    how = "one after the other"
                 ratios.append(watched / bare)
                 bare_all.append(bare)
                 watched_all.append(watched)
                 own.append(own_cores)
                 probe.append(probe_cores)
-                print(f"{job} pair {pair + 1:2}: bare {bare:,.0f} IOPS, iotui {watched:,.0f} IOPS, ratio {ratios[-1]:.3f}; "
-                      f"iotui CPU {own_cores * 100:.2f}%, probe {probe_cores * 100:.2f}%", flush=True)
+                print(f"{job} pair {pair + 1:2}: bare {bare:,.0f} IOPS, iotui {watched:,.0f} IOPS, ratio {ratios[-1]:.3f} "
+                      f"({how}); iotui CPU {own_cores * 100:.2f}%, probe {probe_cores * 100:.2f}%", flush=True)
         low, high = bootstrap_median_interval(ratios)
-        print(f"{job}: median ratio iotui/bare {statistics.median(ratios):.3f} (95% interval {low:.3f}-{high:.3f}, "
-              f"{args.pairs} pairs); medians bare {statistics.median(bare_all):,.0f}, iotui {statistics.median(watched_all):,.0f} IOPS; "
-              f"iotui's process {statistics.median(own) * 100:.2f}% of a core, probe {statistics.median(probe) * 100:.2f}%")
+        parts_off = f", without {args.without}" if args.without else ""
+        print(f"{job} ({args.design}{parts_off}): median ratio iotui/bare {statistics.median(ratios):.3f} "
+              f"(95% interval {low:.3f}-{high:.3f}, {args.pairs} pairs); medians bare {statistics.median(bare_all):,.0f}, "
+              f"iotui {statistics.median(watched_all):,.0f} IOPS; iotui's process {statistics.median(own) * 100:.2f}% "
+              f"of a core, probe {statistics.median(probe) * 100:.2f}%")
     return 0
 
 
