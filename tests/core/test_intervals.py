@@ -135,6 +135,20 @@ def test_counters_going_backwards_never_give_negative_figures() -> None:
             assert all(d.iops >= 0 and d.bw_bytes >= 0 for d in sample.directions.values())
 
 
+def test_a_direction_that_has_only_begun_still_counts() -> None:
+    # Directions with no I/O at all are skipped when the jobs are added up; one whose
+    # runtime runs (a stalled write) or that holds a latency sample is not idle.
+    doc = copy.deepcopy(fio_documents("randread-3jobs-json+.txt")[-1])
+    write, trim = doc["jobs"][1]["write"], doc["jobs"][2]["trim"]
+    assert write["total_ios"] == write["runtime"] == trim["total_ios"] == trim["runtime"] == 0  # a read-only capture
+    write["runtime"] = 750
+    trim["clat_ns"].update(N=1, mean=1200.0, min=1200, max=1200, bins={"1200": 1})
+    snapshot = snapshot_from_document(doc)
+    assert snapshot.directions["write"].runtime_ms == 750
+    assert snapshot.directions["trim"].clat_n == 1
+    assert snapshot.directions["trim"].bins == {1200: 1}
+
+
 def test_directions_without_io_are_absent() -> None:
     sample = IntervalDeriver().feed(fio_documents("randread-3jobs-json+.txt")[0])
     assert set(sample.directions) == {"read"}

@@ -197,6 +197,18 @@ def _direction_of_job(stats: dict) -> tuple[int, int, int, int, float, int | Non
     )
 
 
+def _idle(stats: dict) -> bool:
+    """A direction the job has not done at all (a read job's write and trim): nothing to add.
+
+    Most directions of a large document are idle (a 1,024-job random-read document holds
+    2,048 of them); skipping them costs three lookups instead of reading every counter.
+    """
+    if stats.get("total_ios") or stats.get("io_bytes") or stats.get("runtime"):
+        return False
+    clat = stats.get("clat_ns")
+    return not (clat and clat.get("N"))
+
+
 def snapshot_from_document(doc: dict) -> Snapshot:
     """Aggregate a fio document's jobs into one cumulative snapshot."""
     jobs = doc.get("jobs") or []
@@ -209,7 +221,7 @@ def snapshot_from_document(doc: dict) -> Snapshot:
         merged: dict[str, int] = {}
         for job in jobs:
             stats = job.get(direction)
-            if not isinstance(stats, dict):
+            if not isinstance(stats, dict) or _idle(stats):
                 continue
             ios, nbytes, runtime, n, weighted, jmin, jmax, jbins = _direction_of_job(stats)
             total_ios += ios
