@@ -27,10 +27,12 @@ interval of that median; iotui's own CPU (main process, steady state from 2 s in
 and the wake-up probe child's are reported beside it.
 
 ``--without probe,host`` runs iotui with those parts switched off (the wake-up
-probes; the host sampler), so the cost of each part can be read one at a time.
+probes; the host sampler), so the cost of each part can be read one at a time;
+``--app`` watches through the app itself on an 80x24 pseudo-terminal (Home, r, the
+run screen, the results) instead of ``iotui run``, so the UI's part is measured too.
 
-    python bench/bench_overhead.py [--jobs cpu,disk] [--pairs 10] [--runtime 4] [--design together|alternate]
-                                   [--without probe,host] [--target DIR]
+    python bench/bench_overhead.py [--jobs cpu,disk] [--pairs 10] [--runtime 8] [--design together|alternate]
+                                   [--without probe,host] [--app] [--target DIR]
 """
 
 from __future__ import annotations
@@ -52,6 +54,11 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from iotui.core.fio.status import FioDocument, StatusSplitter  # noqa: E402
+from iotui.core.toml_reader import tomllib  # noqa: E402
+from tests.pty_terminal import Terminal  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+APP_PRESET = "bench-overhead"
 
 JOBS = {
     "cpu": ["ioengine=null", "rw=randread", "rwmixread=100", "bs=4k", "size=1G", "direct=0", "iodepth=1"],
@@ -89,17 +96,29 @@ raise SystemExit(main())
 '''
 
 
+def preset_toml(job: str, runtime_s: int) -> str:
+    """The job as a preset (``iotui run`` takes its path, the app its name), fio's job on core 0."""
+    lines = [f'name = "{APP_PRESET}"', 'title = "Cost of watching"', f'description = "bench_overhead.py: the {job} job"',
+             "", "[options]"]
+    for option in JOBS[job] + [f"cpus_allowed={FIO_CORE}", f"runtime={runtime_s}"]:
+        key, value = option.split("=", 1)
+        lines.append(f"{key} = {value}" if value.isdigit() else f'{key} = "{value}"')
+    lines.append('time_based = ""')
+    return "\n".join(lines) + "\n"
+
+
 @dataclass
 class Watched:
     """One ``iotui run`` under way: its process and what is read of it while it runs."""
 
-    process: psutil.Popen
+    process: psutil.Process
     started_monotonic: float
     steady_from_s: float = 2.0
     steady_cpu_s: float | None = None
     own_cpu_s: float = 0.0
     last_poll_s: float = 0.0
     fio_seen: bool = False
+    fio_running: bool = False
 
     def poll(self, probe_cpu: dict[int, float]) -> None:
         try:
@@ -108,46 +127,116 @@ class Watched:
             self.last_poll_s = time.monotonic() - self.started_monotonic
             if self.steady_cpu_s is None and self.last_poll_s >= self.steady_from_s:
                 self.steady_cpu_s, self.steady_from_s = self.own_cpu_s, self.last_poll_s
+            self.fio_running = False
             for child in self.process.children():
                 if child.name() == "fio":
-                    self.fio_seen = True
+                    self.fio_seen = self.fio_running = True
                 else:
                     child_times = child.cpu_times()
                     probe_cpu[child.pid] = child_times.user + child_times.system
         except psutil.Error:
             pass
 
+    def wait(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+    def ended(self) -> bool:
+        return self.process.poll() is not None
+
+    def record(self, runs_dir: Path) -> dict:
+        out, _ = self.process.communicate()
+        if self.process.returncode != 0 or "{" not in out:
+            raise SystemExit(f"bench_overhead: iotui run failed (exit {self.process.returncode}): {out[-500:]}")
+        return json.loads(out[out.index("{"):])
+
     def own_cores(self) -> float:
         return (self.own_cpu_s - (self.steady_cpu_s or 0.0)) / max(self.last_poll_s - self.steady_from_s, 1e-9)
 
 
-def start_iotui(job: str, target: Path, runtime_s: int, runs_dir: Path, launcher: Path, without: str) -> Watched:
-    sets = [item for option in JOBS[job] + [f"cpus_allowed={FIO_CORE}"] for item in ("--set", option)]
-    process = psutil.Popen(
-        ["taskset", "-c", OTHER_CORE, sys.executable, str(launcher), "run", "quick", "--target", str(target),
-         "--runtime", str(runtime_s), *sets, "--runs-dir", str(runs_dir), "--baseline", "0", "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-        env={**os.environ, "IOTUI_BENCH_WITHOUT": without},
-    )
-    return Watched(process, time.monotonic())
+class WatchedApp(Watched):
+    """The app on an 80x24 pseudo-terminal, r pressed on Home with the job's preset."""
+
+    terminal: Terminal
+    records_before: int
+    runs_dir: Path
+
+    def wait(self, seconds: float) -> None:
+        self.terminal.pump(seconds)  # read what it draws, or it blocks on a full terminal
+
+    def ended(self) -> bool:
+        # The run is over once its record is saved and fio is gone (the app stays on its results).
+        return self.fio_seen and not self.fio_running and len(list(self.runs_dir.glob("*.toml"))) > self.records_before
+
+    def record(self, runs_dir: Path) -> dict:
+        newest = max(runs_dir.glob("*.toml"), key=lambda path: path.stat().st_mtime)
+        self.terminal.press(b"\x11")  # ctrl+q (finish_iotui closes the terminal)
+        self.terminal.pump(1.0)
+        return tomllib.loads(newest.read_text())
 
 
-def finish_iotui(watched: Watched, probe_cpu: dict[int, float]) -> dict:
-    while watched.process.poll() is None:
-        watched.poll(probe_cpu)
-        time.sleep(0.2)
-    out, _ = watched.process.communicate()
-    if watched.process.returncode != 0 or "{" not in out:
-        raise SystemExit(f"bench_overhead: iotui run failed (exit {watched.process.returncode}): {out[-500:]}")
-    return json.loads(out[out.index("{"):])
+@dataclass(frozen=True)
+class Setup:
+    """How iotui watches: the job's preset, where it runs, which parts are off, app or ``iotui run``."""
+
+    target: Path
+    scratch: Path
+    without: str
+    app: bool
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.scratch / "runs"
+
+    @property
+    def launcher(self) -> Path:
+        return self.scratch / "launch_iotui.py"
+
+    def prepare(self, job: str, runtime_s: int) -> None:
+        self.launcher.write_text(LAUNCHER)
+        presets = self.scratch / "config" / "iotui" / "presets"
+        presets.mkdir(parents=True, exist_ok=True)
+        (presets / f"{APP_PRESET}.toml").write_text(preset_toml(job, runtime_s))
+
+    def start(self) -> Watched:
+        env = {**os.environ, "IOTUI_BENCH_WITHOUT": self.without, "XDG_CONFIG_HOME": str(self.scratch / "config")}
+        if not self.app:
+            preset = self.scratch / "config" / "iotui" / "presets" / f"{APP_PRESET}.toml"
+            process = psutil.Popen(
+                ["taskset", "-c", OTHER_CORE, sys.executable, str(self.launcher), "run", str(preset),
+                 "--target", str(self.target), "--runs-dir", str(self.runs_dir), "--baseline", "0", "--json"],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
+            )
+            return Watched(process, time.monotonic())
+        env["TERM"] = "xterm-256color"
+        for name in ("NO_COLOR", "COLUMNS", "LINES"):
+            env.pop(name, None)
+        records_before = len(list(self.runs_dir.glob("*.toml")))
+        terminal = Terminal(["taskset", "-c", OTHER_CORE, sys.executable, str(self.launcher), "--runs-dir",
+                             str(self.runs_dir), "--target", str(self.target), "--preset", APP_PRESET], env, ROOT)
+        # Home's preview is drawn (the fio command, or the run's size on disk): r runs it.
+        terminal.wait_for(lambda text: "--output-format=json+" in text or " on disk" in text, 60, "the preview on Home")
+        terminal.press(b"r")
+        watched = WatchedApp(psutil.Process(terminal.process.pid), time.monotonic())
+        watched.terminal, watched.records_before, watched.runs_dir = terminal, records_before, self.runs_dir
+        return watched
 
 
-def through_iotui(job: str, target: Path, runtime_s: int, runs_dir: Path, launcher: Path,
-                  without: str) -> tuple[float, list[str], float, float]:
+def finish_iotui(watched: Watched, probe_cpu: dict[int, float], runs_dir: Path) -> dict:
+    try:
+        while not watched.ended():
+            watched.poll(probe_cpu)
+            watched.wait(0.2)
+        return watched.record(runs_dir)
+    finally:
+        if isinstance(watched, WatchedApp):
+            watched.terminal.close()
+
+
+def through_iotui(setup: Setup) -> tuple[float, list[str], float, float]:
     """IOPS, fio's argv, iotui's steady CPU (cores) and the probe child's (cores), iotui alone."""
     probe_cpu: dict[int, float] = {}
-    watched = start_iotui(job, target, runtime_s, runs_dir, launcher, without)
-    record = finish_iotui(watched, probe_cpu)
+    watched = setup.start()
+    record = finish_iotui(watched, probe_cpu, setup.runs_dir)
     wall_s = time.monotonic() - watched.started_monotonic
     return (float(record["summary"]["read"]["iops"]), list(record["run"]["argv"]), watched.own_cores(),
             sum(probe_cpu.values()) / wall_s)
@@ -214,19 +303,18 @@ def rate_within(stretches: list[Stretch], start_s: float, end_s: float) -> float
     return sum(ios for _, _, ios in inside) / seconds if seconds >= 1.0 else None
 
 
-def pair_together(job: str, argv: list[str], target: Path, runtime_s: int, runs_dir: Path, launcher: Path,
-                  without: str, iotui_first: bool) -> tuple[float, float, float, float, float]:
+def pair_together(setup: Setup, argv: list[str], iotui_first: bool) -> tuple[float, float, float, float, float]:
     """Bare fio and iotui at once: (bare rate, iotui rate, seconds both ran, iotui's cores, probe's cores)."""
-    test_file = target / f".iotui-bench-{os.getpid()}.fio-test"
+    test_file = setup.target / f".iotui-bench-{os.getpid()}.fio-test"
     probe_cpu: dict[int, float] = {}
     with tempfile.TemporaryFile() as bare_out:
         watched = None
         if iotui_first:
-            watched = start_iotui(job, target, runtime_s, runs_dir, launcher, without)
-            while not watched.fio_seen and watched.process.poll() is None:
+            watched = setup.start()
+            while not watched.fio_seen and not watched.ended():
                 watched.poll(probe_cpu)
-                time.sleep(0.05)
-            time.sleep(0.3)
+                watched.wait(0.05)
+            watched.wait(0.3)
         # Bare fio writes to a file, never a pipe nobody reads while it runs, and starts its
         # own session as iotui starts fio: with the scheduler's autogroups each session is
         # one group, and fio in this script's session would share its group's weight with it.
@@ -234,9 +322,9 @@ def pair_together(job: str, argv: list[str], target: Path, runtime_s: int, runs_
                                 start_new_session=True)
         if watched is None:
             time.sleep(0.3)
-            watched = start_iotui(job, target, runtime_s, runs_dir, launcher, without)
+            watched = setup.start()
         try:
-            record = finish_iotui(watched, probe_cpu)
+            record = finish_iotui(watched, probe_cpu, setup.runs_dir)
             if bare.wait() != 0:
                 raise SystemExit(f"bench_overhead: bare fio failed (exit {bare.returncode})")
         finally:
@@ -244,7 +332,7 @@ def pair_together(job: str, argv: list[str], target: Path, runtime_s: int, runs_
         bare_out.seek(0)
         bare_ran = bare_stretches(documents_of(bare_out.read()))
     wall_s = time.monotonic() - watched.started_monotonic
-    iotui_ran = iotui_stretches(record, runs_dir)
+    iotui_ran = iotui_stretches(record, setup.runs_dir)
     start_s = max(bare_ran[0][0], iotui_ran[0][0]) + EDGE_S
     end_s = min(bare_ran[-1][1], iotui_ran[-1][1]) - EDGE_S
     bare_rate, iotui_rate = rate_within(bare_ran, start_s, end_s), rate_within(iotui_ran, start_s, end_s)
@@ -264,9 +352,10 @@ def main() -> int:
     parser.add_argument("--jobs", default="cpu,disk")
     parser.add_argument("--pairs", type=int, default=10)
     parser.add_argument("--runtime", type=int, default=None,
-                        help="seconds per run (default: 8 together, 4 alternate)")
+                        help="seconds per run (default: 8 together, 12 together through the app, 4 alternate)")
     parser.add_argument("--design", choices=("together", "alternate"), default="together")
     parser.add_argument("--without", default="", help="iotui's parts switched off: probe, host (comma-separated)")
+    parser.add_argument("--app", action="store_true", help="watch through the app on an 80x24 pseudo-terminal")
     parser.add_argument("--target", default=".")
     args = parser.parse_args()
     if psutil.cpu_count() < 2:
@@ -274,25 +363,25 @@ def main() -> int:
     unknown = set(filter(None, args.without.split(","))) - {"probe", "host"}
     if unknown:
         raise SystemExit(f"bench_overhead: --without knows probe and host, not {', '.join(sorted(unknown))}")
-    runtime_s = args.runtime or (8 if args.design == "together" else 4)
+    # Together, the halves overlap for the runtime less the later one's start (the app's: about 3 s).
+    runtime_s = args.runtime or (4 if args.design == "alternate" else 12 if args.app else 8)
     target = Path(args.target).resolve()
     for job in args.jobs.split(","):
         ratios, own, probe, bare_all, watched_all = [], [], [], [], []
         with tempfile.TemporaryDirectory() as scratch:
-            runs_dir, launcher = Path(scratch) / "runs", Path(scratch) / "launch_iotui.py"
-            launcher.write_text(LAUNCHER)
-            # A warm-up run alone, and iotui's argv.
-            argv = through_iotui(job, target, runtime_s, runs_dir, launcher, args.without)[1]
+            setup = Setup(target, Path(scratch), args.without, args.app)
+            setup.prepare(job, runtime_s)
+            # A warm-up run alone (``iotui run``), and iotui's argv.
+            argv = through_iotui(Setup(target, Path(scratch), args.without, app=False))[1]
             for pair in range(args.pairs):
                 if args.design == "together":
                     first = "iotui" if pair % 2 == 0 else "bare"
                     bare, watched, together_s, own_cores, probe_cores = pair_together(
-                        job, argv, target, runtime_s, runs_dir, launcher, args.without, iotui_first=first == "iotui")
+                        setup, argv, iotui_first=first == "iotui")
                     how = f"together {together_s:.1f} s, {first} first"
                 else:
                     bare = bare_fio(argv, target)
-                    watched, argv, own_cores, probe_cores = through_iotui(job, target, runtime_s, runs_dir, launcher,
-                                                                          args.without)
+                    watched, argv, own_cores, probe_cores = through_iotui(setup)
                     how = "one after the other"
                 ratios.append(watched / bare)
                 bare_all.append(bare)
@@ -302,7 +391,7 @@ def main() -> int:
                 print(f"{job} pair {pair + 1:2}: bare {bare:,.0f} IOPS, iotui {watched:,.0f} IOPS, ratio {ratios[-1]:.3f} "
                       f"({how}); iotui CPU {own_cores * 100:.2f}%, probe {probe_cores * 100:.2f}%", flush=True)
         low, high = bootstrap_median_interval(ratios)
-        parts_off = f", without {args.without}" if args.without else ""
+        parts_off = (", the app" if args.app else "") + (f", without {args.without}" if args.without else "")
         print(f"{job} ({args.design}{parts_off}): median ratio iotui/bare {statistics.median(ratios):.3f} "
               f"(95% interval {low:.3f}-{high:.3f}, {args.pairs} pairs); medians bare {statistics.median(bare_all):,.0f}, "
               f"iotui {statistics.median(watched_all):,.0f} IOPS; iotui's process {statistics.median(own) * 100:.2f}% "
