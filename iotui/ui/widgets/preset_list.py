@@ -1,4 +1,11 @@
-"""The list of presets: name and one-line description; highlighting one chooses it."""
+"""The list of presets: name and one-line description; highlighting one chooses it.
+
+Each preset is one line whatever the width: the list's style cuts a long description
+with an ellipsis (``text-wrap: nowrap``), so the prompts are built once, before the
+list has a width, and the first frame already shows them as they stay (cutting them in
+Python needed the width, so the first frame wrapped each description over three lines
+and three more frames followed).
+"""
 
 from __future__ import annotations
 
@@ -15,18 +22,23 @@ from textual.widgets.option_list import Option
 NAME_WIDTH_MAX = 22
 
 
-def preset_prompt(preset: Any, name_width: int = 14, width: int | None = None) -> Text:
-    """``name  description`` on one line, cut to ``width`` with an ellipsis."""
+def preset_prompt(preset: Any, name_width: int = 14) -> Text:
+    """``name  description`` (the list shows it on one line)."""
     text = Text()
     text.append(f"{preset.name:<{name_width}}", style="bold")
     text.append(" " + (getattr(preset, "description", "") or getattr(preset, "title", "") or ""))
-    if width:
-        text.truncate(width, overflow="ellipsis")
     return text
 
 
 class PresetList(OptionList):
     """Presets to choose from."""
+
+    DEFAULT_CSS = """
+    PresetList {
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
 
     @dataclass
     class PresetChosen(Message):
@@ -58,12 +70,7 @@ class PresetList(OptionList):
 
     def _prompt(self, preset: Any) -> Text:
         name_width = min(NAME_WIDTH_MAX, max((len(p.name) for p in self.presets), default=0))
-        return preset_prompt(preset, name_width, max(0, self.scrollable_content_region.width - 2) or None)
-
-    def on_resize(self) -> None:
-        # One line per preset: cut again to the new width.
-        for index, preset in enumerate(self.presets):
-            self.replace_option_prompt_at_index(index, self._prompt(preset))
+        return preset_prompt(preset, name_width)
 
     def index_of(self, name: str | None) -> int | None:
         """Where the preset called ``name`` is listed, or None."""

@@ -1,0 +1,41 @@
+"""Home's first frame, as a user's terminal receives it: each preset on one line from the start.
+
+The app runs in a pseudo-terminal (as over SSH), not under the Pilot: what matters is what
+the terminal is sent before anything settles. The presets' prompts are built before the
+list has a width; when they were cut to the width in Python, the first frame wrapped each
+long description over three lines and the cut lines came frames later.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from tests.pty_terminal import Terminal, screen_text
+
+REPO = Path(__file__).resolve().parents[2]
+# The shipped desktop preset's description, past what one line of the list holds at 80 columns:
+# on one line it is cut before these words; wrapped, its second line shows them.
+DESKTOP_DESCRIPTION_LATER_WORDS = "RND4K Q32T1"
+
+
+def test_the_first_frame_shows_each_preset_on_one_line(tmp_path: Path) -> None:
+    description = (REPO / "presets" / "desktop.toml").read_text()
+    assert DESKTOP_DESCRIPTION_LATER_WORDS in description  # the words are there to be cut
+    target = tmp_path / "target"
+    target.mkdir()
+    env = {**os.environ, "TERM": "xterm-256color", "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    for name in ("NO_COLOR", "COLUMNS", "LINES", "TEXTUAL_DRIVER"):
+        env.pop(name, None)
+    terminal = Terminal([sys.executable, "-m", "iotui", "--runs-dir", str(tmp_path / "runs"),
+                         "--target", str(target)], env, REPO, columns=80, rows=24)
+    try:
+        terminal.wait_for(lambda text: "preset (p)" in text and " desktop " in text, 60, "Home's presets", since=0)
+        terminal.pump(1.0)  # the frames that follow the first
+        received = " ".join(screen_text(bytes(terminal.received)).split())
+        assert " desktop The desktop benchmark table" in received
+        assert "…" in received  # the long descriptions end in an ellipsis
+        assert DESKTOP_DESCRIPTION_LATER_WORDS not in received
+    finally:
+        terminal.close()
