@@ -7,8 +7,9 @@ from iotui.core.fio.summary import sample_row
 from iotui.core.runs.record import RunRecord
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.results import ResultsScreen
+from iotui.ui.widgets.cpu_summary import CpuSummary
 from tests.conftest import fio_documents
-from tests.ui.helpers import screen_text
+from tests.ui.helpers import screen_text, widget_text
 from tests.ui.replay import CALM_HOST, RANDRW, ReplayServices
 
 
@@ -49,3 +50,33 @@ async def test_results_at_80x24_keep_the_figures_first_and_leave_the_chart_out(t
         await pilot.pause()
         assert not app.screen.query_one("#run-chart").display
         assert "lat p99" in screen_text(app)
+
+
+# One section's CPU figures as a real quick run left them.
+SECTION_FIGURES = {
+    "cpu": {"user_pct": 37.5, "system_pct": 32.1, "iowait_pct": 0.3, "ctx_switches_per_s": 12_700.0,
+            "interrupts_per_s": 6_800.0, "iops_per_fio_core": 125_000.0, "iops_per_busy_core": 35_500.0,
+            "fio_user_pct": 3.5, "fio_system_pct": 24.7},
+    "pressure": {"responsiveness": "ok", "probe_p99_ms_max": 5.31},
+}
+
+
+async def test_below_100_columns_the_cpu_panel_goes_under_the_directions_with_its_figures_whole(tmp_path) -> None:
+    # Beside the per-direction figures at 80 columns it had a dozen columns: "CPU usr 37…".
+    for columns, rows, under in ((80, 50, True), (99, 50, True), (100, 50, False), (160, 45, False)):
+        app = IotuiApp(ReplayServices(tmp_path))
+        async with app.run_test(size=(columns, rows)) as pilot:
+            await app.push_screen(ResultsScreen(_record(), None, app.services))
+            await pilot.pause()
+            cpu_panel = app.screen.query_one("#cpu", CpuSummary)
+            cpu_panel.show_section(SECTION_FIGURES)
+            await pilot.pause()
+            directions = app.screen.query_one("#directions").region
+            cpu = cpu_panel.region
+            if under:
+                assert cpu.y >= directions.bottom and cpu.x == directions.x, (columns, cpu, directions)
+            else:
+                assert cpu.y == directions.y and cpu.x >= directions.right, (columns, cpu, directions)
+            shown = widget_text(app, cpu_panel)
+            for figure in ("CPU usr 37.5%", "fio usr/sys 3.5%/24.7%", "IOPS/busy core 35.5k", "wake-up p99 max 5.31ms"):
+                assert figure in shown, (columns, figure, shown)

@@ -79,6 +79,9 @@ class ResultsScreen(Screen):
         Binding("q", "app.quit", "Quit"),
     ]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]
+    # Below 100 columns the CPU panel goes under the per-direction figures: beside them it had
+    # a dozen columns and cut every figure ("CPU usr 37…").
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
 
     def __init__(self, record: RunRecord, saved_path: Path | None, services: Services) -> None:
         super().__init__()
