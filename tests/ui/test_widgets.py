@@ -250,3 +250,32 @@ async def test_a_long_responsiveness_chip_wraps_and_never_crops_the_figures_at_8
             assert line.rstrip() in screen  # every figure whole, its unit included
         chip = pilot.app.screen.query_one("#chip")
         assert widget_text(pilot.app, chip) == "SLUGGISH · easing off · wake-up p99 was 25 ms"  # wrapped, whole
+
+
+async def test_on_a_tall_terminal_a_long_chip_leaves_the_three_line_figures_their_room() -> None:
+    # The chip was left all but 46 columns, what the one-line figures need: at 100x40 the
+    # 3-line digits need more, and the chip cut them ("KiB…", digits halved).
+    from rich.measure import Measurement
+
+    from iotui.ui.widgets.figures_panel import figures_table
+    from iotui.ui.widgets.live_run import LiveRun
+
+    live_run = LiveRun(figures_id="figures", chip_id="chip", estimated_s=40.0, id="run-top")
+
+    class Styled(Bare):
+        CSS_PATH = [HOME_CSS, SCREENS_CSS]  # as on the run screen
+
+    interval = _interval()
+    async with Styled(live_run).run_test(size=(100, 40)) as pilot:
+        live_run.phase = RunPhase.RUNNING
+        live_run.show_interval(interval)
+        easing = Assessment(Level.SLUGGISH, "easing off · wake-up p99 was 25 ms", "...", "wakeup_p99_ms", True, easing=True)
+        live_run.show_assessment(easing, numjobs=1, cpu_count=2, keys="")
+        await pilot.pause()
+        console = pilot.app.console
+        needed = Measurement.get(console, console.options, figures_table(interval, big=True)).maximum
+        figures = pilot.app.screen.query_one("#figures")
+        assert figures.region.width >= needed, (figures.region, needed)
+        chip = pilot.app.screen.query_one("#chip")
+        assert chip.region.x >= figures.region.right
+        assert widget_text(pilot.app, chip) == "SLUGGISH · easing off · wake-up p99 was 25 ms"  # wrapped, whole

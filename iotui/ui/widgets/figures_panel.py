@@ -9,7 +9,8 @@ from typing import Any
 from functools import lru_cache
 
 from rich.cells import cell_len
-from rich.console import Group
+from rich.console import Console, Group
+from rich.measure import Measurement
 from rich.segment import Segment
 from rich.style import Style
 from rich.table import Table
@@ -62,13 +63,23 @@ def _figure_values(figures: Any) -> tuple[str, str, str, str]:
     )
 
 
+# One direction's figures each at the widest its format gives ("100.0M", "10.0GiB/s", "10.00µs",
+# "100.0ms"): the room the figures need whatever the run does, kept from the chip beside them.
+WIDEST_ROW: tuple[str, tuple[str, str, str, str]] = ("write", ("100.0M", "10.0GiB/s", "100.0ms", "100.0ms"))
+
+FigureRow = tuple[str, tuple[str, str, str, str]]
+
+
 def figures_lines(interval: IntervalSample) -> Text:
     """The figures as aligned lines of text: the one-line-per-direction table, laid out by hand.
 
     Drawn every second during a run: a Rich table measures and renders every cell
     through its layout engine, several times the cost of these few padded strings.
     """
-    rows = [(direction, _figure_values(figures)) for direction, figures in interval.directions.items()]
+    return _figure_rows_text([(direction, _figure_values(figures)) for direction, figures in interval.directions.items()])
+
+
+def _figure_rows_text(rows: list[FigureRow]) -> Text:
     name_width = max(len(direction) for direction, _values in rows)
     widths = [max(len(header), *(len(values[i]) for _d, values in rows)) for i, header in enumerate(FIGURE_HEADERS)]
     text = Text()
@@ -92,13 +103,24 @@ def figures_table(interval: IntervalSample | None, big: bool = False) -> Table |
         return Text("waiting for fio's first status report…", style="italic")
     if not big:
         return figures_lines(interval)
+    return _big_table([(direction, _figure_values(figures)) for direction, figures in interval.directions.items()])
+
+
+def _big_table(rows: list[FigureRow]) -> Table:
     table = Table(box=None, padding=(0, 2, 0, 0), show_edge=False, expand=False, header_style="dim")
     table.add_column("")
     for name in FIGURE_HEADERS:
         table.add_column(name, justify="right")
-    for direction, figures in interval.directions.items():
-        table.add_row(Text("\n" + direction, style="bold"), *(big_value(value) for value in _figure_values(figures)))
+    for direction, values in rows:
+        table.add_row(Text("\n" + direction, style="bold"), *(big_value(value) for value in values))
     return table
+
+
+def widest_figures_columns(console: Console, big: bool) -> int:
+    """The columns the figures take at their widest (``big``: with 3-line digits)."""
+    if not big:
+        return max(cell_len(line) for line in _figure_rows_text([WIDEST_ROW]).plain.splitlines())
+    return Measurement.get(console, console.options, _big_table([WIDEST_ROW])).maximum
 
 
 def clock_text(elapsed_s: float | None, estimated_s: float | None, phase: str) -> Text:
@@ -128,6 +150,7 @@ class FiguresPanel(Widget):
         super().__init__(*args, **kwargs)
         self._lines_key: tuple | None = None
         self._lines: list[Text] = []
+        self._widest: tuple[bool, int] | None = None  # (big, columns) of widest_columns
         # How many lines the panel had when last laid out: more lay it out again.
         self._laid_out_lines: int | None = None
         # (width, lines): the most lines needed at that width since the run began. The panel
@@ -217,6 +240,13 @@ class FiguresPanel(Widget):
 
     def _big(self) -> bool:
         return self.app.size.height >= BIG_FIGURES_MIN_HEIGHT
+
+    def widest_columns(self) -> int:
+        """The columns the panel needs for its figures at their widest, as drawn now (small or big)."""
+        big = self._big()
+        if self._widest is None or self._widest[0] != big:
+            self._widest = (big, widest_figures_columns(self.app.console, big) + self.styles.gutter.width)
+        return self._widest[1]
 
     def _clock(self) -> Text:
         clock = clock_text(self.elapsed_s, self.estimated_s, self.phase)

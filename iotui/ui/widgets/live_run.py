@@ -24,9 +24,6 @@ from iotui.ui.widgets.figures_panel import FiguresPanel
 from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip
 
 
-# The columns the figures need beside the chip: a direction, IOPS, bandwidth, mean and p99,
-# each with its unit and two spaces ("write  31.0k  1.27GiB/s  1.20ms  12.3ms").
-FIGURES_WIDTH = 46
 # The chip never narrower than this (its words wrap within it).
 CHIP_MIN_WIDTH = 20
 
@@ -68,9 +65,11 @@ class LiveRun(Horizontal):
         )
 
     def on_resize(self) -> None:
-        # A long level wraps in the chip rather than pushing the figures out of the line.
+        # A long level wraps in the chip rather than pushing the figures out of the line: the
+        # chip gets what the figures leave at their widest (3-line digits on a tall terminal).
         chip = self.query_one(f"#{self._chip_id}")
-        chip.styles.max_width = max(CHIP_MIN_WIDTH, self.content_region.width - FIGURES_WIDTH)
+        figures = self.query_one(f"#{self._figures_id}", FiguresPanel)
+        chip.styles.max_width = max(CHIP_MIN_WIDTH, self.content_region.width - figures.widest_columns())
 
     def begin(self, estimated_s: float | None) -> None:
         """A new run (a sweep's next point): no figures yet, its own estimate."""
