@@ -24,7 +24,7 @@ Two designs (``--design``):
 
 The figure is the median of the per-pair ratios iotui / bare with a 95% bootstrap
 interval of that median; iotui's own CPU (main process, steady state from 2 s in)
-and the wake-up probe child's are reported beside it.
+and its other children's (the probes) are reported beside it.
 
 ``--without probe,host`` runs iotui with those parts switched off (the wake-up
 probes; the host sampler), so the cost of each part can be read one at a time;

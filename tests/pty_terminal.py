@@ -1,8 +1,8 @@
 """A program in a pseudo-terminal, as a user's shell over SSH runs it: keys in, everything it writes kept.
 
-Used where the real terminal driver matters (tests/ui/test_driver.py) and by the
-benchmarks that watch the app as a user would (bench/bench_live.py, bench/bench_parts.py,
-bench/bench_paint.py).
+Used where the real terminal matters (tests/ui/test_driver.py, tests/ui/test_home_first_frame.py)
+and by the benchmarks that watch the app as a user would (bench/bench_live.py,
+bench/bench_parts.py, bench/bench_paint.py, bench/bench_overhead.py --app).
 """
 
 from __future__ import annotations
