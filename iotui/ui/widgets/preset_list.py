@@ -14,6 +14,7 @@ from typing import Any
 
 from rich.text import Text
 from textual import on
+from textual.geometry import Size
 from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -67,6 +68,16 @@ class PresetList(OptionList):
     @staticmethod
     def _line(preset: Any) -> tuple[str, str, str]:
         return (preset.name, getattr(preset, "title", "") or "", getattr(preset, "description", "") or "")
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        # The highlighted preset (Home's default) is put in view as soon as the list has its
+        # size, in the layout that precedes the first frame: Textual scrolls to it only once
+        # the list is shown, so the first frame showed the top of the list and the next the
+        # default.
+        resized = super()._size_updated(size, virtual_size, container_size, layout)
+        if resized and self.highlighted is not None:
+            self.scroll_to_highlight()
+        return resized
 
     def _prompt(self, preset: Any) -> Text:
         name_width = min(NAME_WIDTH_MAX, max((len(p.name) for p in self.presets), default=0))
