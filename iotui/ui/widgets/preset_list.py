@@ -73,7 +73,7 @@ class PresetList(OptionList):
         # The highlighted preset (Home's default) is put in view as soon as the list has its
         # size, in the layout that precedes the first frame: Textual scrolls to it only once
         # the list is shown, so the first frame showed the top of the list and the next the
-        # default.
+        # default. (Textual's own hook for a new size; Textual is pinned in pyproject.toml.)
         resized = super()._size_updated(size, virtual_size, container_size, layout)
         if resized and self.highlighted is not None:
             self.scroll_to_highlight()
