@@ -15,9 +15,10 @@ Two designs (``--design``):
 
 * ``together`` (the default): each pair runs bare fio and ``iotui run`` at the same
   time, both jobs on core 0 (the disk job: on the same disk), the one that starts
-  first alternating from pair to pair. Each side's rate is taken over the seconds
-  both ran (fio's status documents for bare fio, the record's intervals for iotui's),
-  so a swing in the machine's speed, which on a virtual machine reaches tens of
+  first alternating from pair to pair (an even ``--pairs`` balances them). Each
+  side's rate is taken over the same seconds, those both ran (fio's status documents
+  for bare fio, the record's intervals for iotui's; an interval that crosses an end of
+  that stretch counts for its part inside), so a swing in the machine's speed, which on a virtual machine reaches tens of
   percent within a run, hits both halves of the pair alike and cancels in the ratio;
 * ``alternate``: bare fio, then ``iotui run``, one after the other; each half has
   core 0 to itself, and the machine's swings between the two runs stay in the ratio.
@@ -55,7 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from iotui.core.fio.status import FioDocument, StatusSplitter  # noqa: E402
 from iotui.core.toml_reader import tomllib  # noqa: E402
-from tests.pty_terminal import Terminal  # noqa: E402
+from tests.pty_terminal import Terminal, screen_text  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 APP_PRESET = "bench-overhead"
@@ -164,10 +165,16 @@ class WatchedApp(Watched):
         self.terminal.pump(seconds)  # read what it draws, or it blocks on a full terminal
 
     def ended(self) -> bool:
-        # The run is over once its record is saved and fio is gone (the app stays on its results).
+        # The run is over once its record is saved and fio is gone (the app stays on its
+        # results), or when the app itself has gone.
+        if self.terminal.process.poll() is not None:
+            return True
         return self.fio_seen and not self.fio_running and len(list(self.runs_dir.glob("*.toml"))) > self.records_before
 
     def record(self, runs_dir: Path) -> dict:
+        if len(list(runs_dir.glob("*.toml"))) <= self.records_before:
+            raise SystemExit(f"bench_overhead: the app ended (exit {self.terminal.process.poll()}) without saving a "
+                             f"record; it showed: {screen_text(bytes(self.terminal.received[-2000:]))!r}")
         newest = max(runs_dir.glob("*.toml"), key=lambda path: path.stat().st_mtime)
         self.terminal.press(b"\x11")  # ctrl+q (finish_iotui closes the terminal)
         self.terminal.pump(1.0)
@@ -182,6 +189,12 @@ class Setup:
     scratch: Path
     without: str
     app: bool
+    runtime_s: int
+
+    @property
+    def deadline_s(self) -> float:
+        """How long one run may take from its start, the app's included, before the script gives up."""
+        return self.runtime_s + 90.0
 
     @property
     def runs_dir(self) -> Path:
@@ -191,11 +204,11 @@ class Setup:
     def launcher(self) -> Path:
         return self.scratch / "launch_iotui.py"
 
-    def prepare(self, job: str, runtime_s: int) -> None:
+    def prepare(self, job: str) -> None:
         self.launcher.write_text(LAUNCHER)
         presets = self.scratch / "config" / "iotui" / "presets"
         presets.mkdir(parents=True, exist_ok=True)
-        (presets / f"{APP_PRESET}.toml").write_text(preset_toml(job, runtime_s))
+        (presets / f"{APP_PRESET}.toml").write_text(preset_toml(job, self.runtime_s))
 
     def start(self) -> Watched:
         env = {**os.environ, "IOTUI_BENCH_WITHOUT": self.without, "XDG_CONFIG_HOME": str(self.scratch / "config")}
@@ -221,9 +234,11 @@ class Setup:
         return watched
 
 
-def finish_iotui(watched: Watched, probe_cpu: dict[int, float], runs_dir: Path) -> dict:
+def finish_iotui(watched: Watched, probe_cpu: dict[int, float], runs_dir: Path, deadline_s: float) -> dict:
     try:
         while not watched.ended():
+            if time.monotonic() - watched.started_monotonic > deadline_s:
+                raise SystemExit(f"bench_overhead: iotui's run did not end within {deadline_s:.0f} s")
             watched.poll(probe_cpu)
             watched.wait(0.2)
         return watched.record(runs_dir)
@@ -236,7 +251,7 @@ def through_iotui(setup: Setup) -> tuple[float, list[str], float, float]:
     """IOPS, fio's argv, iotui's steady CPU (cores) and the probe child's (cores), iotui alone."""
     probe_cpu: dict[int, float] = {}
     watched = setup.start()
-    record = finish_iotui(watched, probe_cpu, setup.runs_dir)
+    record = finish_iotui(watched, probe_cpu, setup.runs_dir, setup.deadline_s)
     wall_s = time.monotonic() - watched.started_monotonic
     return (float(record["summary"]["read"]["iops"]), list(record["run"]["argv"]), watched.own_cores(),
             sum(probe_cpu.values()) / wall_s)
@@ -259,7 +274,8 @@ def read_iops(document: dict) -> float:
 def bare_fio(argv: list[str], target: Path) -> float:
     test_file = target / f".iotui-bench-{os.getpid()}.fio-test"
     try:
-        output = subprocess.run(bare_argv(argv, test_file), capture_output=True, check=True).stdout
+        output = subprocess.run(bare_argv(argv, test_file), capture_output=True, check=True,
+                                start_new_session=True).stdout
     finally:
         test_file.unlink(missing_ok=True)
     return read_iops(documents_of(output)[-1])
@@ -270,7 +286,12 @@ Stretch = tuple[float, float, float]
 
 
 def bare_stretches(documents: list[dict]) -> list[Stretch]:
-    """Bare fio's seconds from its status documents (cumulative; ``timestamp_ms`` on the wall clock)."""
+    """Bare fio's seconds from its status documents (cumulative; ``timestamp_ms`` on the wall clock).
+
+    fio prints status documents while it lays out its file, before the job runs (runtime 0):
+    those are skipped, and the first stretch starts when the job did (the first document with
+    a runtime, less that runtime).
+    """
     stretches: list[Stretch] = []
     previous: tuple[float, int] | None = None
     for document in documents:
@@ -278,6 +299,8 @@ def bare_stretches(documents: list[dict]) -> list[Stretch]:
         ios = sum(int(job["read"]["total_ios"]) for job in document["jobs"])
         if previous is None:
             runtime_s = max(int(job["read"]["runtime"]) for job in document["jobs"]) / 1000.0
+            if runtime_s <= 0:
+                continue
             previous = (ended_s - runtime_s, 0)
         if ended_s > previous[0]:
             stretches.append((previous[0], ended_s, ios - previous[1]))
@@ -286,21 +309,31 @@ def bare_stretches(documents: list[dict]) -> list[Stretch]:
 
 
 def iotui_stretches(record: dict, runs_dir: Path) -> list[Stretch]:
-    """iotui's intervals on the wall clock: fio's clock starts when its job did, which its
-    final report (saved beside the record) dates."""
+    """iotui's intervals on the wall clock.
+
+    An interval's ``t_s`` counts from the document the intervals are measured from (the job's
+    start, or a document fio printed before its job ran), so the clock is anchored on the last
+    interval, which ends at the final report (saved beside the record) and its timestamp.
+    """
     final = json.loads((runs_dir / record["run"]["report"]).read_text())
+    anchor_s = final["timestamp_ms"] / 1000.0 - record["samples"][-1]["t_s"]
     samples = [sample for sample in record["samples"] if sample.get("read_iops") is not None]
-    ended_s = final["timestamp_ms"] / 1000.0
-    job_started_s = ended_s - max(int(job["read"]["runtime"]) for job in final["jobs"]) / 1000.0
-    return [(job_started_s + sample["t_s"] - sample["dt_s"], job_started_s + sample["t_s"],
+    return [(anchor_s + sample["t_s"] - sample["dt_s"], anchor_s + sample["t_s"],
              sample["read_iops"] * sample["dt_s"]) for sample in samples]
 
 
 def rate_within(stretches: list[Stretch], start_s: float, end_s: float) -> float | None:
-    """I/Os per second over the stretches that lie wholly within [start_s, end_s]."""
-    inside = [(begun, ended, ios) for begun, ended, ios in stretches if begun >= start_s and ended <= end_s]
-    seconds = sum(ended - begun for begun, ended, _ in inside)
-    return sum(ios for _, _, ios in inside) / seconds if seconds >= 1.0 else None
+    """I/Os per second over exactly [start_s, end_s]: a stretch that crosses an end counts for
+    the part inside (its I/Os taken as even over it), so both halves of a pair cover the same
+    seconds."""
+    ios_inside = seconds = 0.0
+    for begun, ended, ios in stretches:
+        inside_s = min(ended, end_s) - max(begun, start_s)
+        if inside_s > 0:
+            ios_inside += ios * inside_s / (ended - begun)
+            seconds += inside_s
+    # The halves' stretches must cover the window (no gap where one side was not reporting).
+    return ios_inside / seconds if seconds >= 0.99 * (end_s - start_s) and seconds >= 1.0 else None
 
 
 def pair_together(setup: Setup, argv: list[str], iotui_first: bool) -> tuple[float, float, float, float, float]:
@@ -312,6 +345,8 @@ def pair_together(setup: Setup, argv: list[str], iotui_first: bool) -> tuple[flo
         if iotui_first:
             watched = setup.start()
             while not watched.fio_seen and not watched.ended():
+                if time.monotonic() - watched.started_monotonic > setup.deadline_s:
+                    raise SystemExit("bench_overhead: iotui's fio never started")
                 watched.poll(probe_cpu)
                 watched.wait(0.05)
             watched.wait(0.3)
@@ -324,10 +359,13 @@ def pair_together(setup: Setup, argv: list[str], iotui_first: bool) -> tuple[flo
             time.sleep(0.3)
             watched = setup.start()
         try:
-            record = finish_iotui(watched, probe_cpu, setup.runs_dir)
-            if bare.wait() != 0:
+            record = finish_iotui(watched, probe_cpu, setup.runs_dir, setup.deadline_s)
+            if bare.wait(timeout=setup.deadline_s) != 0:
                 raise SystemExit(f"bench_overhead: bare fio failed (exit {bare.returncode})")
         finally:
+            if bare.poll() is None:  # its own session: nothing else would end it
+                bare.kill()
+                bare.wait()
             test_file.unlink(missing_ok=True)
         bare_out.seek(0)
         bare_ran = bare_stretches(documents_of(bare_out.read()))
@@ -360,6 +398,8 @@ def main() -> int:
     args = parser.parse_args()
     if psutil.cpu_count() < 2:
         raise SystemExit("bench_overhead: needs two cores (fio's job on one, the rest on the other)")
+    # This script's own polling and reading run with the rest, off fio's core.
+    os.sched_setaffinity(0, {int(OTHER_CORE)})
     unknown = set(filter(None, args.without.split(","))) - {"probe", "host"}
     if unknown:
         raise SystemExit(f"bench_overhead: --without knows probe and host, not {', '.join(sorted(unknown))}")
@@ -369,10 +409,10 @@ def main() -> int:
     for job in args.jobs.split(","):
         ratios, own, probe, bare_all, watched_all = [], [], [], [], []
         with tempfile.TemporaryDirectory() as scratch:
-            setup = Setup(target, Path(scratch), args.without, args.app)
-            setup.prepare(job, runtime_s)
+            setup = Setup(target, Path(scratch), args.without, args.app, runtime_s)
+            setup.prepare(job)
             # A warm-up run alone (``iotui run``), and iotui's argv.
-            argv = through_iotui(Setup(target, Path(scratch), args.without, app=False))[1]
+            argv = through_iotui(Setup(target, Path(scratch), args.without, False, runtime_s))[1]
             for pair in range(args.pairs):
                 if args.design == "together":
                     first = "iotui" if pair % 2 == 0 else "bare"
