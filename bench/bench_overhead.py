@@ -42,11 +42,14 @@ import argparse
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,8 +69,8 @@ JOBS = {
     "disk": ["ioengine=libaio", "rw=randread", "rwmixread=100", "bs=4k", "size=256M", "direct=1", "iodepth=16"],
 }
 FIO_CORE, OTHER_CORE = "0", "1"
-# Seconds cut from each end of the stretch both halves of a pair ran (each side's
-# first and last moments: fio starting its job, or the other side still starting).
+# Seconds cut from each end of the stretch both halves ran steadily: a margin for the
+# moments the other side starts or ends.
 EDGE_S = 0.25
 
 # Runs `iotui run` with parts switched off, inside its own process (--without).
@@ -257,6 +260,18 @@ def through_iotui(setup: Setup) -> tuple[float, list[str], float, float]:
             sum(probe_cpu.values()) / wall_s)
 
 
+@contextmanager
+def bare_test_file(target: Path) -> Iterator[Path]:
+    """A fresh test file for bare fio in a fresh directory of the target, as iotui makes one
+    for its fio (a new directory may be placed elsewhere on the disk than the target's own
+    files), removed with its directory afterwards."""
+    directory = Path(tempfile.mkdtemp(prefix=".iotui-bench-", dir=target))
+    try:
+        yield directory / "testfile"
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 def bare_argv(argv: list[str], test_file: Path) -> list[str]:
     return ["taskset", "-c", OTHER_CORE,
             *[f"--filename={test_file}" if word.startswith("--filename=") else word for word in argv]]
@@ -272,12 +287,9 @@ def read_iops(document: dict) -> float:
 
 
 def bare_fio(argv: list[str], target: Path) -> float:
-    test_file = target / f".iotui-bench-{os.getpid()}.fio-test"
-    try:
+    with bare_test_file(target) as test_file:
         output = subprocess.run(bare_argv(argv, test_file), capture_output=True, check=True,
                                 start_new_session=True).stdout
-    finally:
-        test_file.unlink(missing_ok=True)
     return read_iops(documents_of(output)[-1])
 
 
@@ -338,9 +350,8 @@ def rate_within(stretches: list[Stretch], start_s: float, end_s: float) -> float
 
 def pair_together(setup: Setup, argv: list[str], iotui_first: bool) -> tuple[float, float, float, float, float]:
     """Bare fio and iotui at once: (bare rate, iotui rate, seconds both ran, iotui's cores, probe's cores)."""
-    test_file = setup.target / f".iotui-bench-{os.getpid()}.fio-test"
     probe_cpu: dict[int, float] = {}
-    with tempfile.TemporaryFile() as bare_out:
+    with tempfile.TemporaryFile() as bare_out, bare_test_file(setup.target) as test_file:
         watched = None
         if iotui_first:
             watched = setup.start()
@@ -366,11 +377,15 @@ def pair_together(setup: Setup, argv: list[str], iotui_first: bool) -> tuple[flo
             if bare.poll() is None:  # its own session: nothing else would end it
                 bare.kill()
                 bare.wait()
-            test_file.unlink(missing_ok=True)
         bare_out.seek(0)
         bare_ran = bare_stretches(documents_of(bare_out.read()))
     wall_s = time.monotonic() - watched.started_monotonic
-    iotui_ran = iotui_stretches(record, setup.runs_dir)
+    # Only the seconds of steady running: each side's first interval holds its job's start
+    # (and, for iotui's, possibly the file's layout before it), its last the job's end and the
+    # final report after it.
+    bare_ran, iotui_ran = bare_ran[1:-1], iotui_stretches(record, setup.runs_dir)[1:-1]
+    if not bare_ran or not iotui_ran:
+        raise SystemExit("bench_overhead: a run reported under three intervals; use a longer --runtime")
     start_s = max(bare_ran[0][0], iotui_ran[0][0]) + EDGE_S
     end_s = min(bare_ran[-1][1], iotui_ran[-1][1]) - EDGE_S
     bare_rate, iotui_rate = rate_within(bare_ran, start_s, end_s), rate_within(iotui_ran, start_s, end_s)
