@@ -63,11 +63,16 @@ def _figure_values(figures: Any) -> tuple[str, str, str, str]:
     )
 
 
+# A direction and its four formatted figures.
+FigureRow = tuple[str, tuple[str, str, str, str]]
+
 # One direction's figures each at the widest its format gives ("100.0M", "10.0GiB/s", "10.00µs",
 # "100.0ms"): the room the figures need whatever the run does, kept from the chip beside them.
-WIDEST_ROW: tuple[str, tuple[str, str, str, str]] = ("write", ("100.0M", "10.0GiB/s", "100.0ms", "100.0ms"))
+WIDEST_ROW: FigureRow = ("write", ("100.0M", "10.0GiB/s", "100.0ms", "100.0ms"))
 
-FigureRow = tuple[str, tuple[str, str, str, str]]
+
+def _figure_rows(interval: IntervalSample) -> list[FigureRow]:
+    return [(direction, _figure_values(figures)) for direction, figures in interval.directions.items()]
 
 
 def figures_lines(interval: IntervalSample) -> Text:
@@ -76,7 +81,7 @@ def figures_lines(interval: IntervalSample) -> Text:
     Drawn every second during a run: a Rich table measures and renders every cell
     through its layout engine, several times the cost of these few padded strings.
     """
-    return _figure_rows_text([(direction, _figure_values(figures)) for direction, figures in interval.directions.items()])
+    return _figure_rows_text(_figure_rows(interval))
 
 
 def _figure_rows_text(rows: list[FigureRow]) -> Text:
@@ -103,7 +108,7 @@ def figures_table(interval: IntervalSample | None, big: bool = False) -> Table |
         return Text("waiting for fio's first status report…", style="italic")
     if not big:
         return figures_lines(interval)
-    return _big_table([(direction, _figure_values(figures)) for direction, figures in interval.directions.items()])
+    return _big_table(_figure_rows(interval))
 
 
 def _big_table(rows: list[FigureRow]) -> Table:
@@ -150,7 +155,6 @@ class FiguresPanel(Widget):
         super().__init__(*args, **kwargs)
         self._lines_key: tuple | None = None
         self._lines: list[Text] = []
-        self._widest: tuple[bool, int] | None = None  # (big, columns) of widest_columns
         # How many lines the panel had when last laid out: more lay it out again.
         self._laid_out_lines: int | None = None
         # (width, lines): the most lines needed at that width since the run began. The panel
@@ -242,11 +246,10 @@ class FiguresPanel(Widget):
         return self.app.size.height >= BIG_FIGURES_MIN_HEIGHT
 
     def widest_columns(self) -> int:
-        """The columns the panel needs for its figures at their widest, as drawn now (small or big)."""
-        big = self._big()
-        if self._widest is None or self._widest[0] != big:
-            self._widest = (big, widest_figures_columns(self.app.console, big) + self.styles.gutter.width)
-        return self._widest[1]
+        """The columns the panel needs for its figures at their widest, as drawn now (small or big).
+
+        Asked on a resize only: worked out each time rather than kept."""
+        return widest_figures_columns(self.app.console, self._big()) + self.styles.gutter.width
 
     def _clock(self) -> Text:
         clock = clock_text(self.elapsed_s, self.estimated_s, self.phase)
