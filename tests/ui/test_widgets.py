@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import replace
+
+from textual.pilot import Pilot
 
 from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.host.responsiveness import Assessment, Level
@@ -230,7 +234,12 @@ async def test_a_panel_with_no_figure_yet_says_what_will_appear() -> None:
         assert panel.render_line(0).text.startswith("IOPS r")
 
 
-async def test_a_long_responsiveness_chip_wraps_and_never_crops_the_figures_at_80_columns() -> None:
+LONG_LEVEL = "SLUGGISH · easing off · wake-up p99 was 25 ms"
+
+
+@asynccontextmanager
+async def _running_with_a_long_level(size: tuple[int, int]) -> AsyncIterator[Pilot]:
+    """The run screen's live view at ``size``, styled as there, with an interval and a long level."""
     from iotui.ui.widgets.live_run import LiveRun
 
     live_run = LiveRun(figures_id="figures", chip_id="chip", estimated_s=40.0, id="run-top")
@@ -238,18 +247,22 @@ async def test_a_long_responsiveness_chip_wraps_and_never_crops_the_figures_at_8
     class Styled(Bare):
         CSS_PATH = [HOME_CSS, SCREENS_CSS]  # as on the run screen
 
-    interval = _interval()
-    async with Styled(live_run).run_test(size=(80, 24)) as pilot:
+    async with Styled(live_run).run_test(size=size) as pilot:
         live_run.phase = RunPhase.RUNNING
-        live_run.show_interval(interval)
+        live_run.show_interval(_interval())
         easing = Assessment(Level.SLUGGISH, "easing off · wake-up p99 was 25 ms", "...", "wakeup_p99_ms", True, easing=True)
         live_run.show_assessment(easing, numjobs=1, cpu_count=2, keys="")
         await pilot.pause()
+        yield pilot
+
+
+async def test_a_long_responsiveness_chip_wraps_and_never_crops_the_figures_at_80_columns() -> None:
+    async with _running_with_a_long_level((80, 24)) as pilot:
         screen = "\n".join(strip.text for strip in pilot.app.screen._compositor.render_strips())
-        for line in figures_lines(interval).plain.splitlines():
+        for line in figures_lines(_interval()).plain.splitlines():
             assert line.rstrip() in screen  # every figure whole, its unit included
         chip = pilot.app.screen.query_one("#chip")
-        assert widget_text(pilot.app, chip) == "SLUGGISH · easing off · wake-up p99 was 25 ms"  # wrapped, whole
+        assert widget_text(pilot.app, chip) == LONG_LEVEL  # wrapped, whole
 
 
 async def test_on_a_tall_terminal_a_long_chip_leaves_the_three_line_figures_their_room() -> None:
@@ -258,24 +271,12 @@ async def test_on_a_tall_terminal_a_long_chip_leaves_the_three_line_figures_thei
     from rich.measure import Measurement
 
     from iotui.ui.widgets.figures_panel import figures_table
-    from iotui.ui.widgets.live_run import LiveRun
 
-    live_run = LiveRun(figures_id="figures", chip_id="chip", estimated_s=40.0, id="run-top")
-
-    class Styled(Bare):
-        CSS_PATH = [HOME_CSS, SCREENS_CSS]  # as on the run screen
-
-    interval = _interval()
-    async with Styled(live_run).run_test(size=(100, 40)) as pilot:
-        live_run.phase = RunPhase.RUNNING
-        live_run.show_interval(interval)
-        easing = Assessment(Level.SLUGGISH, "easing off · wake-up p99 was 25 ms", "...", "wakeup_p99_ms", True, easing=True)
-        live_run.show_assessment(easing, numjobs=1, cpu_count=2, keys="")
-        await pilot.pause()
+    async with _running_with_a_long_level((100, 40)) as pilot:
         console = pilot.app.console
-        needed = Measurement.get(console, console.options, figures_table(interval, big=True)).maximum
+        needed = Measurement.get(console, console.options, figures_table(_interval(), big=True)).maximum
         figures = pilot.app.screen.query_one("#figures")
         assert figures.region.width >= needed, (figures.region, needed)
         chip = pilot.app.screen.query_one("#chip")
         assert chip.region.x >= figures.region.right
-        assert widget_text(pilot.app, chip) == "SLUGGISH · easing off · wake-up p99 was 25 ms"  # wrapped, whole
+        assert widget_text(pilot.app, chip) == LONG_LEVEL  # wrapped, whole
