@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_paint import command_painted, cpu_seconds  # noqa: E402
-from tests.pty_terminal import Terminal  # noqa: E402
+from tests.pty_terminal import Terminal, terminal_env  # noqa: E402
 
 PRESET = """\
 name = "bench-live"
@@ -117,9 +117,7 @@ def rss_mib(pid: int) -> float:
 def one_run(args: argparse.Namespace, work: Path) -> dict:
     target = work / "target"
     target.mkdir(exist_ok=True)
-    env = {**os.environ, "TERM": "xterm-256color", "XDG_CONFIG_HOME": str(work / "config")}
-    for name in ("NO_COLOR", "COLUMNS", "LINES"):
-        env.pop(name, None)
+    env = terminal_env(XDG_CONFIG_HOME=str(work / "config"))
     argv = [sys.executable, "-m", "iotui", "--runs-dir", str(work / "runs"), "--target", str(target),
             "--preset", "bench-live"]
     terminal = Terminal(argv, env, Path(__file__).resolve().parents[1], args.columns, args.rows)

@@ -41,7 +41,7 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.pty_terminal import screen_text  # noqa: E402  (the benchmarks' and the tests' one reading)
+from tests.pty_terminal import screen_text, terminal_env  # noqa: E402  (the benchmarks' and the tests' one reading)
 
 BARE_APP = Path(__file__).resolve().parent / "bare_app.py"
 BARE_MARKER = "bare textual app ready"
@@ -139,9 +139,7 @@ def main() -> int:
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="iotui-bench-paint-"))
-    env = {**os.environ, "TERM": "xterm-256color", "IOTUI_RUNS_DIR": str(work / "runs")}
-    for name in ("NO_COLOR", "COLUMNS", "LINES"):  # the pty's size and colours, as in a terminal
-        env.pop(name, None)
+    env = terminal_env(IOTUI_RUNS_DIR=str(work / "runs"))  # the pty's size and colours, as in a terminal
     size = {"columns": args.columns, "rows": args.rows, "env": env, "cwd": work}
     bare_argv = [sys.executable, str(BARE_APP)]
     iotui_argv = [sys.executable, "-m", "iotui", "--runs-dir", str(work / "runs")]

@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_live import preset_runtime_s, preset_text, preview_painted  # noqa: E402
-from tests.pty_terminal import Terminal  # noqa: E402
+from tests.pty_terminal import Terminal, terminal_env  # noqa: E402
 
 # Runs inside the app's process: wraps the parts, writes the totals to $PARTS_OUT every second.
 LAUNCHER = r'''
@@ -158,10 +158,7 @@ def main() -> int:
         (work / "launcher.py").write_text(LAUNCHER)
         (work / "target").mkdir()
         figures = work / "parts.txt"
-        env = {**os.environ, "TERM": "xterm-256color", "XDG_CONFIG_HOME": str(work / "config"),
-               "PARTS_OUT": str(figures)}
-        for name in ("NO_COLOR", "COLUMNS", "LINES"):
-            env.pop(name, None)
+        env = terminal_env(XDG_CONFIG_HOME=str(work / "config"), PARTS_OUT=str(figures))
         argv = [sys.executable, str(work / "launcher.py"), "--runs-dir", str(work / "runs"),
                 "--target", str(work / "target"), "--preset", "bench-live"]
         terminal = Terminal(argv, env, Path(__file__).resolve().parents[1], 80, 24)

@@ -30,6 +30,16 @@ def screen_text(raw: bytes) -> str:
     return _ESCAPES.sub(b" ", raw).decode("utf-8", "replace")
 
 
+def terminal_env(**settings: str) -> dict[str, str]:
+    """This process's environment as a terminal gives a program, plus ``settings``: a real TERM,
+    and nothing that would fix the size, turn colours off or pick Textual's driver in place of
+    what the pseudo-terminal says."""
+    env = {**os.environ, "TERM": "xterm-256color", **settings}
+    for name in ("NO_COLOR", "COLUMNS", "LINES", "TEXTUAL_DRIVER"):
+        env.pop(name, None)
+    return env
+
+
 class Terminal:
     """A child process on a pseudo-terminal of ``columns`` x ``rows``; everything it writes is kept."""
 

@@ -6,13 +6,12 @@ The app runs as a user starts it, in a pseudo-terminal (as over SSH), not under 
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
 
 from iotui.ui.driver import IDLE_WAIT_S, SHORT_WAIT_S, input_wait_s
-from tests.pty_terminal import Terminal
+from tests.pty_terminal import Terminal, terminal_env
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -41,9 +40,7 @@ def test_the_wait_is_short_only_while_a_key_may_be_incomplete_or_a_stop_is_asked
 def test_in_a_terminal_the_idle_app_does_not_wake_and_escape_and_quit_still_work(tmp_path: Path) -> None:
     target = tmp_path / "target"
     target.mkdir()
-    env = {**os.environ, "TERM": "xterm-256color", "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    for name in ("NO_COLOR", "COLUMNS", "LINES", "TEXTUAL_DRIVER"):
-        env.pop(name, None)
+    env = terminal_env(XDG_CONFIG_HOME=str(tmp_path / "config"))
     terminal = Terminal([sys.executable, "-m", "iotui", "--runs-dir", str(tmp_path / "runs"),
                          "--target", str(target), "--preset", "quick"], env, REPO)
     try:

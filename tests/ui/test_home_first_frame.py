@@ -9,11 +9,10 @@ to open at its top, scrolling to the highlighted default (quick, further down) a
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
-from tests.pty_terminal import Terminal, screen_text
+from tests.pty_terminal import Terminal, screen_text, terminal_env
 
 REPO = Path(__file__).resolve().parents[2]
 # Past what one line of the list holds at 80 columns: on one line the description is cut
@@ -25,9 +24,7 @@ def test_the_first_frame_shows_each_preset_on_one_line_with_the_default_in_view(
     assert NUMJOBS_DESCRIPTION_LATER_WORDS in (REPO / "presets" / "numjobs-scaling.toml").read_text()
     target = tmp_path / "target"
     target.mkdir()
-    env = {**os.environ, "TERM": "xterm-256color", "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    for name in ("NO_COLOR", "COLUMNS", "LINES", "TEXTUAL_DRIVER"):
-        env.pop(name, None)
+    env = terminal_env(XDG_CONFIG_HOME=str(tmp_path / "config"))
     terminal = Terminal([sys.executable, "-m", "iotui", "--runs-dir", str(tmp_path / "runs"),
                          "--target", str(target)], env, REPO, columns=80, rows=24)
     try:
