@@ -55,11 +55,13 @@ from pathlib import Path
 
 import psutil
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench_live import preview_painted  # noqa: E402
 from iotui.core.fio.status import FioDocument, StatusSplitter  # noqa: E402
 from iotui.core.toml_reader import tomllib  # noqa: E402
-from tests.pty_terminal import Terminal, screen_text  # noqa: E402
+from tests.pty_terminal import Terminal, screen_text, terminal_env  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 APP_PRESET = "bench-overhead"
@@ -147,7 +149,7 @@ class Watched:
     def ended(self) -> bool:
         return self.process.poll() is not None
 
-    def record(self, runs_dir: Path) -> dict:
+    def record(self) -> dict:
         out, _ = self.process.communicate()
         if self.process.returncode != 0 or "{" not in out:
             raise SystemExit(f"bench_overhead: iotui run failed (exit {self.process.returncode}): {out[-500:]}")
@@ -157,12 +159,13 @@ class Watched:
         return (self.own_cpu_s - (self.steady_cpu_s or 0.0)) / max(self.last_poll_s - self.steady_from_s, 1e-9)
 
 
+@dataclass(kw_only=True)
 class WatchedApp(Watched):
     """The app on an 80x24 pseudo-terminal, r pressed on Home with the job's preset."""
 
     terminal: Terminal
-    records_before: int
     runs_dir: Path
+    records_before: int
 
     def wait(self, seconds: float) -> None:
         self.terminal.pump(seconds)  # read what it draws, or it blocks on a full terminal
@@ -174,11 +177,11 @@ class WatchedApp(Watched):
             return True
         return self.fio_seen and not self.fio_running and len(list(self.runs_dir.glob("*.toml"))) > self.records_before
 
-    def record(self, runs_dir: Path) -> dict:
-        if len(list(runs_dir.glob("*.toml"))) <= self.records_before:
+    def record(self) -> dict:
+        if len(list(self.runs_dir.glob("*.toml"))) <= self.records_before:
             raise SystemExit(f"bench_overhead: the app ended (exit {self.terminal.process.poll()}) without saving a "
                              f"record; it showed: {screen_text(bytes(self.terminal.received[-2000:]))!r}")
-        newest = max(runs_dir.glob("*.toml"), key=lambda path: path.stat().st_mtime)
+        newest = max(self.runs_dir.glob("*.toml"), key=lambda path: path.stat().st_mtime)
         self.terminal.press(b"\x11")  # ctrl+q (finish_iotui closes the terminal)
         self.terminal.pump(1.0)
         return tomllib.loads(newest.read_text())
@@ -207,44 +210,47 @@ class Setup:
     def launcher(self) -> Path:
         return self.scratch / "launch_iotui.py"
 
+    @property
+    def config_home(self) -> Path:
+        return self.scratch / "config"
+
+    @property
+    def preset_file(self) -> Path:
+        """Where the app finds the job's preset by its name (``iotui run`` is given the path)."""
+        return self.config_home / "iotui" / "presets" / f"{APP_PRESET}.toml"
+
     def prepare(self, job: str) -> None:
         self.launcher.write_text(LAUNCHER)
-        presets = self.scratch / "config" / "iotui" / "presets"
-        presets.mkdir(parents=True, exist_ok=True)
-        (presets / f"{APP_PRESET}.toml").write_text(preset_toml(job, self.runtime_s))
+        self.preset_file.parent.mkdir(parents=True, exist_ok=True)
+        self.preset_file.write_text(preset_toml(job, self.runtime_s))
 
     def start(self) -> Watched:
-        env = {**os.environ, "IOTUI_BENCH_WITHOUT": self.without, "XDG_CONFIG_HOME": str(self.scratch / "config")}
+        settings = {"IOTUI_BENCH_WITHOUT": self.without, "XDG_CONFIG_HOME": str(self.config_home)}
         if not self.app:
-            preset = self.scratch / "config" / "iotui" / "presets" / f"{APP_PRESET}.toml"
             process = psutil.Popen(
-                ["taskset", "-c", OTHER_CORE, sys.executable, str(self.launcher), "run", str(preset),
+                ["taskset", "-c", OTHER_CORE, sys.executable, str(self.launcher), "run", str(self.preset_file),
                  "--target", str(self.target), "--runs-dir", str(self.runs_dir), "--baseline", "0", "--json"],
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, **settings},
             )
             return Watched(process, time.monotonic())
-        env["TERM"] = "xterm-256color"
-        for name in ("NO_COLOR", "COLUMNS", "LINES"):
-            env.pop(name, None)
         records_before = len(list(self.runs_dir.glob("*.toml")))
         terminal = Terminal(["taskset", "-c", OTHER_CORE, sys.executable, str(self.launcher), "--runs-dir",
-                             str(self.runs_dir), "--target", str(self.target), "--preset", APP_PRESET], env, ROOT)
-        # Home's preview is drawn (the fio command, or the run's size on disk): r runs it.
-        terminal.wait_for(lambda text: "--output-format=json+" in text or " on disk" in text, 60, "the preview on Home")
+                             str(self.runs_dir), "--target", str(self.target), "--preset", APP_PRESET],
+                            terminal_env(**settings), ROOT)
+        terminal.wait_for(preview_painted, 60, "the preview on Home")
         terminal.press(b"r")
-        watched = WatchedApp(psutil.Process(terminal.process.pid), time.monotonic())
-        watched.terminal, watched.records_before, watched.runs_dir = terminal, records_before, self.runs_dir
-        return watched
+        return WatchedApp(psutil.Process(terminal.process.pid), time.monotonic(),
+                          terminal=terminal, runs_dir=self.runs_dir, records_before=records_before)
 
 
-def finish_iotui(watched: Watched, probe_cpu: dict[int, float], runs_dir: Path, deadline_s: float) -> dict:
+def finish_iotui(watched: Watched, probe_cpu: dict[int, float], deadline_s: float) -> dict:
     try:
         while not watched.ended():
             if time.monotonic() - watched.started_monotonic > deadline_s:
                 raise SystemExit(f"bench_overhead: iotui's run did not end within {deadline_s:.0f} s")
             watched.poll(probe_cpu)
             watched.wait(0.2)
-        return watched.record(runs_dir)
+        return watched.record()
     finally:
         if isinstance(watched, WatchedApp):
             watched.terminal.close()
@@ -254,7 +260,7 @@ def through_iotui(setup: Setup) -> tuple[float, list[str], float, float]:
     """IOPS, fio's argv, iotui's steady CPU (cores) and the probe child's (cores), iotui alone."""
     probe_cpu: dict[int, float] = {}
     watched = setup.start()
-    record = finish_iotui(watched, probe_cpu, setup.runs_dir, setup.deadline_s)
+    record = finish_iotui(watched, probe_cpu, setup.deadline_s)
     wall_s = time.monotonic() - watched.started_monotonic
     return (float(record["summary"]["read"]["iops"]), list(record["run"]["argv"]), watched.own_cores(),
             sum(probe_cpu.values()) / wall_s)
@@ -370,7 +376,7 @@ def pair_together(setup: Setup, argv: list[str], iotui_first: bool) -> tuple[flo
             time.sleep(0.3)
             watched = setup.start()
         try:
-            record = finish_iotui(watched, probe_cpu, setup.runs_dir, setup.deadline_s)
+            record = finish_iotui(watched, probe_cpu, setup.deadline_s)
             if bare.wait(timeout=setup.deadline_s) != 0:
                 raise SystemExit(f"bench_overhead: bare fio failed (exit {bare.returncode})")
         finally:
