@@ -1,6 +1,6 @@
 """Headless subcommands. Each module exposes ``register(subparsers)``."""
 
-COMMAND_MODULES: tuple[str, ...] = ("run", "presets", "show", "sweep", "compare", "importer", "export", "serve", "history")
+COMMAND_MODULES: tuple[str, ...] = ("run", "presets", "show", "sweep", "compare", "importer", "export", "serve", "history", "report")
 
 # Exit codes every subcommand uses.
 EXIT_OK = 0

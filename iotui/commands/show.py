@@ -11,18 +11,38 @@ from iotui.commands.run import print_summary
 from iotui.commands.run_remote import print_remote_summary
 from iotui.core.runs.record_files import load_record
 from iotui.core.runs.record_schema import RecordError
+from iotui.core.sweep.record import SWEEP_SUFFIX
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("show", help="print a saved run's summary", description="Print a saved run record's summary.")
-    parser.add_argument("record", nargs="+", help="record file(s) (.toml)")
+    parser.add_argument("record", nargs="+", help="record file(s) (.toml), or sweep records (.sweep.toml)")
     parser.add_argument("--json", action="store_true", help="print the whole record as JSON")
     parser.set_defaults(handler=handle)
+
+
+def _show_sweep(name: str, as_json: bool) -> bool:
+    """A sweep record: what ``iotui sweep`` printed at its end (``--json``: its JSON document). False on failure."""
+    from iotui.core.sweep.analysis import analyze
+    from iotui.core.sweep.output import sweep_json, sweep_text
+    from iotui.core.sweep.record import SweepRecordError, load_sweep
+
+    try:
+        sweep = load_sweep(Path(name))
+    except SweepRecordError as error:
+        print(f"iotui: {error}", file=sys.stderr)
+        return False
+    analysis = analyze(sweep.results(), sweep.axes)
+    print(json.dumps(sweep_json(sweep, analysis), indent=2) if as_json else sweep_text(sweep, analysis))
+    return True
 
 
 def handle(args: argparse.Namespace) -> int:
     failed = False
     for name in args.record:
+        if name.endswith(SWEEP_SUFFIX):
+            failed = not _show_sweep(name, args.json) or failed
+            continue
         try:
             record = load_record(Path(name))
         except RecordError as error:

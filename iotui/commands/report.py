@@ -1,0 +1,89 @@
+"""``iotui report FILE... [-o OUT.html]``: runs, their comparison or a sweep as one HTML page to share."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from iotui.commands.record_args import add_runs_dir_option, load_record_args, runs_dir_from
+from iotui.core.report.build import (
+    FILE_FORMATS, ReportError, default_charts_dir, default_html_path, require_charts, runs_report, sweep_report,
+    write_chart_files, write_html,
+)
+from iotui.core.runs.compare import compare_records
+from iotui.core.runs.record_schema import RecordError
+from iotui.core.sweep.record import SWEEP_SUFFIX, SweepRecordError, load_sweep
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        help="write runs, their comparison or a sweep as one HTML page (or the charts as SVG/PNG files)",
+        description="One self-contained HTML file (nothing is loaded when it is viewed): the desktop table, "
+        "the sections table, per-second IOPS, bandwidth and p99 charts with the responsiveness level under "
+        "them, a sweep's curves, a comparison's bars with the noise band, the host and target facts and every "
+        "warning. FILE is a run record (.toml, or its name in the runs directory; several are compared, the "
+        "first is the baseline) or one sweep record (.sweep.toml). The charts need matplotlib: "
+        "pip install 'iotui[report]'.",
+    )
+    parser.add_argument("files", nargs="+", metavar="FILE", help="run records, or one sweep record")
+    parser.add_argument(
+        "-o", "--output", metavar="OUT",
+        help="the HTML file (default: beside the first record, as NAME.html); with --format svg|png, a folder "
+        "(default: NAME-charts beside the first record)",
+    )
+    parser.add_argument("--format", choices=FILE_FORMATS, default="html", dest="file_format",
+                        help="html (default), or the same charts as svg or png files")
+    add_runs_dir_option(parser)
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    try:
+        require_charts()
+        return _report(args)
+    except ReportError as error:
+        print(str(error), file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _report(args: argparse.Namespace) -> int:
+    sweeps = [name for name in args.files if name.endswith(SWEEP_SUFFIX)]
+    inline = args.file_format == "html"
+    if sweeps:
+        if len(args.files) > 1:
+            print("A sweep's report stands alone: give the sweep record by itself (or run records without it).", file=sys.stderr)
+            return EXIT_USAGE
+        try:
+            sweep = load_sweep(Path(sweeps[0]).expanduser())
+        except SweepRecordError as error:
+            raise ReportError(str(error)) from None
+        assert sweep.path is not None
+        first, errors = sweep.path, list[str]()
+        text, specs = sweep_report(sweep, inline=inline)
+    else:
+        records, errors = load_record_args(args.files, runs_dir_from(args), expand_reference_rows=len(args.files) > 1)
+        for problem in errors:
+            print(problem, file=sys.stderr)
+        if not records:
+            return EXIT_FAILED
+        comparison = None
+        if len(records) > 1:
+            from iotui.commands.compare import _repeats
+
+            try:
+                comparison = compare_records(records, _repeats(records, runs_dir_from(args)))
+            except (RecordError, ValueError) as error:
+                raise ReportError(f"Cannot compare these runs: {error}") from None
+        text, specs = runs_report(records, comparison, inline=inline)
+        first = records[0].path or Path.cwd() / f"{records[0].id}.toml"
+    if args.file_format == "html":
+        path = write_html(text, Path(args.output).expanduser() if args.output else default_html_path(first))
+        print(f"Wrote the report to {path}", file=sys.stderr)
+    else:
+        folder = Path(args.output).expanduser() if args.output else default_charts_dir(first)
+        written = write_chart_files(specs, folder, args.file_format)
+        print(f"Wrote {len(written)} charts to {folder}", file=sys.stderr)
+    return EXIT_FAILED if errors else EXIT_OK

@@ -1,0 +1,97 @@
+"""Build a report and write it: one HTML file, or the same charts as SVG or PNG files.
+
+The entry for the command line and the app alike. Failures are :class:`ReportError`
+with a full sentence (what went wrong, with the file) for either to show.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from iotui.core.report.chart_spec import ChartSpec
+from iotui.core.report.charts import ChartsUnavailable, available, write_chart_file, INSTALL_HINT
+from iotui.core.report.collector import ChartCollector
+from iotui.core.report.html_page import page
+from iotui.core.report.run_report import record_title, runs_body
+from iotui.core.report.sweep_report import sweep_body
+from iotui.core.runs.compare import Comparison
+from iotui.core.runs.record import RunRecord
+from iotui.core.runs.record_files import write_atomically
+from iotui.core.sweep.analysis import analyze
+from iotui.core.sweep.record import SWEEP_SUFFIX, SweepRecord
+
+FILE_FORMATS = ("html", "svg", "png")
+
+
+class ReportError(Exception):
+    """A report that cannot be made or written; str() is a full sentence."""
+
+
+def require_charts() -> None:
+    """Refuse before any work when the plotting library is missing."""
+    if not available():
+        raise ReportError(f"iotui report draws its charts with matplotlib, which is not installed here; add it with {INSTALL_HINT}.")
+
+
+def runs_report(records: Sequence[RunRecord], comparison: Comparison | None, *, inline: bool = True) -> tuple[str, list[ChartSpec]]:
+    """The page for run records (several: with their comparison) and the charts it holds."""
+    charts = ChartCollector(inline=inline)
+    try:
+        body = runs_body(records, comparison, charts)
+    except ChartsUnavailable as error:
+        raise ReportError(str(error)) from None
+    title = f"iotui: comparison of {len(records)} runs" if comparison is not None else f"iotui: {record_title(records[0])}"
+    return page(title, body), charts.specs
+
+
+def sweep_report(sweep: SweepRecord, *, inline: bool = True) -> tuple[str, list[ChartSpec]]:
+    """The page for a sweep record and the charts it holds."""
+    charts = ChartCollector(inline=inline)
+    try:
+        body = sweep_body(sweep, analyze(sweep.results(), sweep.axes), charts)
+    except ChartsUnavailable as error:
+        raise ReportError(str(error)) from None
+    return page(f"iotui: sweep of {sweep.preset}", body), charts.specs
+
+
+def default_html_path(record_path: Path) -> Path:
+    """Beside the record: ``run.toml`` -> ``run.html``, ``x.sweep.toml`` -> ``x.sweep.html``."""
+    name = record_path.name
+    stem = name[: -len(".toml")] if name.endswith(".toml") else record_path.stem
+    return record_path.with_name(stem + ".html")
+
+
+def default_charts_dir(record_path: Path) -> Path:
+    name = record_path.name
+    for suffix in (SWEEP_SUFFIX, ".toml"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return record_path.with_name(name + "-charts")
+
+
+def write_html(text: str, path: Path) -> Path:
+    """Write atomically (a reader never sees half a page)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(path, text.encode("utf-8"))
+    except OSError as error:
+        raise ReportError(f"{path}: cannot write the report ({error.strerror or error}); choose another file with -o.") from None
+    return path
+
+
+def write_chart_files(specs: Sequence[ChartSpec], folder: Path, file_format: str) -> list[Path]:
+    """Each chart as ``<folder>/<chart name>.<svg|png>``."""
+    written = []
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for spec in specs:
+            path = folder / f"{spec.name}.{file_format}"
+            write_chart_file(spec, path, file_format)
+            written.append(path)
+    except OSError as error:
+        raise ReportError(f"{folder}: cannot write the charts ({error.strerror or error}); choose another folder with -o.") from None
+    except ChartsUnavailable as error:
+        raise ReportError(str(error)) from None
+    return written
