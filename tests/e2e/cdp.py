@@ -69,6 +69,8 @@ class Browser:
         self.session: aiohttp.ClientSession | None = None
         self.socket: Any = None
         self.ids = itertools.count(1)
+        # Every event the page sent while a call waited (console messages, log entries, requests).
+        self.events: list[dict] = []
 
     async def start(self, timeout_s: float = 30.0) -> None:
         flags = [
@@ -104,6 +106,8 @@ class Browser:
             if message.type != aiohttp.WSMsgType.TEXT:
                 raise RuntimeError(f"DevTools socket closed during {method}")
             data = json.loads(message.data)
+            if "method" in data:
+                self.events.append(data)
             if data.get("id") == message_id:
                 if "error" in data:
                     raise RuntimeError(f"{method}: {data['error']}")
