@@ -9,7 +9,7 @@ from pathlib import Path
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from iotui.commands.record_args import add_runs_dir_option, load_record_args, runs_dir_from
 from iotui.core.report.build import (
-    FILE_FORMATS, ReportError, default_charts_dir, default_html_path, require_charts, runs_report, sweep_report,
+    FILE_FORMATS, ReportError, default_charts_dir, default_html_path, require_charts, runs_html_path, runs_report, sweep_report,
     write_chart_files, write_html,
 )
 from iotui.core.runs.compare import compare_records
@@ -78,12 +78,16 @@ def _report(args: argparse.Namespace) -> int:
             except (RecordError, ValueError) as error:
                 raise ReportError(f"Cannot compare these runs: {error}") from None
         text, specs = runs_report(records, comparison, inline=inline)
-        first = records[0].path or Path.cwd() / f"{records[0].id}.toml"
-    if args.file_format == "html":
-        path = write_html(text, Path(args.output).expanduser() if args.output else default_html_path(first))
-        print(f"Wrote the report to {path}", file=sys.stderr)
-    else:
-        folder = Path(args.output).expanduser() if args.output else default_charts_dir(first)
-        written = write_chart_files(specs, folder, args.file_format)
-        print(f"Wrote {len(written)} charts to {folder}", file=sys.stderr)
+        html_path = runs_html_path(records, Path.cwd())
+        first = html_path.with_suffix(".toml")
+    try:
+        if args.file_format == "html":
+            path = write_html(text, Path(args.output).expanduser() if args.output else default_html_path(first))
+            print(f"Wrote the report to {path}", file=sys.stderr)
+        else:
+            folder = Path(args.output).expanduser() if args.output else default_charts_dir(first)
+            written = write_chart_files(specs, folder, args.file_format)
+            print(f"Wrote {len(written)} charts to {folder}", file=sys.stderr)
+    except ReportError as error:
+        raise ReportError(f"{error} Choose another place with -o.") from None
     return EXIT_FAILED if errors else EXIT_OK

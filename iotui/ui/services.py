@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from iotui.ui.service_types import Overrides, PlanPreview, RunRequest, SweepSetup
 
@@ -307,6 +307,31 @@ class Services:
             except OSError as error:
                 problems.append(f"{path} ({error.strerror or error})")
         raise ServiceError(f"Cannot write the table to {' or '.join(problems)}; free some space or check the permissions.")
+
+    def write_report(self, records: Sequence[RunRecord] = (), comparison: Any = None, sweep: Any = None) -> Path:
+        """``iotui report``'s page for runs (several: with their ``comparison``) or a ``sweep``, written
+        beside the (first) record, or into the runs directory when that cannot be written. Slow (charts):
+        call it from a thread."""
+        from iotui.core.report.build import ReportError, require_charts, runs_html_path, runs_report, sweep_report, write_html
+
+        try:
+            require_charts()
+            if sweep is not None:
+                text, _ = sweep_report(sweep)
+                name = (sweep.path.name.removesuffix(".toml") if sweep.path else f"sweep-{sweep.id[:8]}") + ".html"
+                beside = sweep.path.with_name(name) if sweep.path else self.runs_dir / name
+            else:
+                text, _ = runs_report(list(records), comparison)
+                beside = runs_html_path(list(records), self.runs_dir)
+        except ReportError as error:
+            raise ServiceError(str(error)) from None
+        problems = []
+        for path in dict.fromkeys((beside, self.runs_dir / beside.name)):
+            try:
+                return write_html(text, path)
+            except ReportError as error:
+                problems.append(str(error))
+        raise ServiceError(" ".join(problems))
 
     # -- sweeps ---------------------------------------------------------------------
     def plan_sweep(

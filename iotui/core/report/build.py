@@ -6,6 +6,7 @@ with a full sentence (what went wrong, with the file) for either to show.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -62,6 +63,18 @@ def default_html_path(record_path: Path) -> Path:
     return record_path.with_name(stem + ".html")
 
 
+def runs_html_path(records: Sequence[RunRecord], fallback_dir: Path) -> Path:
+    """Beside the first record: its own name for one run, ``compare-<id>-<id>.html`` for several
+    (so a comparison never overwrites a run's own report); ``fallback_dir`` when it has no file."""
+    first = records[0].path
+    if records[0].run.get("reference"):
+        first = None  # a published reference's file is inside the installed package
+    if len(records) == 1 and first is not None:
+        return default_html_path(first)
+    ids = "-".join(re.sub(r"[^A-Za-z0-9]+", "", record.id)[:8] or "run" for record in records[:6])
+    return (first.parent if first is not None else fallback_dir) / f"{'compare' if len(records) > 1 else 'run'}-{ids}.html"
+
+
 def default_charts_dir(record_path: Path) -> Path:
     name = record_path.name
     for suffix in (SWEEP_SUFFIX, ".toml"):
@@ -77,7 +90,7 @@ def write_html(text: str, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(path, text.encode("utf-8"))
     except OSError as error:
-        raise ReportError(f"{path}: cannot write the report ({error.strerror or error}); choose another file with -o.") from None
+        raise ReportError(f"{path}: cannot write the report ({error.strerror or error}).") from None
     return path
 
 
@@ -91,7 +104,7 @@ def write_chart_files(specs: Sequence[ChartSpec], folder: Path, file_format: str
             write_chart_file(spec, path, file_format)
             written.append(path)
     except OSError as error:
-        raise ReportError(f"{folder}: cannot write the charts ({error.strerror or error}); choose another folder with -o.") from None
+        raise ReportError(f"{folder}: cannot write the charts ({error.strerror or error}).") from None
     except ChartsUnavailable as error:
         raise ReportError(str(error)) from None
     return written

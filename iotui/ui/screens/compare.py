@@ -22,6 +22,7 @@ from iotui.ui.widgets.desktop_table import desktop_compare_table
 from iotui.core.runs.compare_render import comparison_markdown, method_note
 from iotui.core.runs.record import RunRecord
 from iotui.ui.comparison import comparison_file_name, run_title
+from iotui.ui.report_key import write_report_in_background
 from iotui.ui.services import ServiceError, Services
 from iotui.ui.widgets.comparison_plot import ComparisonPlot
 from iotui.ui.widgets.comparison_setup import ComparisonSetup
@@ -39,6 +40,7 @@ class CompareScreen(Screen):
 
     BINDINGS = [
         Binding("e", "export", "Export"),
+        Binding("x", "report", "HTML"),
         Binding("r", "pick_reference", "Reference"),
         Binding("d", "drop_last", "Drop last"),
         Binding("g", "toggle_plots", "Plots"),
@@ -128,6 +130,13 @@ class CompareScreen(Screen):
             return
         self.notify(f"Wrote the markdown table to {path} and copied it to the clipboard.", title="Exported",
                     markup=False)
+
+    def action_report(self) -> None:
+        """Write ``iotui report``'s page of these runs and their comparison beside the first record."""
+        if self.comparison is None:
+            return
+        records, comparison = list(self.records), self.comparison
+        write_report_in_background(self, lambda: self.services.write_report(records, comparison))
 
     def action_pick_reference(self) -> None:
         picker = self.query_one(ReferencePicker)

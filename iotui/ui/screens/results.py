@@ -18,6 +18,7 @@ from iotui.core.runs.export import export_records
 from iotui.core.runs.record import RunRecord
 from iotui.ui.comparison import find_previous, record_export_name
 from iotui.ui.screens.compare import CompareScreen
+from iotui.ui.report_key import write_report_in_background
 from iotui.ui.services import ServiceError, Services
 from iotui.core.runs.desktop_table import is_desktop_table
 from iotui.ui.widgets.cpu_summary import CpuSummary
@@ -73,6 +74,7 @@ class ResultsScreen(Screen):
     BINDINGS = [
         Binding("c", "compare", "Compare"),
         Binding("e", "export", "Export"),
+        Binding("x", "report", "HTML"),
         Binding("h", "app.open_history", "History"),
         Binding("n", "app.home", "New run"),
         Binding("escape", "back", "Back"),
@@ -166,6 +168,10 @@ class ResultsScreen(Screen):
             return
         self.notify(f"Wrote the markdown table to {path} and copied it to the clipboard.", title="Exported",
                     markup=False)
+
+    def action_report(self) -> None:
+        """Write ``iotui report``'s page of this run beside its record."""
+        write_report_in_background(self, lambda: self.services.write_report([self.record]))
 
     async def action_back(self) -> None:
         await self.iotui_app.action_back()

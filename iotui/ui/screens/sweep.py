@@ -20,6 +20,7 @@ from textual.widgets import Input, ProgressBar, Static
 
 from iotui.ui.point_series import points_span
 from iotui.ui.screens.sweep_progress import ACTIVE_PHASES, SweepProgressScreen
+from iotui.ui.report_key import write_report_in_background
 from iotui.ui.services import Overrides, ServiceError, Services
 from iotui.ui.sweep_text import default_vary_text
 from iotui.ui.workers import RUN_GROUP
@@ -44,6 +45,7 @@ class SweepScreen(SweepProgressScreen):
         Binding("v", "edit_values", "Values"),
         Binding("s", "stop", "Stop"),
         Binding("e", "export", "Export"),
+        Binding("x", "report", "HTML"),
         Binding("escape", "back", "Back"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -228,6 +230,14 @@ class SweepScreen(SweepProgressScreen):
             return
         self.notify(f"Wrote the markdown table to {path} and copied it to the clipboard.", title="Exported",
                     markup=False)
+
+    def action_report(self) -> None:
+        """Write ``iotui report``'s page of the sweep beside its sweep record."""
+        if self.sweep is None or self.analysis is None:
+            self.notify("The report comes when the sweep has points to show.", severity="warning")
+            return
+        sweep = self.sweep
+        write_report_in_background(self, lambda: self.services.write_report(sweep=sweep))
 
     def action_edit_values(self) -> None:
         self.query_one("#sweep-vary", Input).focus()
