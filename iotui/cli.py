@@ -1,9 +1,11 @@
+# PYTHON_ARGCOMPLETE_OK  (argcomplete's marker: this command completes in bash, zsh and fish)
 """The ``iotui`` command: the app with no subcommand, headless subcommands otherwise."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from iotui import __version__
@@ -51,6 +53,11 @@ def app_arguments(argv: list[str]) -> argparse.Namespace | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if "_ARGCOMPLETE" in os.environ:
+        # The shell asks for completions: only then is argcomplete imported (it exits when done).
+        from iotui.completion import complete
+
+        complete(build_parser())
     words = sys.argv[1:] if argv is None else list(argv)
     args = app_arguments(words)
     if args is None:

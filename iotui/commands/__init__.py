@@ -1,6 +1,6 @@
 """Headless subcommands. Each module exposes ``register(subparsers)``."""
 
-COMMAND_MODULES: tuple[str, ...] = ("run", "presets", "show", "sweep", "compare", "importer", "export", "serve", "history", "report")
+COMMAND_MODULES: tuple[str, ...] = ("run", "presets", "show", "sweep", "compare", "importer", "export", "serve", "history", "report", "completion")
 
 # Exit codes every subcommand uses.
 EXIT_OK = 0

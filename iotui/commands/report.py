@@ -56,8 +56,10 @@ def _report(args: argparse.Namespace) -> int:
         if len(args.files) > 1:
             print("A sweep's report stands alone: give the sweep record by itself (or run records without it).", file=sys.stderr)
             return EXIT_USAGE
+        given = Path(sweeps[0]).expanduser()
+        in_runs_dir = runs_dir_from(args) / sweeps[0]
         try:
-            sweep = load_sweep(Path(sweeps[0]).expanduser())
+            sweep = load_sweep(given if given.is_file() or not in_runs_dir.is_file() else in_runs_dir)
         except SweepRecordError as error:
             raise ReportError(str(error)) from None
         assert sweep.path is not None

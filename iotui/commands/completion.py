@@ -1,0 +1,31 @@
+"""``iotui completion bash|zsh|fish``: the shell hook that completes iotui's subcommands, options,
+preset names and record files (argcomplete's own hook, for installs that do not put
+argcomplete's ``register-python-argcomplete`` on the PATH, such as pipx)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from iotui.commands import EXIT_OK
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from iotui.completion import SHELLS
+
+    parser = subparsers.add_parser(
+        "completion",
+        help="print the shell completion hook (bash, zsh or fish)",
+        description="Print the code that makes SHELL complete iotui. bash: eval \"$(iotui completion bash)\" in "
+        "~/.bashrc; zsh: the same with zsh in ~/.zshrc; fish: iotui completion fish > "
+        "~/.config/fish/completions/iotui.fish.",
+    )
+    parser.add_argument("shell", choices=SHELLS)
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from iotui.completion import shell_code
+
+    sys.stdout.write(shell_code(args.shell))
+    return EXIT_OK

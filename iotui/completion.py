@@ -1,0 +1,77 @@
+"""Shell completion for bash, zsh and fish, generated from the argument parser by argcomplete.
+
+Imported only while a shell asks for completions (argcomplete sets ``_ARGCOMPLETE``),
+so the app's start never pays for it. Subcommands and options come from the parser
+itself; preset names and record files are added here by the arguments' names, so a
+new subcommand with a ``preset`` or ``records`` argument completes them too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+# Arguments (by dest) that take a preset name, and those that take record files.
+PRESET_ARGUMENTS = ("preset",)
+RECORD_ARGUMENTS = ("record", "records", "files")
+SHELLS = ("bash", "zsh", "fish")
+
+
+def preset_names(prefix: str, **_: Any) -> list[str]:
+    from iotui.core.runs.preset_dirs import preset_dirs, preset_files
+
+    names = {path.stem for path in preset_files(preset_dirs())}
+    return sorted(name for name in names if name.startswith(prefix))
+
+
+def _runs_dir(parsed_args: argparse.Namespace | None) -> Path:
+    value = getattr(parsed_args, "runs_dir", None)
+    if value:
+        return Path(value).expanduser()
+    from iotui.core.runs.paths import default_runs_dir
+
+    return default_runs_dir()
+
+
+def record_files(prefix: str, parsed_args: argparse.Namespace | None = None, **_: Any) -> list[str]:
+    """Files named as a prefix (paths), and the runs directory's records by file name."""
+    import argcomplete
+
+    found: list[str] = list(argcomplete.FilesCompleter(allowednames=("toml",))(prefix))
+    runs_dir = _runs_dir(parsed_args)
+    if os.sep not in prefix and runs_dir.is_dir():
+        found += sorted(path.name for path in runs_dir.glob("*.toml") if path.name.startswith(prefix))
+    return found
+
+
+def _actions(parser: argparse.ArgumentParser) -> Iterable[argparse.Action]:
+    for action in parser._actions:
+        yield action
+        if isinstance(action, argparse._SubParsersAction):
+            for subparser in action.choices.values():
+                yield from _actions(subparser)
+
+
+def add_completers(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    for action in _actions(parser):
+        if action.dest in PRESET_ARGUMENTS:
+            action.completer = preset_names  # type: ignore[attr-defined]
+        elif action.dest in RECORD_ARGUMENTS:
+            action.completer = record_files  # type: ignore[attr-defined]
+    return parser
+
+
+def complete(parser: argparse.ArgumentParser) -> None:
+    """Answer the shell's completion request and exit (argcomplete does both)."""
+    import argcomplete
+
+    argcomplete.autocomplete(add_completers(parser))
+
+
+def shell_code(shell: str) -> str:
+    """The hook a shell sources to complete ``iotui`` (argcomplete's own, for that shell)."""
+    import argcomplete
+
+    return argcomplete.shellcode(["iotui"], shell=shell)
