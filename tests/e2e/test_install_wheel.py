@@ -98,5 +98,10 @@ def test_a_fresh_install_runs_quick(fresh_venv: Path, tmp_path: Path) -> None:
         cwd=tmp_path, env=_env(tmp_path),
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
-    assert len(list(runs.glob("*.toml"))) == 1
+    (record,) = runs.glob("*.toml")
     assert list(target.iterdir()) == []
+    # The installed command's report of it, with the optional charts' library beside it.
+    pytest.importorskip("matplotlib")
+    result = _run([str(fresh_venv / "iotui"), "report", str(record)], cwd=tmp_path, env=_env(tmp_path))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "<svg" in record.with_suffix(".html").read_text()
