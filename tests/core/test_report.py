@@ -15,10 +15,17 @@ from iotui.core.runs.record import RunRecord
 from iotui.core.runs.record_files import save_record
 from tests.report_readback import charts, json_at, table_figures
 
+
+def charts_svg(page: str) -> list[tuple[str, str]]:
+    """Each chart's name and its SVG text."""
+    import re
+
+    return re.findall(r'<figure data-chart="([^"]+)"[^>]*>(<svg.*?</svg>)', page, re.S)
+
 HOSTILE = '<script>alert("x")</script> & <img src=x onerror=1>'
 
 
-def _record(title: str = "plain", *, directions: tuple[str, ...] = ("read",), warning: str = "") -> RunRecord:
+def _record(title: str = "plain", *, name: str = "job", directions: tuple[str, ...] = ("read",), warning: str = "") -> RunRecord:
     samples = []
     for second in range(1, 6):
         sample: dict = {"t_s": float(second), "dt_s": 1.0, "section": 0, "responsiveness": "sluggish" if second == 3 else "ok"}
@@ -26,7 +33,7 @@ def _record(title: str = "plain", *, directions: tuple[str, ...] = ("read",), wa
             sample.update({f"{direction}_iops": 1000.0 * second + number, f"{direction}_bw_bytes": 4096000.0 * second,
                            f"{direction}_lat_p99_ns": 250_000.0 + second})
         samples.append(sample)
-    section = {"name": "job", "jobs": ["job"], "groupid": 0}
+    section = {"name": name, "jobs": [name], "groupid": 0}
     for direction in directions:
         section[direction] = {"iops": 3000.123456789, "bw_bytes": 12288000.5, "lat_p99_ns": 250_003.0, "lat_mean_ns": 1.0 / 3}
     return RunRecord(
@@ -52,14 +59,16 @@ def _page(records: list[RunRecord]) -> str:
 @pytest.fixture(scope="module")
 def hostile() -> tuple[RunRecord, str]:
     """One record whose title, host name and warning are markup, and its page (drawn once: charts are slow)."""
-    record = _record(HOSTILE, warning=HOSTILE)
+    record = _record(HOSTILE, name=f"{HOSTILE} $x^$", warning=HOSTILE)
     return record, _page([record])
 
 
 def test_text_from_records_is_escaped_everywhere(hostile) -> None:
     _, page = hostile
     assert "<script>" not in page and "<img" not in page
-    assert page.count("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;") >= 3  # title, host, warning
+    assert page.count("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;") >= 4  # title, section, host, warning
+    # In the charts too (matplotlib's SVG text), and a dollar sign stays one (never read as math).
+    assert "$x^$" in next(chart for name, chart in charts_svg(page) if name == "r0-s0-iops")
 
 
 def test_each_figure_cell_carries_the_records_own_number(hostile) -> None:

@@ -100,21 +100,31 @@ def _figure(spec: ChartSpec) -> tuple[Any, Any]:
     return figure, axes
 
 
-def _svg_text(figure: Any, salt: str) -> str:
+def _settings(spec: ChartSpec) -> Any:
+    """matplotlib's settings while one chart is built and saved.
+
+    Text from records is never read as math (a ``$`` in a job name is a dollar sign);
+    SVG text stays text (searchable, small); a salt per chart keeps the ids of several
+    inline SVGs apart; every sample stays a vertex (no path simplification), so the
+    drawn line is the record's figures.
+    """
     matplotlib, _ = _matplotlib()
+    return matplotlib.rc_context({"text.parse_math": False, "svg.fonttype": "none", "svg.hashsalt": spec.name,
+                                  "path.simplify": False})
+
+
+def _svg_text(figure: Any) -> str:
     buffer = io.StringIO()
-    # Text stays text (searchable, small); a salt per chart keeps the ids of several inline SVGs apart;
-    # every sample stays a vertex (no path simplification), so the drawn line is the record's figures.
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt, "path.simplify": False}):
-        figure.savefig(buffer, format="svg")
+    figure.savefig(buffer, format="svg")
     text = buffer.getvalue()
     return text[text.index("<svg"):]  # the XML declaration and doctype do not belong inside HTML
 
 
 def draw_svg(spec: ChartSpec) -> DrawnChart:
     """``spec`` as inline SVG text, and the data limits its axes ended with."""
-    figure, axes = _figure(spec)
-    svg = _svg_text(figure, spec.name)
+    with _settings(spec):
+        figure, axes = _figure(spec)
+        svg = _svg_text(figure)
     x_limits = tuple(float(v) for v in axes.get_xlim())
     y_limits = tuple(float(v) for v in axes.get_ylim())
     return DrawnChart(spec, svg, (x_limits[0], x_limits[1]), (y_limits[0], y_limits[1]))
@@ -122,11 +132,12 @@ def draw_svg(spec: ChartSpec) -> DrawnChart:
 
 def write_chart_file(spec: ChartSpec, path: Any, file_format: str) -> None:
     """``spec`` as an ``svg`` or ``png`` file at ``path``."""
-    figure, _ = _figure(spec)
-    if file_format == "svg":
-        path.write_text(_svg_text(figure, spec.name), encoding="utf-8")
-    else:
-        figure.savefig(path, format="png")
+    with _settings(spec):
+        figure, _ = _figure(spec)
+        if file_format == "svg":
+            path.write_text(_svg_text(figure), encoding="utf-8")
+        else:
+            figure.savefig(path, format="png")
 
 
 def available() -> bool:
