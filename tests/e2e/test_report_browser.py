@@ -177,3 +177,14 @@ def test_the_charts_as_files(sweep_dir: Path) -> None:
         files = sorted(path.name for path in folder.iterdir())
         assert files == sorted(f"r0-s0-{key}.{file_format}" for key in ("iops", "bw_bytes", "lat_p99_ns"))
         assert all(magic in (folder / name).read_bytes()[:400] for name in files)
+
+
+def test_the_sweep_views_report_goes_beside_the_sweep_record(sweep_dir: Path, tmp_path: Path) -> None:
+    # What the x key of the sweep view calls (the Pilot tests press x on Results and Compare).
+    from iotui.core.sweep.record import load_sweep
+    from iotui.ui.services import Services
+
+    (sweep,) = sweep_dir.glob("*.sweep.toml")
+    page = Services(runs_dir=tmp_path, cwd=str(tmp_path)).write_report(sweep=load_sweep(sweep))
+    assert page == sweep.with_name(sweep.name.removesuffix(".toml") + ".html")
+    assert 'data-path="points.1.read_iops"' in page.read_text()
