@@ -159,7 +159,7 @@ def runs_body(records: Sequence[RunRecord], comparison: Comparison | None, chart
         out.append(comparison_part(comparison, charts))
         labels = comparison.labels
     else:
-        out.append(f"<h1>{esc(record_title(records[0]))}</h1>")
+        out.append(f"<h1>Run report: {esc(records[0].preset)}</h1>" if len(records) == 1 else "<h1>Runs</h1>")
         labels = [""] * len(records)
     out += [run_part(record, number, charts, label=label) for number, (record, label) in enumerate(zip(records, labels))]
     return "".join(out)
