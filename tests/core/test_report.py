@@ -120,3 +120,17 @@ def test_without_matplotlib_the_command_says_how_to_add_it(tmp_path: Path) -> No
     assert result.returncode == 1
     assert "pip install 'iotui[report]'" in result.stderr and "Traceback" not in result.stderr
     assert list(tmp_path.glob("*.html")) == []
+
+
+def test_a_desktop_run_leads_with_its_desktop_table() -> None:
+    record = _record()
+    record.samples = []  # no charts to draw: this is about the table
+    record.sections = [
+        {"name": name, "jobs": [name], "groupid": number, direction: {"iops": 100.0 + number, "bw_bytes": 1048576.0 * (number + 1)}}
+        for number, (name, direction) in enumerate((("seq1m-q8t1-read", "read"), ("seq1m-q8t1-write", "write")))
+    ]
+    page = _page([record])
+    assert page.index('data-table="desktop"') < page.index('data-table="sections"')
+    desktop = page[page.index('data-table="desktop"'):page.index('data-table="sections"')]
+    assert "SEQ1M Q8T1" in desktop
+    assert 'data-path="sections.1.write.bw_bytes" data-value="2097152.0"' in desktop
