@@ -134,3 +134,25 @@ def test_a_desktop_run_leads_with_its_desktop_table() -> None:
     desktop = page[page.index('data-table="desktop"'):page.index('data-table="sections"')]
     assert "SEQ1M Q8T1" in desktop
     assert 'data-path="sections.1.write.bw_bytes" data-value="2097152.0"' in desktop
+
+
+def test_a_sweep_of_several_sections_gets_each_sections_table_and_curves(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from iotui.core.report.build import sweep_report
+    from iotui.core.sweep.analysis import analyze
+    from iotui.core.sweep.output import sweep_json
+    from tests.core.test_sweep_sections import FIGURES, _sweep
+
+    sweep = _sweep(tmp_path)
+    page, specs = sweep_report(sweep)
+    document = sweep_json(sweep, analyze(sweep.results(), sweep.axes))
+    figures = table_figures(page)
+    assert {path for _, path, _ in figures} >= {"sections.0.points.2.read_iops", "sections.1.points.0.write_lat_p99_ns"}
+    assert all(json_at(document, path) == value for _, path, value in figures)
+    drawn = charts(page)
+    assert sorted(drawn) == ["sweep-0-iops", "sweep-0-lat_p99_ns", "sweep-1-iops", "sweep-1-lat_p99_ns"]
+    read = drawn["sweep-0-iops"]
+    assert [(round(x), round(y)) for x, y in read.data("read-0")] == [(0, 1000), (1, 1980), (2, 2000)]
+    assert [round(x) for x, _ in read.data("sweet-spot")] == [1]  # numjobs=2 for randread
+    write = drawn["sweep-1-lat_p99_ns"]
+    assert [round(y) for _, y in write.data("write-0")] == [FIGURES[v][3] / 1000 for v in ("1", "2", "4")]
