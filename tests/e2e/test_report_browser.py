@@ -12,6 +12,7 @@ import asyncio
 import io
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -27,8 +28,8 @@ CHROMIUM, WHY_NOT = find_chromium()
 pytestmark = [pytest.mark.fio, pytest.mark.slow, requires_fio, pytest.mark.skipif(CHROMIUM is None, reason=WHY_NOT)]
 
 
-def iotui(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", "iotui", *argv], capture_output=True, text=True, timeout=300, cwd=cwd)
+def iotui(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    result = subprocess.run([sys.executable, "-m", "iotui", *argv], capture_output=True, text=True, timeout=300, env=env)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     return result
 
@@ -40,8 +41,11 @@ def sweep_dir(tmp_path_factory) -> Path:
     target = root / "target"
     target.mkdir()
     runs = root / "runs"
+    # Its own run lock (the per-test runtime directory is set only after this module's fixtures).
+    runtime = root / "runtime"
+    runtime.mkdir(mode=0o700)
     iotui("sweep", "quick", "--vary", "iodepth=1,4", "--runtime", "3", "--size", "4M", "--baseline", "0",
-          "--target", str(target), "--runs-dir", str(runs))
+          "--target", str(target), "--runs-dir", str(runs), env={**os.environ, "XDG_RUNTIME_DIR": str(runtime)})
     return runs
 
 
