@@ -88,6 +88,17 @@ def test_a_fresh_install_lists_every_preset_from_the_wheel(fresh_venv: Path, tmp
     assert all(f"{name} " in text for name in SHIPPED_PRESETS)
 
 
+def test_a_user_preset_still_overrides_a_shipped_one_by_name(fresh_venv: Path, tmp_path: Path) -> None:
+    user = tmp_path / "config" / "iotui" / "presets"
+    user.mkdir(parents=True)
+    mine = (REPO / "presets" / "quick.toml").read_text().replace('description = "', 'description = "MINE ', 1)
+    (user / "quick.toml").write_text(mine)
+    result = _run([str(fresh_venv / "iotui"), "presets", "--json"], cwd=tmp_path, env=_env(tmp_path))
+    rows = {row["name"]: row for row in json.loads(result.stdout)}
+    assert sorted(rows) == SHIPPED_PRESETS
+    assert rows["quick"]["source"] == str(user / "quick.toml") and rows["quick"]["description"].startswith("MINE ")
+
+
 def test_a_fresh_install_runs_quick(fresh_venv: Path, tmp_path: Path) -> None:
     target = tmp_path / "target"
     target.mkdir()
