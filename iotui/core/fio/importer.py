@@ -73,7 +73,7 @@ def import_fio_runs(path: Path | str) -> list[ImportedRun]:
     fio_documents = [doc for doc in documents if is_fio_document(doc)]
     if fio_documents:
         return _runs_from_json(path, raw, fio_documents, text_lines)
-    from iotui.core.fio.text_report import parse_normal_output
+    from iotui.core.fio.text_sections import parse_normal_output
 
     text_runs = parse_normal_output(text)
     if text_runs:
@@ -200,7 +200,7 @@ def _options(final: dict[str, Any]) -> dict[str, str]:
     return options
 
 
-def _fio_cpu_cores(jobs: list[dict[str, Any]]) -> float | None:
+def _fio_cpu_cores(jobs: list[dict[str, Any]], global_options: dict[str, str] | None = None) -> float | None:
     """fio's own CPU use in cores, from the jobs' ``usr_cpu`` + ``sys_cpu``.
 
     fio reports CPU as percent of one CPU per job; with ``group_reporting``
@@ -216,7 +216,8 @@ def _fio_cpu_cores(jobs: list[dict[str, Any]]) -> float | None:
             continue
         seen = True
         try:
-            numjobs = max(int(job.get("job options", {}).get("numjobs", "1")), 1)
+            default = (global_options or {}).get("numjobs", "1")  # numjobs in [global] counts too
+            numjobs = max(int(job.get("job options", {}).get("numjobs", default)), 1)
         except ValueError:
             numjobs = 1
         clones = numjobs // per_name[job["jobname"]] if numjobs >= per_name[job["jobname"]] else 1
@@ -246,7 +247,7 @@ def _section_cpu_cores(final: dict[str, Any], sections: list[dict[str, Any]], jo
     """fio's own CPU use per section, in cores, and the section's IOPS per fio core."""
     for section in sections:
         entries = [job for job in jobs if job.get("groupid", 0) == section.get("groupid", 0)]
-        cores = _fio_cpu_cores(entries)
+        cores = _fio_cpu_cores(entries, final.get("global options"))
         if not cores:
             continue
         cpu = section.setdefault("cpu", {})
