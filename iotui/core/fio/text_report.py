@@ -158,14 +158,24 @@ class GroupLine:
 class Block:
     """The lines of one job block, read as they come."""
 
-    def __init__(self, header: re.Match, options: dict[str, str], block_bytes: dict[str, int | None]) -> None:
-        self.name = header.group("name").strip()
-        self.jobs = int(header.group("jobs"))
-        self.groupid = int(header.group("group"))
-        self.error = int(header.group("err"))
-        self.started = _parse_time(header.group("rest"))
-        self.options = options
-        self.block_bytes = block_bytes
+    def __init__(
+        self,
+        name: str,
+        groupid: int,
+        *,
+        jobs: int = 1,
+        error: int = 0,
+        started: dt.datetime | None = None,
+        options: dict[str, str] | None = None,
+        block_bytes: dict[str, int | None] | None = None,
+    ) -> None:
+        self.name = name
+        self.jobs = jobs
+        self.groupid = groupid
+        self.error = error
+        self.started = started
+        self.options = options or {}
+        self.block_bytes = block_bytes or {}
         self.directions: dict[str, DirectionText] = {}
         self.current: str | None = None
         self.percentile_unit_ns: int | None = None
@@ -286,7 +296,15 @@ def read_reports(text: str) -> list[TextReport]:
             sizes = {tuple(sorted(b.items())) for _, b in context["headers"].values()}
             if not block_bytes and len(sizes) == 1:  # "All clients": the block size all its jobs ran with
                 block_bytes = dict(sizes.pop())
-            block = Block(header, options, block_bytes)
+            block = Block(
+                header.group("name").strip(),
+                int(header.group("group")),
+                jobs=int(header.group("jobs")),
+                error=int(header.group("err")),
+                started=_parse_time(header.group("rest")),
+                options=options,
+                block_bytes=block_bytes,
+            )
             current.blocks.append(block)
             group = None
             continue

@@ -29,6 +29,7 @@ from typing import Any
 from iotui.core.fio.normalize import MAX_INT, clean_text
 from iotui.core.fio.printed import bytes_of, count_of, reproduces, split_rate
 from iotui.core.fio.sections import SECTION_OPTION_KEYS
+from iotui.core.fio.terse import read_terse_reports
 from iotui.core.fio.text_report import TEXT_DIRECTIONS, Block, DirectionText, GroupLine, TextReport, read_reports
 from iotui.core.runs.record import RunRecord, section_total_iops
 
@@ -125,14 +126,22 @@ def _merged(blocks: list[Block], direction: str, line: GroupLine | None) -> tupl
             notes.append(f"the jobs' bytes ({exact_bw} B/s) do not print as the group line's bw={line.bw_text}")
     elif line is not None:
         table["io_bytes"] = int(bytes_of(line.io_text, legacy=line.legacy))
+    printed_ios = [_io_bytes(b, direction, f)[1] for b, f in doing]
     if printed_bw is not None:
         table["bw_bytes_printed"] = printed_bw
         table.setdefault("bw_bytes", printed_bw)
+    elif "bw_bytes" not in table and all(io is not None for io in printed_ios) and runtime_ms:
+        table["io_bytes"] = sum(io for io in printed_ios if io is not None)  # no group line (terse): fio's sum
+        table["bw_bytes"] = table["io_bytes"] * 1000 // runtime_ms
     else:
         table.setdefault("bw_bytes", int(sum(_printed_bw(f.bw_text, f.legacy) for _, f in doing)))
     lats = [(f.lat, c) for (_, f), c in zip(doing, counts) if "lat_mean_ns" in f.lat]
     if len(lats) == len(doing):
-        weights = [c if c is not None else 1 for _, c in lats]
+        # fio weights each job's mean by its samples: the I/O count, else printed IOPS x runtime
+        weights = [
+            c if c is not None else float(count_of(f.iops_text)) * (f.runtime_ms or 0)
+            for (_, f), c in zip(doing, counts)
+        ]
         if sum(weights):
             table["lat_mean_ns"] = sum(lat["lat_mean_ns"] * w for (lat, _), w in zip(lats, weights)) / sum(weights)
         table["lat_min_ns"] = min(lat["lat_min_ns"] for lat, _ in lats)
@@ -279,9 +288,9 @@ def _record(report: TextReport) -> RunRecord | None:
 
 
 def parse_normal_output(text: str) -> list[RunRecord]:
-    """One record per fio run printed in the text (none: not a fio report)."""
+    """One record per fio run printed in the text, normal or terse (none: not a fio report)."""
     records: list[RunRecord] = []
-    for report in read_reports(text):
+    for report in read_reports(text) or read_terse_reports(text):
         try:
             record = _record(report)
         except (InvalidOperation, ValueError, OverflowError, ZeroDivisionError):
