@@ -4,8 +4,8 @@ Reads one file: fio JSON or json+ (fio 2.x or 3.x, with or without
 ``group_reporting``, several jobs, client/server output), several documents
 in one file (a ``--status-interval`` capture becomes samples; separate runs
 become separate records), with any text before, between or after the JSON.
-Files without JSON are read as fio's normal human-readable report
-(:mod:`iotui.core.fio.text_report`). What cannot be imported raises
+Files without JSON are read as fio's normal human-readable report or its
+terse lines (:mod:`iotui.core.fio.text_sections`). What cannot be imported raises
 :class:`ImportRefused` with the file and the reason. ``docs/import.md``
 describes what is kept and what is unknown.
 """
@@ -66,6 +66,11 @@ def import_fio_runs(path: Path | str) -> list[ImportedRun]:
         raw = path.read_bytes()
     except OSError as error:
         raise ImportRefused(f"{path}: cannot read the file ({error.strerror or error}).") from None
+    return runs_from_bytes(path, raw)
+
+
+def runs_from_bytes(path: Path, raw: bytes) -> list[ImportedRun]:
+    """The runs in a file's content, already read (``path`` names it in records and refusals)."""
     if not raw.strip():
         raise ImportRefused(f"{path}: the file is empty.")
     text = raw.decode("utf-8", errors="replace")
