@@ -65,7 +65,8 @@ _PERCENTILE = re.compile(r"(\d+\.\d+)th=\[\s*(\d+(?:\.\d+)?[kKMG]?)\]")
 _CPU = re.compile(r"^\s+cpu\s*:\s*usr=(?P<usr>[\d.]+)%, sys=(?P<sys>[\d.]+)%, ctx=(?P<ctx>\d+)")
 _ISSUED = re.compile(r"^\s+issued\s*\w*\s*:\s*total=(?P<total>\S+)")
 _VERSION = re.compile(r"^(?:<[^>]*>\s*)?(fio-\d\S*)\s*$")
-_COMMAND = re.compile(r"^\s*(?:[$#>]\s*)?(?:sudo\s+)?(?:\S*/)?fio\s+(?P<args>-.*)$")
+# "$ fio ...", "root@host[/mnt]# fio ...", "C:\\data>fio ...": a shell prompt, then fio's command line.
+_COMMAND = re.compile(r"^\s*(?:\S*[$#>]\s*)?(?:sudo\s+)?(?:\S*[/\\])?fio(?:\.exe)?\s+(?P<args>-.*)$")
 _CLIENT_HOST = re.compile(r"^hostname=(?P<host>[^,]+), be=\d")
 _RUN_STATUS = re.compile(r"^\s*Run status group")
 # fio --client prefixes a host's early lines with "<hostname> ".
