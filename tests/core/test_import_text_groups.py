@@ -8,13 +8,16 @@ from the importer.
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from iotui.core.fio.importer import import_fio_file
 from iotui.core.fio.printed import fio_num2str, legacy_num2str, reproduces
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, requires_fio
 
 FIO_333 = FIXTURES / "import" / "fio-3.33"
 PERCENTILES = ["lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_p99_9_ns"]
@@ -166,3 +169,74 @@ def test_numjobs_in_global_counts_for_fio_cpu_cores() -> None:
     assert doc["global options"]["numjobs"] == "2" and "numjobs" not in job["job options"]
     [record] = import_fio_file(path)
     assert record.sections[0]["cpu"]["fio_cpu_cores"] == pytest.approx((job["usr_cpu"] + job["sys_cpu"]) / 100 * 2)
+
+
+JOB = """\
+[global]
+ioengine=psync
+size=4M
+runtime=1
+time_based
+filename=data
+numjobs=2
+[randread]
+rw=randread
+bs=4k
+[randwrite]
+stonewall
+rw=randwrite
+bs=8k
+"""
+
+
+def _show_json(record_file: Path) -> dict:
+    result = subprocess.run(
+        [sys.executable, "-m", "iotui", "show", str(record_file), "--json"],
+        check=True, capture_output=True, text=True, timeout=120,
+    )
+    return json.loads(result.stdout)
+
+
+@requires_fio
+@pytest.mark.fio
+@pytest.mark.slow
+def test_real_fio_3_33_each_format_round_trips_through_import_and_show(tmp_path: Path) -> None:
+    """One fio run printed as json+, normal and terse at once; each part imported on its own
+    and read back with ``iotui show --json`` has fio's figures per group."""
+    (tmp_path / "two.fio").write_text(JOB)
+    result = subprocess.run(
+        [shutil.which("fio") or "fio", "two.fio", "--output-format=json+,normal,terse"],
+        check=True, capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )
+    out = result.stdout
+    json_end = out.index("\n}\n") + 3
+    fio = json.loads(out[out.index("{"):json_end])
+    rest = out[:out.index("{")] + out[json_end:]  # fio prints the terse lines first
+    terse = "\n".join(line for line in rest.splitlines() if line.startswith("3;fio-"))
+    normal = "\n".join(line for line in rest.splitlines() if not line.startswith("3;fio-"))
+    runs = tmp_path / "runs"
+    shown = {}
+    for name, text in (("json+", out[out.index("{"):json_end]), ("normal", normal), ("terse", terse)):
+        (tmp_path / name).write_text(text)
+        subprocess.run(
+            [sys.executable, "-m", "iotui", "import", str(tmp_path / name), "--runs-dir", str(runs / name)],
+            check=True, capture_output=True, timeout=120,
+        )
+        [record_file] = (runs / name).glob("*.toml")
+        shown[name] = _show_json(record_file)
+    for groupid, direction in ((0, "read"), (1, "write")):
+        jobs = [job[direction] for job in fio["jobs"] if job["groupid"] == groupid]
+        total_ios = sum(job["total_ios"] for job in jobs)
+        io_bytes = sum(job["io_bytes"] for job in jobs)
+        runtime_ms = max(job["runtime"] for job in jobs)
+        for name in ("json+", "normal", "terse"):
+            section = shown[name]["sections"][groupid]
+            assert section["duration_s"] == runtime_ms / 1000, name
+            table = section[direction]
+            if name == "terse":  # terse prints KiB and integer IOPS only
+                assert table["io_bytes"] == sum(job["io_bytes"] >> 10 for job in jobs) * 1024
+                continue
+            assert table["total_ios"] == total_ios, name
+            assert table["io_bytes"] == io_bytes, name
+            assert table["iops"] == pytest.approx(total_ios * 1000 / runtime_ms, rel=1e-12), name
+            assert table["bw_bytes"] == io_bytes * 1000 // runtime_ms, name
