@@ -240,3 +240,48 @@ def test_real_fio_3_33_each_format_round_trips_through_import_and_show(tmp_path:
             assert table["io_bytes"] == io_bytes, name
             assert table["iops"] == pytest.approx(total_ios * 1000 / runtime_ms, rel=1e-12), name
             assert table["bw_bytes"] == io_bytes * 1000 // runtime_ms, name
+
+
+def test_fio_2_2_8_group_reporting_figures_print_as_printed(tmp_path: Path) -> None:
+    # fio 2.2.8: "mixed: io=56192KB, bw=1870.8KB/s, iops=467, runt= 30038msec", issued total=r=14048,
+    # bs=4K-4K; group line "MIXED: io=56192KB, aggrb=1870KB/s, ..., maxt=30038msec"
+    path = tmp_path / "old.txt"
+    path.write_text(
+        "hdd: (g=0): rw=randwrite, bs=4K-4K/4K-4K/4K-4K, ioengine=sync, iodepth=1\n"
+        "fio-2.2.8\n"
+        "hdd: (groupid=0, jobs=32): err= 0: pid=19670: Sun Jun 12 14:50:57 2016\n"
+        "  mixed: io=56192KB, bw=1870.8KB/s, iops=467, runt= 30038msec\n"
+        "     issued    : total=r=14048/w=0/d=0, short=r=0/w=0/d=0, drop=r=0/w=0/d=0\n"
+        "\nRun status group 0 (all jobs):\n"
+        "  MIXED: io=56192KB, aggrb=1870KB/s, minb=1870KB/s, maxb=1870KB/s, mint=30038msec, maxt=30038msec\n"
+    )
+    mixed = import_fio_file(path)[0].sections[0]["mixed"]
+    assert mixed["total_ios"] == 14048 and mixed["io_bytes"] == 56192 * 1024
+    assert mixed["iops"] == pytest.approx(14048 * 1000 / 30038) and mixed["iops_printed"] == 467
+    assert mixed["bw_bytes"] == 56192 * 1024 * 1000 // 30038  # exact: prints as 1870.8KB/s in fio 2.x
+    assert mixed["bw_bytes_printed"] == pytest.approx(1870.8 * 1024)
+
+
+def test_fio_2_jobs_printed_one_by_one_merge_and_check_against_aggrb(tmp_path: Path) -> None:
+    # Two jobs of one group, no group_reporting (fio 2.x): 100000 and 90000 I/Os of 4 KiB in
+    # 10000 and 9000 ms. The group: 190000 x 4096 bytes over 10000 ms = 77824000 B/s = 76000 KiB/s.
+    block = (
+        "w: (groupid=0, jobs=1): err= 0: pid={pid}: Sun Jun 12 14:50:57 2016\n"
+        "  write: io={io}KB, bw={bw}KB/s, iops={iops}, runt={runt}msec\n"
+        "     issued    : total=r=0/w={ios}/d=0, short=r=0/w=0/d=0, drop=r=0/w=0/d=0\n"
+    )
+    path = tmp_path / "two.txt"
+    path.write_text(
+        "w: (g=0): rw=randwrite, bs=4K-4K/4K-4K/4K-4K, ioengine=sync, iodepth=1\n...\nfio-2.2.10\n"
+        + block.format(pid=1, io=400000, bw=40000, iops=10000, runt=10000, ios=100000)
+        + block.format(pid=2, io=360000, bw=40000, iops=10000, runt=9000, ios=90000)
+        + "\nRun status group 0 (all jobs):\n"
+        "  WRITE: io=760000KB, aggrb=76000KB/s, minb=40000KB/s, maxb=40000KB/s, mint=9000msec, maxt=10000msec\n"
+    )
+    [record] = import_fio_file(path)
+    [section] = record.sections
+    write = section["write"]
+    assert section["jobs"] == ["w"] and section["duration_s"] == 10.0
+    assert write["total_ios"] == 190000 and write["iops"] == 19000.0
+    assert write["bw_bytes"] == 190000 * 4096 * 1000 // 10000 and write["bw_bytes_printed"] == 76000 * 1024
+    assert write["missing"] == PERCENTILES

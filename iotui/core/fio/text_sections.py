@@ -41,18 +41,27 @@ def _printed_bw(text: str, legacy: bool) -> Decimal:
     return bytes_of(text, legacy=legacy)
 
 
-def _bw_reproduces(bw_bytes: int, text: str, legacy: bool) -> bool:
+def _rate_reproduces(io_bytes: int, runtime_ms: int, text: str, legacy: bool) -> bool:
+    """Whether fio, printing ``io_bytes`` over ``runtime_ms`` as a rate, could have printed ``text``.
+
+    fio 3.x prints bytes x 1000 / runtime. fio 2.x versions printed powers of 1024 named K/M
+    (kb_base=1024; 1000 with kb_base=1000) and computed the figure as bytes/s, KiB x 1000 /
+    runtime already in K (the group lines), or bytes / ms in K: each is tried.
+    """
     digits, pow2, bits = split_rate(text)
-    return reproduces(bw_bytes * (8 if bits == 1 else 1), digits, pow2=pow2, legacy=legacy)
-
-
-def _group_bw_reproduces(io_bytes: int, runtime_ms: int, line: GroupLine) -> bool:
-    """fio 3.x prints the group's bytes x 1000 / runtime; fio 2.x its KiB x 1000 / runtime, in K."""
-    if _bw_reproduces(io_bytes * 1000 // runtime_ms, line.bw_text, line.legacy):
-        return True
-    digits, pow2, bits = split_rate(line.bw_text)
-    kib_per_s = (io_bytes // 1024) * 1000 // runtime_ms * (8 if bits == 1 else 1)
-    return line.legacy and reproduces(kib_per_s, digits, pow2=pow2, legacy=True, first=1)
+    scale = 8 if bits == 1 else 1
+    per_s = io_bytes * 1000 // runtime_ms * scale
+    if not legacy:
+        return reproduces(per_s, digits, pow2=pow2, legacy=False)
+    candidates = (
+        (per_s, 0),
+        ((io_bytes // 1024) * 1000 // runtime_ms * scale, 1),
+        (io_bytes // runtime_ms * scale, 1),
+    )
+    return any(
+        reproduces(value, digits, pow2=base2, legacy=True, first=first)
+        for value, first in candidates for base2 in (True, False)
+    )
 
 
 def _io_bytes(block: Block, direction: str, figures: DirectionText) -> tuple[int | None, int | None]:
@@ -66,7 +75,8 @@ def _io_bytes(block: Block, direction: str, figures: DirectionText) -> tuple[int
     exact = total_ios * size
     if figures.io_text:
         digits, pow2, _ = split_rate(figures.io_text)
-        if not reproduces(exact, digits, pow2=pow2, legacy=figures.legacy):
+        kinds = (True, False) if figures.legacy else (pow2,)  # fio 2.x: "MB" was usually MiB
+        if not any(reproduces(exact, digits, pow2=kind, legacy=figures.legacy) for kind in kinds):
             return None, printed
     return exact, printed
 
@@ -86,9 +96,8 @@ def _one_block(block: Block, direction: str, figures: DirectionText) -> dict[str
     table["bw_bytes"] = _plain(printed_bw)
     table["bw_bytes_printed"] = _plain(printed_bw)
     if exact_io is not None and runtime_ms:
-        exact_bw = exact_io * 1000 // runtime_ms
-        if _bw_reproduces(exact_bw, figures.bw_text, figures.legacy):
-            table["bw_bytes"] = exact_bw
+        if _rate_reproduces(exact_io, runtime_ms, figures.bw_text, figures.legacy):
+            table["bw_bytes"] = exact_io * 1000 // runtime_ms
     if exact_io is not None or printed_io is not None:
         table["io_bytes"] = exact_io if exact_io is not None else printed_io
     table.update(figures.lat)
@@ -120,7 +129,7 @@ def _merged(blocks: list[Block], direction: str, line: GroupLine | None) -> tupl
         io_bytes = sum(e for e in exact_ios if e is not None)
         table["io_bytes"] = io_bytes
         exact_bw = io_bytes * 1000 // runtime_ms
-        if line is None or _group_bw_reproduces(io_bytes, runtime_ms, line):
+        if line is None or _rate_reproduces(io_bytes, runtime_ms, line.bw_text, line.legacy):
             table["bw_bytes"] = exact_bw
         else:
             notes.append(f"the jobs' bytes ({exact_bw} B/s) do not print as the group line's bw={line.bw_text}")
