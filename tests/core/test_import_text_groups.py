@@ -285,3 +285,21 @@ def test_fio_2_jobs_printed_one_by_one_merge_and_check_against_aggrb(tmp_path: P
     assert write["total_ios"] == 190000 and write["iops"] == 19000.0
     assert write["bw_bytes"] == 190000 * 4096 * 1000 // 10000 and write["bw_bytes_printed"] == 76000 * 1024
     assert write["missing"] == PERCENTILES
+
+
+def test_fio_2_0_spaces_before_commas_and_a_block_size_range(tmp_path: Path) -> None:
+    # fio 2.0.15's iometer example: "read : io=326081KB, bw=1023.3KB/s, iops=170 , runt=318686msec",
+    # "clat (usec): min=22 , max=1805.8K, avg=300904.66, stdev=281965.67", bs=512-64K (no one size)
+    path = tmp_path / "iometer.txt"
+    path.write_text(
+        "iometer: (g=0): rw=randrw, bs=512-64K/512-64K/512-64K, ioengine=libaio, iodepth=64\n"
+        "fio-2.0.15\n"
+        "iometer: (groupid=0, jobs=1): err= 0: pid=21423: Thu May  9 16:33:14 2013\n"
+        "  read : io=326081KB, bw=1023.3KB/s, iops=170 , runt=318686msec\n"
+        "    clat (usec): min=22 , max=1805.8K, avg=300904.66, stdev=281965.67\n"
+    )
+    read = import_fio_file(path)[0].sections[0]["read"]
+    assert read["iops"] == 170 and read["iops_printed"] == 170  # no I/O count printed: fio's figure
+    assert read["bw_bytes"] == pytest.approx(1023.3 * 1024) and read["io_bytes"] == 326081 * 1024
+    assert (read["lat_min_ns"], read["lat_max_ns"]) == (22_000, 1_805_800_000)
+    assert read["lat_mean_ns"] == pytest.approx(300_904_660)

@@ -45,7 +45,7 @@ _DIRECTION_V3 = re.compile(
 )
 _DIRECTION_V2 = re.compile(
     r"^\s+(?P<dir>read|write|trim|mixed)\s*:\s*io=(?P<io>[\d.]+[KMGTP]?i?(?:B|bit)), "
-    r"bw=(?P<bw>[\d.]+[KMGTP]?i?(?:B|bit))/s, iops=(?P<iops>[\d.]+[kKMG]?), runt=\s*(?P<runt>\d+)msec"
+    r"bw=(?P<bw>[\d.]+[KMGTP]?i?(?:B|bit))/s, iops=\s*(?P<iops>[\d.]+[kKMG]?)\s*, runt=\s*(?P<runt>\d+)msec"
 )
 _IO_RUNTIME = re.compile(r"\((?P<io>[\d.]+[KMGTP]?i?B)/(?P<runt>\d+)msec\)")
 _GROUP_V3 = re.compile(
@@ -57,8 +57,9 @@ _GROUP_V2 = re.compile(
     r".*mint=\s*(?P<min>\d+)msec, maxt=\s*(?P<max>\d+)msec"
 )
 _CLAT = re.compile(
-    r"^\s+clat \((?P<unit>nsec|usec|msec)\):\s*min=\s*(?P<min>[\d.]+[kKMG]?),"
-    r"\s*max=\s*(?P<max>[\d.]+[kKMG]?),\s*avg=\s*(?P<avg>[\d.]+),"
+    # fio 2.0 printed a space before each comma ("min=22 , max=1805.8K, avg=300904.66")
+    r"^\s+clat \((?P<unit>nsec|usec|msec)\):\s*min=\s*(?P<min>[\d.]+[kKMG]?)\s*,"
+    r"\s*max=\s*(?P<max>[\d.]+[kKMG]?)\s*,\s*avg=\s*(?P<avg>[\d.]+)\s*,"
 )
 _CLAT_PERCENTILES = re.compile(r"^\s+clat percentiles \((?P<unit>nsec|usec|msec)\):")
 _PERCENTILE = re.compile(r"(\d+\.\d+)th=\[\s*(\d+(?:\.\d+)?[kKMG]?)\]")
