@@ -248,6 +248,18 @@ def _host_percentiles(final: dict[str, Any], sections: list[dict[str, Any]]) -> 
                     table[key] = value
 
 
+def _name_missing_percentiles(sections: list[dict[str, Any]]) -> None:
+    """A group of several jobs without json+ bins has no merged percentiles: named, not invented."""
+    keys = ("lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_p99_9_ns")
+    for section in sections:
+        for direction in DIRECTIONS:
+            table = section.get(direction)
+            if isinstance(table, dict) and "lat_mean_ns" in table:
+                absent = [key for key in keys if key not in table]
+                if absent:
+                    table["missing"] = absent
+
+
 def _section_cpu_cores(final: dict[str, Any], sections: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> None:
     """fio's own CPU use per section, in cores, and the section's IOPS per fio core."""
     for section in sections:
@@ -281,6 +293,7 @@ def _record_from_group(group: list[dict[str, Any]], file_mtime: dt.datetime | No
     if not sections:
         return None
     _host_percentiles(final, sections)
+    _name_missing_percentiles(sections)
     samples: list[dict[str, Any]] = []
     if len(group) > 1:
         deriver = IntervalDeriver()
