@@ -303,3 +303,11 @@ def test_fio_2_0_spaces_before_commas_and_a_block_size_range(tmp_path: Path) -> 
     assert read["bw_bytes"] == pytest.approx(1023.3 * 1024) and read["io_bytes"] == 326081 * 1024
     assert (read["lat_min_ns"], read["lat_max_ns"]) == (22_000, 1_805_800_000)
     assert read["lat_mean_ns"] == pytest.approx(300_904_660)
+
+
+def test_two_pasted_runs_without_their_group_lines_are_two_records(tmp_path: Path) -> None:
+    text = (FIO_333 / "two-groups-normal.txt").read_text()
+    blocks_only = text[: text.index("Run status group")]
+    path = tmp_path / "pasted.txt"
+    path.write_text(blocks_only + blocks_only)  # each run's header and fio-3.33 line start the next
+    assert [len(r.sections) for r in import_fio_file(path)] == [2, 2]

@@ -316,7 +316,8 @@ def read_reports(text: str) -> list[TextReport]:
         version = _VERSION.match(line.strip())
         if options_header or (command and not line.startswith((" ", "\t"))) or client_host or version:
             block = None
-            if current is not None and (current.closed or command or client_host):
+            # fio prints a run's headers and version before its job blocks: after blocks, they start the next run
+            if current is not None and (current.closed or command or client_host or current.blocks):
                 current.closed, current = True, None
             if options_header:
                 context["headers"][options_header.group("name").strip()] = _header_options(
