@@ -311,3 +311,56 @@ def test_two_pasted_runs_without_their_group_lines_are_two_records(tmp_path: Pat
     path = tmp_path / "pasted.txt"
     path.write_text(blocks_only + blocks_only)  # each run's header and fio-3.33 line start the next
     assert [len(r.sections) for r in import_fio_file(path)] == [2, 2]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@requires_fio
+@pytest.mark.fio
+@pytest.mark.slow
+def test_real_fio_3_33_client_server_text_and_json_agree(tmp_path: Path) -> None:
+    """fio --client to two servers on loopback, printed as normal and JSON at once: the text import's
+    "All clients" and hosts carry the JSON's figures."""
+    port = _free_port()
+    server = subprocess.Popen(
+        [shutil.which("fio") or "fio", f"--server=ip:127.0.0.1,{port}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path,
+    )
+    try:
+        (tmp_path / "cs.fio").write_text(
+            f"[global]\nioengine=psync\nbs=4k\nsize=2M\nruntime=1\ntime_based\nrw=randrw\nfilename={tmp_path / 'd'}\n"
+            "[cs]\nnumjobs=2\n"
+        )
+        result = None
+        for _ in range(20):  # the server needs a moment to listen
+            result = subprocess.run(
+                [shutil.which("fio") or "fio", f"--client=ip:127.0.0.1,{port}", "cs.fio",
+                 f"--client=ip:localhost,{port}", "cs.fio", "--output-format=json,normal"],
+                capture_output=True, text=True, timeout=120, cwd=tmp_path,
+            )
+            if "All clients" in result.stdout:
+                break
+        assert result is not None and "All clients" in result.stdout
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    out = result.stdout
+    start, end = out.index("\n{\n") + 1, out.rindex("\n}") + 2
+    fio = json.loads(out[start:end])
+    everyone = next(e for e in fio["client_stats"] if e["jobname"] == "All clients")
+    (tmp_path / "normal.txt").write_text(out[:start] + out[end:])
+    [record] = import_fio_file(tmp_path / "normal.txt")
+    assert len(record.hosts) == 2
+    for direction in ("read", "write"):
+        table = record.sections[0][direction]
+        assert table["total_ios"] == everyone[direction]["total_ios"]
+        assert table["iops"] == pytest.approx(everyone[direction]["iops"], rel=1e-9)
+        assert table["bw_bytes"] == everyone[direction]["bw_bytes"]
+        hosts_total = sum(h["sections"][0][direction]["total_ios"] for h in record.hosts)
+        assert hosts_total == everyone[direction]["total_ios"]
