@@ -364,3 +364,9 @@ def test_real_fio_3_33_client_server_text_and_json_agree(tmp_path: Path) -> None
         assert table["bw_bytes"] == everyone[direction]["bw_bytes"]
         hosts_total = sum(h["sections"][0][direction]["total_ios"] for h in record.hosts)
         assert hosts_total == everyone[direction]["total_ios"]
+
+
+def test_the_disk_stats_name_the_device() -> None:
+    # Disk stats (read/write):\n  vda: ios=...
+    [record] = import_fio_file(FIO_333 / "two-groups-normal.txt")
+    assert record.target["device"] == "vda"

@@ -70,6 +70,7 @@ _VERSION = re.compile(r"^(?:<[^>]*>\s*)?(fio-\d\S*)\s*$")
 _COMMAND = re.compile(r"^\s*(?:\S*[$#>]\s*)?(?:sudo\s+)?(?:\S*[/\\])?fio(?:\.exe)?\s+(?P<args>-.*)$")
 _CLIENT_HOST = re.compile(r"^hostname=(?P<host>[^,]+), be=\d")
 _RUN_STATUS = re.compile(r"^\s*Run status group")
+_DISK = re.compile(r"^\s+(?P<device>[^\s:]+): ios=\d+/\d+")
 # fio --client prefixes a host's early lines with "<hostname> ".
 _CLIENT_PREFIX = re.compile(r"^<[^>]*> ")
 
@@ -266,6 +267,7 @@ class TextReport:
     group_lines: dict[int, dict[str, GroupLine]] = field(default_factory=dict)
     closed: bool = False
     hosts: list[tuple[str, TextReport]] = field(default_factory=list)
+    devices: list[str] = field(default_factory=list)
 
 
 def _group_line(line: str) -> tuple[str, GroupLine] | None:
@@ -340,6 +342,10 @@ def read_reports(text: str) -> list[TextReport]:
                 current.closed = True
                 found = re.search(r"group (\d+)", line)
                 group = int(found.group(1)) if found else None
+            continue
+        disk = _DISK.match(line) if current is not None and current.closed else None
+        if disk and current is not None and disk.group("device") not in current.devices:
+            current.devices.append(disk.group("device"))  # "Disk stats (read/write):" after the group lines
             continue
         if group is not None and current is not None:
             try:

@@ -273,7 +273,7 @@ def _record(report: TextReport) -> RunRecord | None:
         target={
             "path": options.get("filename") or options.get("directory") or UNKNOWN,
             "filesystem": UNKNOWN,
-            "device": UNKNOWN,
+            "device": clean_text(", ".join(report.devices))[:200] or UNKNOWN,
             "mount_options": UNKNOWN,
         },
         options=options,
