@@ -43,11 +43,13 @@ def _line(run: IndexedRun) -> str:
     date = run.started.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M") if run.started else "?"
     tags = f"  #{' #'.join(run.tags)}" if run.tags else ""
     note = f"  \u201c{run.notes}\u201d" if run.notes else ""
+    # unified_rw_reporting: fio's one "mixed" direction, shown as such (never as a read)
+    mixed = f"  mixed IOPS {_sections(run.mixed_iops, fmt.iops)}" if any(v is not None for v in run.mixed_iops) else ""
     return (
         f"{date:16}  {run.status:9}  {(run.title or run.preset)[:34]:34}  {run.target[-24:]:24}  "
         f"read IOPS {_sections(run.read_iops, fmt.iops):>7}  write IOPS {_sections(run.write_iops, fmt.iops):>7}  "
         f"p99 {_sections(run.p99_ns, fmt.latency_ns):>8}"
-        f"{tags}{note}"
+        f"{mixed}{tags}{note}"
     )
 
 

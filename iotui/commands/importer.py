@@ -1,65 +1,132 @@
-"""``iotui import FILE...``: fio results from anywhere become run records (status "imported")."""
+"""``iotui import FILE|DIR...``: fio results from anywhere become run records (status "imported")."""
 
 from __future__ import annotations
 
 import argparse
+import os
+import stat
 import sys
+import time
+from pathlib import Path
 
 from iotui.commands import EXIT_FAILED, EXIT_OK
 from iotui.commands.record_args import add_runs_dir_option, runs_dir_from
 from iotui.core import format as fmt
 from iotui.core.fio.importer import ImportRefused, import_fio_runs
-from iotui.core.runs.record import RunRecord
-from iotui.core.runs.record_files import record_file_name, save_record
+from iotui.core.runs.record import RunRecord, section_directions
+from iotui.core.runs.record_files import record_file_name, save_record, sync_paths
 from iotui.core.runs.record_schema import RecordError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "import",
-        help="turn fio output (JSON, json+, or the normal text report) into run records",
+        help="turn fio output (JSON, json+, the normal text report, terse) into run records",
         description="Import fio results: JSON or json+ from fio 2.x or 3.x (also client/server output and "
-        "--status-interval captures, with any text around the JSON) or fio's normal text report. Each run "
-        "becomes a record with status 'imported' in the runs directory. A file that cannot be imported is "
-        "named on stderr with the reason; the others still import. Exit 1 if any file failed.",
+        "--status-interval captures, with any text around the JSON), fio's normal text report or its terse "
+        "lines (--minimal, terse versions 2 to 5). Each fio run becomes one record with status 'imported' "
+        "in the runs directory, one section per reporting group. A DIR is read whole: every regular file "
+        "under it, recursively (symbolic links are not followed). A file that cannot be imported is named on "
+        "stderr with the reason; the others still import. Exit 1 if any file failed.",
     )
-    parser.add_argument("files", nargs="+", metavar="FILE", help="fio output files")
+    parser.add_argument("files", nargs="+", metavar="FILE|DIR", help="fio output files, or directories of them")
     add_runs_dir_option(parser)
     parser.set_defaults(handler=handle)
 
 
 def _summary_line(record: RunRecord) -> str:
     parts = []
-    for direction in record.directions():
-        table = record.summary[direction]
-        parts.append(
-            f"{direction} {fmt.iops(table.get('iops'))} IOPS {fmt.bytes_per_s(table.get('bw_bytes'))} "
-            f"p99 {fmt.latency_ns(table.get('lat_p99_ns'))}"
-        )
+    for index, section in enumerate(record.sections):
+        for direction in section_directions(section):
+            table = section[direction]
+            where = f"{section.get('name')} " if len(record.sections) > 1 else ""
+            parts.append(
+                f"{where}{direction} {fmt.iops(table.get('iops'))} IOPS {fmt.bytes_per_s(table.get('bw_bytes'))} "
+                f"p99 {fmt.latency_ns(table.get('lat_p99_ns'))}"
+            )
+        if index >= 7 and len(record.sections) > 9:
+            parts.append(f"... {len(record.sections) - index - 1} more sections")
+            break
     return "; ".join(parts)
+
+
+def _files_under(root: Path) -> tuple[list[Path], list[str]]:
+    """Every regular file under ``root``, sorted, without following symbolic links; and what was skipped."""
+    found: list[Path] = []
+    skipped: list[str] = []
+
+    def refused(error: OSError) -> None:
+        skipped.append(f"{error.filename}: cannot read the directory ({error.strerror or error}).")
+
+    for folder, dirs, names in os.walk(root, onerror=refused, followlinks=False):
+        dirs.sort()
+        for name in sorted(names):
+            path = Path(folder, name)
+            try:
+                mode = path.lstat().st_mode
+            except OSError:
+                continue
+            if stat.S_ISREG(mode):
+                found.append(path)
+    return found, skipped
+
+
+class _Progress:
+    """``N of M files`` on stderr about once a second while a directory imports (never for a few files)."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.shown_at = time.monotonic()
+
+    def step(self, done: int, saved: int) -> None:
+        now = time.monotonic()
+        if self.total >= 20 and (now - self.shown_at >= 1.0 or done == self.total):
+            self.shown_at = now
+            print(f"import: {done} of {self.total} files read, {saved} runs saved", file=sys.stderr, flush=True)
 
 
 def handle(args: argparse.Namespace) -> int:
     runs_dir = runs_dir_from(args)
     failed = False
-    for file_name in args.files:
+    files: list[Path] = []
+    for argument in args.files:
+        path = Path(argument)
+        if path.is_dir():
+            found, skipped = _files_under(path)
+            for sentence in skipped:
+                print(sentence, file=sys.stderr)
+            failed = failed or bool(skipped)
+            files.extend(found)
+        else:
+            files.append(path)
+    progress = _Progress(len(files))
+    saved = 0
+    written: list[Path] = []
+    for done, file_name in enumerate(files, start=1):
         try:
             runs = import_fio_runs(file_name)
         except ImportRefused as refusal:
             print(str(refusal), file=sys.stderr)
             failed = True
+            progress.step(done, saved)
             continue
         for run in runs:
             existed = (runs_dir / record_file_name(run.record)).exists()
             try:
-                path = save_record(run.record, runs_dir, fio_report=run.fio_report)
+                path = save_record(run.record, runs_dir, fio_report=run.fio_report, durable=False)
             except RecordError as error:
                 print(f"{file_name}: {error}", file=sys.stderr)
                 failed = True
                 continue
+            saved += 1
+            written.append(path)
+            if run.record.report:
+                written.append(runs_dir / run.record.report)
             again = " (imported before; replaced)" if existed else ""
             print(f"{file_name} -> {path}{again}: {run.record.run.get('title')}: {_summary_line(run.record)}")
             for warning in run.record.warnings:
                 if warning["code"] != "fio-message":
                     print(f"  warning: {warning['message']}")
+        progress.step(done, saved)
+    sync_paths(written)  # once for the lot: see sync_paths
     return EXIT_FAILED if failed else EXIT_OK

@@ -197,3 +197,24 @@ def test_compare_plot_labels_its_axes_with_the_figure_and_unit(tmp_path: Path, c
     assert any(label.endswith("k") for label in value_labels)
     assert any(label.endswith(("ms", "µs")) for label in value_labels)
     assert "0 s" in out and "seconds since the run started" in out
+
+
+def test_import_dir_reads_every_regular_file_recursively_without_following_links(tmp_path: Path, capsys) -> None:
+    reports = tmp_path / "reports"
+    (reports / "2016" / "deep").mkdir(parents=True)
+    (reports / "2016" / "deep" / "normal.txt").write_bytes((FIXTURES / "import" / "fio-3.33" / "two-groups-normal.txt").read_bytes())
+    (reports / "terse.txt").write_bytes((FIXTURES / "import" / "fio-3.33" / "two-groups-terse-v5.txt").read_bytes())
+    (reports / "notes.md").write_text("what we measured\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "run.json").write_bytes((FIO_FIXTURES / "randrw-rate200-json+.txt").read_bytes())
+    (reports / "link-to-outside").symlink_to(outside, target_is_directory=True)
+    (reports / "link.json").symlink_to(outside / "run.json")
+    runs = tmp_path / "runs"
+    code = run_cli(["import", str(reports), "--runs-dir", str(runs)])
+    out, err = capsys.readouterr()
+    assert code == 1  # notes.md is not fio output: one sentence, and the rest imported
+    assert err.count("\n") == 1 and f"{reports / 'notes.md'}: no fio JSON document" in err
+    records = [load_record(path) for path in sorted(runs.glob("*.toml"))]
+    assert sorted(Path(r.run["source"]).name for r in records) == ["normal.txt", "terse.txt"]
+    assert all(len(r.sections) == 2 for r in records)  # one record per fio run, a section per group

@@ -161,3 +161,22 @@ def test_mutated_text_reports_import_or_refuse(scratch: Path, data: st.DataObjec
             break
     scratch.write_text("\n".join(lines), errors="surrogatepass")
     _check(scratch)
+
+
+TERSE_AND_GROUPS = [
+    (FIXTURES / "import" / "fio-3.33" / name).read_text()
+    for name in ("two-groups-terse-v5.txt", "two-groups-terse-v2.txt", "two-groups-normal.txt")
+]
+
+
+@PROPERTY_SETTINGS
+@given(data=st.data())
+def test_mutated_terse_lines_and_job_by_job_groups_import_or_refuse(scratch: Path, data: st.DataObject) -> None:
+    text = data.draw(st.sampled_from(TERSE_AND_GROUPS))
+    separator = ";" if text[:2] in ("5;", "2;") else "\n"
+    parts = text.split(separator)
+    for _ in range(data.draw(st.integers(1, 6))):
+        index = data.draw(st.integers(0, len(parts) - 1))
+        parts[index] = data.draw(st.sampled_from(["", "-1", "99999999999999999999", "1e9", "x", "0", parts[0]]))
+    scratch.write_text(separator.join(parts))
+    _check(scratch)

@@ -109,3 +109,13 @@ def test_a_text_reports_job_block_is_a_section_named_after_the_job() -> None:
 
     headers = re.findall(r"^(\S.*?): \(groupid=(\d+), jobs=\d+\)", text, re.M)
     assert [(r.sections[0]["name"], r.sections[0]["groupid"]) for r in records] == [(n, int(g)) for n, g in headers]
+
+
+def test_two_jobs_of_one_group_without_bins_name_their_percentiles_missing(tmp_path: Path) -> None:
+    jobs = [_job("a", 0, "read", 1.0), _job("b", 0, "read", 0.5)]
+    doc = {"fio version": "fio-2.2.10", "timestamp": 1490000000, "jobs": jobs}
+    [record] = import_fio_file(_write(tmp_path, doc))
+    read = record.sections[0]["read"]
+    assert read["missing"] == ["lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_p99_9_ns"]
+    assert not {"lat_p50_ns", "lat_p99_ns"} & set(read)  # never one job's
+    assert read["total_ios"] == jobs[0]["read"]["total_ios"] + jobs[1]["read"]["total_ios"]

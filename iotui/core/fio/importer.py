@@ -4,8 +4,8 @@ Reads one file: fio JSON or json+ (fio 2.x or 3.x, with or without
 ``group_reporting``, several jobs, client/server output), several documents
 in one file (a ``--status-interval`` capture becomes samples; separate runs
 become separate records), with any text before, between or after the JSON.
-Files without JSON are read as fio's normal human-readable report
-(:mod:`iotui.core.fio.text_report`). What cannot be imported raises
+Files without JSON are read as fio's normal human-readable report or its
+terse lines (:mod:`iotui.core.fio.text_sections`). What cannot be imported raises
 :class:`ImportRefused` with the file and the reason. ``docs/import.md``
 describes what is kept and what is unknown.
 """
@@ -66,6 +66,11 @@ def import_fio_runs(path: Path | str) -> list[ImportedRun]:
         raw = path.read_bytes()
     except OSError as error:
         raise ImportRefused(f"{path}: cannot read the file ({error.strerror or error}).") from None
+    return runs_from_bytes(path, raw)
+
+
+def runs_from_bytes(path: Path, raw: bytes) -> list[ImportedRun]:
+    """The runs in a file's content, already read (``path`` names it in records and refusals)."""
     if not raw.strip():
         raise ImportRefused(f"{path}: the file is empty.")
     text = raw.decode("utf-8", errors="replace")
@@ -73,7 +78,7 @@ def import_fio_runs(path: Path | str) -> list[ImportedRun]:
     fio_documents = [doc for doc in documents if is_fio_document(doc)]
     if fio_documents:
         return _runs_from_json(path, raw, fio_documents, text_lines)
-    from iotui.core.fio.text_report import parse_normal_output
+    from iotui.core.fio.text_sections import parse_normal_output
 
     text_runs = parse_normal_output(text)
     if text_runs:
@@ -200,7 +205,7 @@ def _options(final: dict[str, Any]) -> dict[str, str]:
     return options
 
 
-def _fio_cpu_cores(jobs: list[dict[str, Any]]) -> float | None:
+def _fio_cpu_cores(jobs: list[dict[str, Any]], global_options: dict[str, str] | None = None) -> float | None:
     """fio's own CPU use in cores, from the jobs' ``usr_cpu`` + ``sys_cpu``.
 
     fio reports CPU as percent of one CPU per job; with ``group_reporting``
@@ -216,7 +221,8 @@ def _fio_cpu_cores(jobs: list[dict[str, Any]]) -> float | None:
             continue
         seen = True
         try:
-            numjobs = max(int(job.get("job options", {}).get("numjobs", "1")), 1)
+            default = (global_options or {}).get("numjobs", "1")  # numjobs in [global] counts too
+            numjobs = max(int(job.get("job options", {}).get("numjobs", default)), 1)
         except ValueError:
             numjobs = 1
         clones = numjobs // per_name[job["jobname"]] if numjobs >= per_name[job["jobname"]] else 1
@@ -242,11 +248,23 @@ def _host_percentiles(final: dict[str, Any], sections: list[dict[str, Any]]) -> 
                     table[key] = value
 
 
+def _name_missing_percentiles(sections: list[dict[str, Any]]) -> None:
+    """A group of several jobs without json+ bins has no merged percentiles: named, not invented."""
+    keys = ("lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_p99_9_ns")
+    for section in sections:
+        for direction in DIRECTIONS:
+            table = section.get(direction)
+            if isinstance(table, dict) and "lat_mean_ns" in table:
+                absent = [key for key in keys if key not in table]
+                if absent:
+                    table["missing"] = absent
+
+
 def _section_cpu_cores(final: dict[str, Any], sections: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> None:
     """fio's own CPU use per section, in cores, and the section's IOPS per fio core."""
     for section in sections:
         entries = [job for job in jobs if job.get("groupid", 0) == section.get("groupid", 0)]
-        cores = _fio_cpu_cores(entries)
+        cores = _fio_cpu_cores(entries, final.get("global options"))
         if not cores:
             continue
         cpu = section.setdefault("cpu", {})
@@ -275,6 +293,7 @@ def _record_from_group(group: list[dict[str, Any]], file_mtime: dt.datetime | No
     if not sections:
         return None
     _host_percentiles(final, sections)
+    _name_missing_percentiles(sections)
     samples: list[dict[str, Any]] = []
     if len(group) > 1:
         deriver = IntervalDeriver()

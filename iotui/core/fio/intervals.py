@@ -24,7 +24,8 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import accumulate
 
-DIRECTIONS = ("read", "write", "trim")
+# "mixed": fio's unified_rw_reporting reports reads and writes as one direction.
+DIRECTIONS = ("read", "write", "trim", "mixed")
 
 # (record key suffix, fio percentile) pairs reported per interval and summary.
 PERCENTILES: tuple[tuple[str, float], ...] = (

@@ -20,7 +20,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-DIRECTIONS = ("read", "write", "trim")
+# "mixed": fio's unified_rw_reporting reports reads and writes as one direction.
+DIRECTIONS = ("read", "write", "trim", "mixed")
 # TOML integers are signed 64-bit; a larger count cannot be saved.
 MAX_INT = 2**63 - 1
 # fio 2.x json+ bucket constants when a document does not carry them.
@@ -201,6 +202,19 @@ def _options(raw: Any, where: str) -> dict[str, str]:
     return {clean_text(key): clean_text(value) for key, value in table.items() if not isinstance(value, (dict, list))}
 
 
+def _global_options(raw: Any) -> dict[str, str]:
+    """fio's ``global options``; fio 3.43's client/server output has one object per client (an array):
+    merged, a value the clients differ on kept as their distinct values joined by "/"."""
+    if not isinstance(raw, list):
+        return _options(raw, "global options")
+    seen: dict[str, list[str]] = {}
+    for index, item in enumerate(raw):
+        for key, value in _options(item, f"global options[{index}]").items():
+            if value not in seen.setdefault(key, []):
+                seen[key].append(value)
+    return {key: "/".join(values) for key, values in seen.items()}
+
+
 def normalize_job(raw: Any, where: str) -> dict[str, Any]:
     """One job (or client) entry with the keys iotui reads, cleaned."""
     job = _table(raw, where)
@@ -243,7 +257,7 @@ def normalize_document(raw: dict) -> dict[str, Any]:
         raise DocumentError(f"key '{source_key}' is empty: fio ran no job")
     doc: dict[str, Any] = {
         "fio version": clean_text(raw.get("fio version", "unknown")),
-        "global options": _options(raw.get("global options"), "global options"),
+        "global options": _global_options(raw.get("global options")),
         "jobs": jobs,
         "clients": clients,
     }

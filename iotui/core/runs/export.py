@@ -108,7 +108,8 @@ def export_table(records: list[RunRecord]) -> ExportTable:
     if len({row["run"] for row in raw_rows}) > 1 or not differing:
         columns.append(("run", "run"))
     columns += [(f"setting:{key}", key) for key in differing]
-    if len({row["direction"] for row in raw_rows}) > 1:
+    directions = {row["direction"] for row in raw_rows}
+    if len(directions) > 1 or "mixed" in directions:  # mixed (unified_rw_reporting) is never left to pass as a read
         columns.append(("direction", "direction"))
     columns += list(_METRIC_COLUMNS)
     if any(row["notes"] for row in raw_rows):

@@ -25,13 +25,13 @@ from iotui.core.runs.record_files import load_record
 from iotui.core.runs.record_schema import RecordError
 
 INDEX_FILE_NAME = ".iotui-index.sqlite3"
-INDEX_VERSION = 3
+INDEX_VERSION = 4
 ProgressCallback = Callable[[int, int], None]
 
 _COLUMNS = (
     "name", "mtime_ns", "size", "run_id", "preset", "title", "status", "started", "started_ts",
     "target", "filesystem", "device", "read_iops", "write_iops", "p99_ns", "notes", "tags", "forced",
-    "error", "search", "paused_s", "responsiveness",
+    "error", "search", "paused_s", "responsiveness", "mixed_iops",
 )
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS runs (
     name TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, run_id TEXT, preset TEXT, title TEXT,
     status TEXT, started TEXT, started_ts REAL, target TEXT, filesystem TEXT, device TEXT,
     read_iops TEXT, write_iops TEXT, p99_ns TEXT, notes TEXT, tags TEXT, forced INTEGER,
-    error TEXT, search TEXT, paused_s REAL, responsiveness TEXT
+    error TEXT, search TEXT, paused_s REAL, responsiveness TEXT, mixed_iops TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_by_start ON runs (started_ts DESC);
 """
@@ -70,6 +70,8 @@ class IndexedRun:
     error: str | None
     responsiveness: str = ""
     """The worst level above ok and its cause (``sluggish io_probe_write``); empty when ok or unknown."""
+    mixed_iops: tuple[float | None, ...] = ()
+    """fio's ``mixed`` direction (unified_rw_reporting) per section: reads and writes as one, never a read."""
 
     def to_json_dict(self) -> dict:
         return {
@@ -77,7 +79,8 @@ class IndexedRun:
             "status": self.status, "started": self.started.isoformat() if self.started else None,
             "target": self.target, "filesystem": self.filesystem, "device": self.device,
             "sections_read_iops": list(self.read_iops), "sections_write_iops": list(self.write_iops),
-            "sections_p99_ns": list(self.p99_ns), "paused_s": self.paused_s,
+            "sections_p99_ns": list(self.p99_ns), "sections_mixed_iops": list(self.mixed_iops),
+            "paused_s": self.paused_s,
             "notes": self.notes, "tags": list(self.tags), "forced": self.forced, "error": self.error,
             "responsiveness": self.responsiveness or None,
         }
@@ -133,7 +136,7 @@ def _row_for(name: str, stat: os.stat_result, record: RunRecord | None, error: s
     if record is None:
         search = f"{name} bad file {error or ''}".lower()
         return (name, stat.st_mtime_ns, stat.st_size, "", "", "", "bad file", "", stat.st_mtime,
-                "", "", "", "[]", "[]", "[]", "", "", 0, error or "", search, None, "")
+                "", "", "", "[]", "[]", "[]", "", "", 0, error or "", search, None, "", "[]")
     started = record.started
     sections = list(record.sections)
     notes = str(record.run.get("notes") or "")
@@ -155,6 +158,7 @@ def _row_for(name: str, stat: os.stat_result, record: RunRecord | None, error: s
         json.dumps([section_metric(section, "write", "iops") for section in sections]),
         json.dumps([_worst_p99(section) for section in sections]), notes, tags,
         1 if record.run.get("forced") else 0, None, search, record.paused_s or None, responsiveness,
+        json.dumps([section_metric(section, "mixed", "iops") for section in sections]),
     )
 
 
@@ -282,5 +286,5 @@ def _indexed(runs_dir: Path, row: Iterable) -> IndexedRun:
         read_iops=tuple(json.loads(data["read_iops"] or "[]")), write_iops=tuple(json.loads(data["write_iops"] or "[]")),
         p99_ns=tuple(json.loads(data["p99_ns"] or "[]")), paused_s=data["paused_s"], notes=data["notes"] or "",
         tags=tuple((data["tags"] or "").split()), forced=bool(data["forced"]), error=data["error"] or None,
-        responsiveness=data["responsiveness"] or "",
+        responsiveness=data["responsiveness"] or "", mixed_iops=tuple(json.loads(data["mixed_iops"] or "[]")),
     )

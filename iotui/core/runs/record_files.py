@@ -6,13 +6,14 @@ types it may hold are :mod:`iotui.core.runs.record_schema`.
 
 from __future__ import annotations
 
+import ctypes
 import datetime as dt
 import json
 import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import tomli_w
 
@@ -122,8 +123,11 @@ def record_file_name(record: RunRecord) -> str:
     return f"{stamp}-{preset}-{record.id[:8]}.toml"
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Temp file in the same directory, fsync, rename, fsync the directory."""
+def write_atomically(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Temp file in the same directory, fsync, rename, fsync the directory.
+
+    ``durable=False`` leaves out both fsyncs (a bulk import syncs once at its end: :func:`sync_paths`).
+    """
     handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         # mkstemp creates 0600; records are ordinary files, so honour the umask.
@@ -133,7 +137,8 @@ def write_atomically(path: Path, data: bytes) -> None:
         with os.fdopen(handle, "wb") as temp_file:
             temp_file.write(data)
             temp_file.flush()
-            os.fsync(temp_file.fileno())
+            if durable:
+                os.fsync(temp_file.fileno())
         os.replace(temp_name, path)
     except BaseException:  # also on cancellation: the temp file goes, the error goes on (re-raised)
         try:
@@ -141,6 +146,8 @@ def write_atomically(path: Path, data: bytes) -> None:
         except OSError:
             pass
         raise
+    if not durable:
+        return
     try:
         directory_fd = os.open(path.parent, os.O_RDONLY)
     except OSError:
@@ -153,10 +160,63 @@ def write_atomically(path: Path, data: bytes) -> None:
         os.close(directory_fd)
 
 
+def sync_paths(paths: list[Path]) -> None:
+    """Make files written with ``durable=False`` durable: one ``syncfs`` of their filesystem(s).
+
+    Thousands of imported records, each fsynced as it is written, wait on the disk thousands of
+    times (3,000 reports: about 9,000 fsyncs); one syncfs per filesystem waits once. Where
+    ``syncfs`` is missing (not Linux), each file and its directory is fsynced instead."""
+    if not paths:
+        return
+    directories = list(dict.fromkeys(path.parent for path in paths))
+    syncfs = _syncfs()
+    if syncfs is not None:
+        devices: set[int] = set()
+        for directory in directories:
+            try:
+                device = directory.stat().st_dev
+            except OSError:
+                continue
+            if device in devices:
+                continue
+            if _fsync_path(directory, syncfs):
+                devices.add(device)
+            else:  # syncfs refused: this directory's files one by one
+                for path in [p for p in paths if p.parent == directory] + [directory]:
+                    _fsync_path(path, os.fsync)
+        return
+    for path in [*paths, *directories]:
+        _fsync_path(path, os.fsync)
+
+
+def _syncfs() -> Callable[[int], object] | None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.syncfs
+    except (OSError, AttributeError):
+        return None
+
+
+def _fsync_path(path: Path, sync: Callable[[int], object]) -> bool:
+    try:
+        handle = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        return sync(handle) in (None, 0)  # os.fsync returns None; syncfs 0, or -1 on failure
+    except OSError:
+        return False
+    finally:
+        os.close(handle)
+
+
 def save_record(
-    record: RunRecord, runs_dir: Path, fio_report: dict | None = None, name: str | None = None
+    record: RunRecord, runs_dir: Path, fio_report: dict | None = None, name: str | None = None, *, durable: bool = True
 ) -> Path:
-    """Write the record (and fio's final JSON report beside it) atomically."""
+    """Write the record (and fio's final JSON report beside it) atomically.
+
+    ``durable=False``: no fsync per file; the caller calls :func:`sync_paths` once for the lot.
+    """
     runs_dir = Path(runs_dir)
     try:
         runs_dir.mkdir(parents=True, exist_ok=True)
@@ -174,8 +234,9 @@ def save_record(
     validate_toml_dict(doc, str(path))
     try:
         if fio_report is not None:
-            write_atomically(runs_dir / report_name, json.dumps(fio_report, indent=1).encode())
-        write_atomically(path, tomli_w.dumps(doc).encode("utf-8"))
+            # Without indent, json uses its C encoder: 10x faster on a json+ report of 80 KB.
+            write_atomically(runs_dir / report_name, json.dumps(fio_report).encode(), durable=durable)
+        write_atomically(path, tomli_w.dumps(doc).encode("utf-8"), durable=durable)
     except OSError as error:
         raise RecordError(
             f"Cannot save the record to {path} ({error.strerror or error}); "

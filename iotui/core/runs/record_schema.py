@@ -13,7 +13,8 @@ from typing import Any
 
 SCHEMA_VERSION = 2
 RUN_STATUSES = ("completed", "stopped", "failed", "imported", "reference")
-DIRECTIONS = ("read", "write", "trim")
+# "mixed": fio's unified_rw_reporting, reads and writes reported as one direction.
+DIRECTIONS = ("read", "write", "trim", "mixed")
 RESPONSIVENESS_LEVELS = ("ok", "sluggish", "unresponsive")
 LAT_SOURCES = ("bins", "bins-unpaused", "derived", "fio")
 
@@ -32,6 +33,8 @@ DIRECTION_KEYS = (
     "lat_p90_ns",
     "lat_p99_ns",
     "lat_p99_9_ns",
+    "iops_printed",
+    "bw_bytes_printed",
 )
 # A direction must say its rate; counts, bandwidth and latency are absent where
 # the source never had them (a published table, a plain-text report).
@@ -247,6 +250,10 @@ def check_direction(table: Any, where: str, prefix: str) -> None:
             f"{where}: key '{prefix}.lat_source' should be one of {', '.join(LAT_SOURCES)}, "
             f"found {table['lat_source']!r}."
         )
+    if "missing" in table and not (
+        isinstance(table["missing"], list) and all(isinstance(key, str) for key in table["missing"])
+    ):
+        raise RecordError(f"{where}: key '{prefix}.missing' should be an array of figure names.")
     if "fio" in table:
         check_direction(table["fio"], where, f"{prefix}.fio")
 

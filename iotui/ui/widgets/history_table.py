@@ -38,7 +38,8 @@ STATUS_WORDS = {"completed": "done"}
 # Marks after the status word; LEGEND spells them out under the table.
 PAUSED_MARK = "‖"
 LEVEL_MARKS = {"sluggish": "~", "unresponsive": "!"}
-LEGEND = "↑ higher is better  ↓ lower is better  ‖ paused  ~ sluggish  ! unresponsive"
+MIXED_MARK = "m"
+LEGEND = "↑ higher is better  ↓ lower is better  ‖ paused  ~ sluggish  ! unresponsive  m mixed"
 # The signal behind a responsiveness verdict, in the chip's words.
 CAUSE_WORDS = {
     "io_probe_read": "io read", "io_probe_write": "io write", "wakeup": "wake-up",
@@ -84,7 +85,7 @@ class HistoryEntry:
             self.date(),
             _shorten(run.preset, PRESET_WIDTH),
             _shorten_path(run.target, TARGET_WIDTH),
-            _per_section(run.read_iops, fmt.iops),
+            _fit(_read_or_mixed(run)),
             _per_section(run.write_iops, fmt.iops),
             _per_section(run.p99_ns, _milliseconds),
             f"{status} {marks}" if marks else status,
@@ -99,12 +100,12 @@ class HistoryEntry:
         if run.responsiveness:
             level, _, cause = run.responsiveness.partition(" ")
             parts.append(level + (f" ({CAUSE_WORDS.get(cause, cause)})" if cause else ""))
-        sections = max(len(run.read_iops), len(run.write_iops), len(run.p99_ns))
+        sections = max(len(run.read_iops), len(run.write_iops), len(run.mixed_iops), len(run.p99_ns))
         if sections > 1:
             for index in range(sections):
                 figures = [
                     f"{label} {fmt.iops(values[index]) if index < len(values) else fmt.NO_VALUE}"
-                    for label, values in (("read", run.read_iops), ("write", run.write_iops))
+                    for label, values in (("read", run.read_iops), ("write", run.write_iops), ("mixed", run.mixed_iops))
                     if index < len(values) and values[index] is not None
                 ]
                 if index < len(run.p99_ns) and run.p99_ns[index] is not None:
@@ -117,10 +118,25 @@ def _milliseconds(value_ns: float | None) -> str:
     return fmt.in_unit(value_ns, 1e6)
 
 
+def _read_or_mixed(run: IndexedRun) -> list[str]:
+    """The read column's cells: a section's read IOPS, or its mixed IOPS marked ``m`` (fio's
+    unified_rw_reporting: reads and writes as one direction, never shown as a read)."""
+    count = max(len(run.read_iops), len(run.mixed_iops))
+    cells = []
+    for index in range(count):
+        read = run.read_iops[index] if index < len(run.read_iops) else None
+        mixed = run.mixed_iops[index] if index < len(run.mixed_iops) else None
+        cells.append(fmt.iops(read) if read is not None or mixed is None else MIXED_MARK + fmt.iops(mixed))
+    return cells
+
+
 def _per_section(values: tuple[float | None, ...], formatter: Callable[[float | None], str]) -> str:
-    """One value per section, ``19.2k|6.3k``; nothing summed across sections. Whole values only:
-    those that do not fit are left to the detail line ("…")."""
-    cells = [formatter(value) for value in values]
+    """One value per section, ``19.2k|6.3k``; nothing summed across sections."""
+    return _fit([formatter(value) for value in values])
+
+
+def _fit(cells: list[str]) -> str:
+    """Whole values only: those that do not fit are left to the detail line ("…")."""
     if not cells or all(cell == fmt.NO_VALUE for cell in cells):
         return fmt.NO_VALUE
     shown = "|".join(cells)

@@ -20,6 +20,14 @@ def _per_direction(section: dict[str, Any], key: str, formatter: Any) -> str:
     return " / ".join(values) if values else fmt.NO_VALUE
 
 
+def _read_iops(section: dict[str, Any]) -> str:
+    """Read IOPS; a ``mixed`` section (fio's unified_rw_reporting) says so instead of passing for a read."""
+    mixed = section_metric(section, "mixed", "iops")
+    if mixed is not None and section_metric(section, "read", "iops") is None:
+        return f"mixed {fmt.iops(mixed)}"
+    return fmt.iops(section_metric(section, "read", "iops"))
+
+
 def section_row(section: dict[str, Any]) -> tuple[str, ...]:
     options = section.get("options") or {}
     name = str(section.get("name", "?"))
@@ -29,7 +37,7 @@ def section_row(section: dict[str, Any]) -> tuple[str, ...]:
         name,
         str(options.get("bs", fmt.NO_VALUE)),
         f"{options.get('iodepth', '1')} × {options.get('numjobs', '1')}",
-        fmt.iops(section_metric(section, "read", "iops")),
+        _read_iops(section),
         fmt.iops(section_metric(section, "write", "iops")),
         _per_direction(section, "bw_bytes", fmt.bytes_per_s),
         _per_direction(section, "lat_mean_ns", fmt.latency_ns),
