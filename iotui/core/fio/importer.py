@@ -31,6 +31,7 @@ from iotui.core.fio.normalize import (
 )
 from iotui.core.fio.sections import SectionTracker, fio_sections, merged_direction
 from iotui.core.fio.summary import sample_row
+from iotui.core.input_files import InputFileError, read_input_file
 from iotui.core.runs.cache_check import suspicious_results
 from iotui.core.runs.record import RunRecord, section_total_iops
 from iotui.core.runs.record_files import validate_toml_dict
@@ -63,9 +64,9 @@ def import_fio_runs(path: Path | str) -> list[ImportedRun]:
     """Like :func:`import_fio_file`, keeping fio's final report for each run."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise ImportRefused(f"{path}: cannot read the file ({error.strerror or error}).") from None
+        raw = read_input_file(path, "file")
+    except InputFileError as error:
+        raise ImportRefused(str(error)) from None
     if not raw.strip():
         raise ImportRefused(f"{path}: the file is empty.")
     text = raw.decode("utf-8", errors="replace")

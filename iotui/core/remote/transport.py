@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from iotui.core.input_files import InputFileError, read_input_file
+
 BATCH_MODE = ("-o", "BatchMode=yes")
 PREFLIGHT_TIMEOUT_S = 20.0
 
@@ -63,9 +65,9 @@ def parse_hosts(text: str) -> list[str]:
 def read_hosts_file(path: Path) -> list[str]:
     """One destination a line; ``#`` starts a comment."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise RemoteError("hosts-file", "", f"Cannot read the hosts file {path} ({error.strerror or error}).") from None
+        text = read_input_file(path, "hosts file").decode("utf-8")
+    except InputFileError as error:
+        raise RemoteError("hosts-file", "", str(error)) from None
     except UnicodeDecodeError:
         raise RemoteError("hosts-file", "", f"The hosts file {path} is not UTF-8 text.") from None
     return parse_hosts(text)
