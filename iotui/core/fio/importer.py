@@ -32,6 +32,7 @@ from iotui.core.fio.normalize import (
 from iotui.core.fio.sections import SectionTracker, fio_sections, merged_direction
 from iotui.core.fio.summary import sample_row
 from iotui.core.input_files import InputFileError, read_input_file
+from iotui.core.terminal_text import strip_document, terminal_safe
 from iotui.core.runs.cache_check import suspicious_results
 from iotui.core.runs.record import RunRecord, section_total_iops
 from iotui.core.runs.record_files import validate_toml_dict
@@ -69,8 +70,10 @@ def import_fio_runs(path: Path | str) -> list[ImportedRun]:
         raise ImportRefused(str(error)) from None
     if not raw.strip():
         raise ImportRefused(f"{path}: the file is empty.")
-    text = raw.decode("utf-8", errors="replace")
+    # Names from elsewhere (job names, fio's messages) reach a terminal and the record: no escapes.
+    text = terminal_safe(raw.decode("utf-8", errors="replace"), keep_newlines=True)
     documents, text_lines = split_documents(text)
+    documents = [strip_document(doc) for doc in documents]  # "\u001b" written inside JSON strings too
     fio_documents = [doc for doc in documents if is_fio_document(doc)]
     if fio_documents:
         return _runs_from_json(path, raw, fio_documents, text_lines)

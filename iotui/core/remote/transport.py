@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from iotui.core.fio.status import MAX_TEXT_LINE_BYTES
 from iotui.core.input_files import InputFileError, read_input_file
+from iotui.core.terminal_text import terminal_safe
 
 BATCH_MODE = ("-o", "BatchMode=yes")
 PREFLIGHT_TIMEOUT_S = 20.0
@@ -55,7 +57,7 @@ def parse_hosts(text: str) -> list[str]:
         host = line.split("#", 1)[0].strip()
         if not host:
             continue
-        if host.startswith("-") or any(ch.isspace() for ch in host):
+        if host.startswith("-") or any(ch.isspace() for ch in host) or terminal_safe(host) != host:
             raise RemoteError("host-name", host, f"{host!r} is not an ssh destination ([user@]host).")
         if host not in hosts:
             hosts.append(host)
@@ -133,12 +135,14 @@ def _parse_facts(host: str, text: str) -> dict[str, str]:
     for line in text.splitlines():
         key, sep, value = line.partition("=")
         if sep and key.isidentifier():
-            facts.setdefault(key, value.strip())
+            # The host's words reach the terminal and the record: no escape sequence gets through.
+            facts.setdefault(key, terminal_safe(value).strip())
     return facts
 
 
 def _ssh_message(stderr: bytes) -> str:
-    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    text = stderr[-MAX_TEXT_LINE_BYTES:].decode("utf-8", "replace")
+    lines = [terminal_safe(line).strip() for line in text.splitlines() if terminal_safe(line).strip()]
     return lines[-1] if lines else "no message"
 
 
