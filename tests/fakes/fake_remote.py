@@ -11,6 +11,8 @@ recorded real fio capture (``FAKE_REMOTE_REPLAY``). What goes wrong depends on t
 - ``huge-*``      the last document's first ``"total_ios"`` is a 30-digit integer
 - ``longline-*``  one stderr line of FAKE_REMOTE_LINE_BYTES (default 1 MiB) before it is ready
 - ``escape-*``    escape sequences in its pre-flight facts, its job names and a stderr line
+- ``chatty-*``    a pre-flight answer of 4 MiB
+- ``endless-*``   one stderr line that never ends (it writes until the pipe closes)
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ def host_and_command(argv: list[str]) -> tuple[str, str]:
 
 
 def preflight(host: str) -> None:
+    if host.startswith("chatty-"):
+        sys.stdout.write(("banner " * 1000 + "\n") * 600)
     bad = ESCAPES if host.startswith("escape-") else ""
     print(f"kernel=6.1.0{bad}")
     print(f"fio_version=fio-3.33{bad}")
@@ -63,6 +67,13 @@ def spoil(host: str, docs: list[str]) -> list[str]:
 
 
 def lifeline(host: str) -> int:
+    if host.startswith("endless-"):
+        try:
+            while True:
+                sys.stderr.write("x" * 65536)
+                sys.stderr.flush()
+        except (BrokenPipeError, OSError):
+            return 141
     if host.startswith("longline-"):
         size = int(os.environ.get("FAKE_REMOTE_LINE_BYTES", str(1024 * 1024)))
         sys.stderr.write("x" * size + "\n")

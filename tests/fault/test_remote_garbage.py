@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -96,6 +98,32 @@ def test_a_host_name_with_an_escape_is_refused_without_printing_it(tmp_path) -> 
     assert result.returncode != 0 and "not an ssh destination" in result.stderr
     assert "\x1b" not in result.stderr and "\x07" not in result.stderr
     assert not runs.exists() or not list(runs.glob("*.toml"))
+
+
+def test_a_pre_flight_answer_of_megabytes_is_cut_off_with_a_sentence(tmp_path) -> None:
+    result, runs = run_hosts(tmp_path, "good-1,chatty-1")
+    assert result.returncode != 0 and "chatty-1: its pre-flight answer is over 1024 KiB" in result.stderr
+    assert "Traceback" not in result.stderr and not runs.exists()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_line_that_never_ends_does_not_hang_and_a_signal_ends_the_run(tmp_path, signum) -> None:
+    runs = tmp_path / "runs"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "iotui", "run", "rnd4k-q1t1", "--hosts", "good-1,endless-1", "--ssh",
+         str(FAKES / "fake_remote.py"), "--target", "/srv/fake", "--runtime", "2", "--size", "4M",
+         "--runs-dir", str(runs), "--baseline", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "FAKE_REMOTE_REPLAY": str(REPLAY)},
+    )
+    time.sleep(3)  # past the pre-flight, while the endless line streams in
+    assert process.poll() is None
+    began = time.monotonic()
+    process.send_signal(signum)
+    out, err = process.communicate(timeout=20)
+    assert time.monotonic() - began < 15
+    assert "Traceback" not in out + err and "LimitOverrunError" not in err and "never retrieved" not in err
+    assert process.returncode != 0
 
 
 # -- the pieces, each able to fail on its own ------------------------------------------

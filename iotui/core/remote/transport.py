@@ -146,6 +146,35 @@ def _ssh_message(stderr: bytes) -> str:
     return lines[-1] if lines else "no message"
 
 
+PREFLIGHT_MAX_BYTES = 1024 * 1024
+"""The pre-flight prints a few hundred bytes; a host that answers more is cut off here."""
+
+
+class _TooMuch(Exception):
+    pass
+
+
+async def _bounded_output(process: asyncio.subprocess.Process) -> tuple[bytes, bytes]:
+    """Like communicate(), but no stream may pass PREFLIGHT_MAX_BYTES (the process is killed)."""
+
+    async def read(stream: asyncio.StreamReader | None, name: str) -> bytes:
+        data = bytearray()
+        while stream is not None and (chunk := await stream.read(65536)):
+            data += chunk
+            if len(data) > PREFLIGHT_MAX_BYTES:
+                raise _TooMuch(name)
+        return bytes(data)
+
+    try:
+        stdout, stderr = await asyncio.gather(read(process.stdout, "stdout"), read(process.stderr, "stderr"))
+    except _TooMuch:
+        process.kill()
+        await process.wait()
+        raise
+    await process.wait()
+    return stdout, stderr
+
+
 async def preflight(ssh: list[str], host: str, target: str | None, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> HostFacts:
     """Reach the host, find fio and look at the target; RemoteError names what failed."""
     command = f"sh -c {shlex.quote(_PREFLIGHT)} iotui-preflight {shlex.quote(target or '')}"
@@ -160,11 +189,17 @@ async def preflight(ssh: list[str], host: str, target: str | None, timeout_s: fl
     except OSError as error:
         raise RemoteError("ssh-missing", host, f"Cannot start {ssh[0]} ({error.strerror or error}).") from None
     try:
-        stdout, stderr = await asyncio.wait_for(process.communicate(), timeout_s)
+        stdout, stderr = await asyncio.wait_for(_bounded_output(process), timeout_s)
     except asyncio.TimeoutError:
         process.kill()
         await process.wait()
         raise RemoteError("ssh-timeout", host, f"{host}: ssh did not answer within {timeout_s:.0f} s.") from None
+    except _TooMuch as too_much:
+        raise RemoteError(
+            "ssh-failed", host,
+            f"{host}: its pre-flight answer is over {PREFLIGHT_MAX_BYTES >> 10} KiB on {too_much}; the pre-flight "
+            "prints a few lines, so something else answers there (a login banner loop, a shell profile).",
+        ) from None
     if process.returncode == 255:
         raise RemoteError("ssh-failed", host, f"{host}: ssh cannot reach it: {_ssh_message(stderr)}.")
     facts = _parse_facts(host, stdout.decode("utf-8", "replace"))
