@@ -161,3 +161,18 @@ def test_an_index_path_that_is_a_fifo_is_a_sentence(runs: Path) -> None:
     assert listed.returncode == 1
     assert INDEX_FILE_NAME in listed.stderr and "not a regular file" in listed.stderr
     assert "Traceback" not in listed.stderr
+
+
+def test_an_imported_job_name_with_escapes_is_saved_and_shown_without_them(tmp_path: Path) -> None:
+    capture = Path(__file__).resolve().parent.parent / "fixtures" / "fio" / "randread-3jobs-json+.txt"
+    spoiled = tmp_path / "spoiled.json"
+    spoiled.write_text(capture.read_text().replace('"jobname" : "', '"jobname" : "\\u001b]0;pwned-title\\u0007\\u009b2J'))
+    imported = iotui("import", str(spoiled), "--runs-dir", str(tmp_path / "runs"))
+    assert imported.returncode == 0, imported.stderr
+    records = list((tmp_path / "runs").glob("*.toml"))
+    assert len(records) == 1
+    shown = iotui("show", str(records[0]))
+    assert shown.returncode == 0, shown.stderr  # the record loads: nothing in it a record refuses
+    for output in (imported.stdout + imported.stderr, shown.stdout + shown.stderr, records[0].read_text()):
+        assert "\x1b" not in output and "\x07" not in output and "\x9b" not in output and "pwned" not in output
+        assert "\\u001b" not in output and "\\u009b" not in output

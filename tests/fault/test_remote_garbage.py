@@ -106,6 +106,7 @@ def test_a_pre_flight_answer_of_megabytes_is_cut_off_with_a_sentence(tmp_path) -
     assert "Traceback" not in result.stderr and not runs.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_line_that_never_ends_does_not_hang_and_a_signal_ends_the_run(tmp_path, signum) -> None:
     runs = tmp_path / "runs"
