@@ -10,7 +10,8 @@ recorded real fio capture (``FAKE_REMOTE_REPLAY``). What goes wrong depends on t
 - ``nan-*``       the last document's first ``"iops"`` is ``NaN``
 - ``huge-*``      the last document's first ``"total_ios"`` is a 30-digit integer
 - ``longline-*``  one stderr line of FAKE_REMOTE_LINE_BYTES (default 1 MiB) before it is ready
-- ``escape-*``    escape sequences in its pre-flight facts, its job names and a stderr line
+- ``escape-*``    escape sequences in its pre-flight facts, its job names and a stderr line; a free
+                  space of ``²`` (a digit to ``str.isdigit()``, not to ``int()``)
 - ``chatty-*``    a pre-flight answer of 4 MiB
 - ``endless-*``   one stderr line that never ends (it writes until the pipe closes)
 """
@@ -40,7 +41,7 @@ def preflight(host: str) -> None:
     print("writable=1")
     print(f"device=/dev/fake{bad}")
     print("filesystem=ext4")
-    print("free_kb=104857600")
+    print("free_kb=\u00b2" if bad else "free_kb=104857600")  # a digit to str.isdigit(), not to int()
     print("mount_point=/srv")
 
 

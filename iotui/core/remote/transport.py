@@ -219,6 +219,6 @@ async def preflight(ssh: list[str], host: str, target: str | None, timeout_s: fl
         filesystem=facts["filesystem"],
         device=facts.get("device", "unknown"),
         mount_point=facts.get("mount_point", ""),
-        free_bytes=int(free_kb) * 1024 if free_kb.isdigit() else None,
+        free_bytes=int(free_kb) * 1024 if free_kb.isascii() and free_kb.isdigit() and len(free_kb) <= 15 else None,
         writable=facts.get("writable") == "1",
     )
