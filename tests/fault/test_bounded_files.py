@@ -176,3 +176,11 @@ def test_an_imported_job_name_with_escapes_is_saved_and_shown_without_them(tmp_p
     for output in (imported.stdout + imported.stderr, shown.stdout + shown.stderr, records[0].read_text()):
         assert "\x1b" not in output and "\x07" not in output and "\x9b" not in output and "pwned" not in output
         assert "\\u001b" not in output and "\\u009b" not in output
+
+
+def test_a_file_name_with_escapes_in_the_runs_directory_is_listed_without_them(runs: Path) -> None:
+    (runs / "20261101-000003-\x1b]0;pwned-title\x07\x1b[2J.toml").write_text("not a record")
+    listed = iotui("history", "--runs-dir", str(runs))
+    assert listed.returncode == 0, listed.stderr
+    assert "\x1b" not in listed.stdout + listed.stderr and "\x07" not in listed.stdout + listed.stderr
+    assert "bad file" in listed.stdout and "20261101-000003-" in listed.stdout

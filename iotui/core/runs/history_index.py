@@ -25,6 +25,7 @@ from typing import Callable, Iterable
 from iotui.core.runs.record import RunRecord, section_directions, section_metric
 from iotui.core.runs.record_files import load_record
 from iotui.core.runs.record_schema import RecordError
+from iotui.core.terminal_text import terminal_safe
 
 INDEX_FILE_NAME = ".iotui-index.sqlite3"
 INDEX_VERSION = 4
@@ -165,6 +166,8 @@ def _connect(runs_dir: Path) -> sqlite3.Connection:
 
 def _row_for(name: str, stat: os.stat_result, record: RunRecord | None, error: str | None) -> tuple:
     if record is None:
+        # A file's name (and so its refusal) comes from whoever wrote the directory: shown safe.
+        error = terminal_safe(error or "")
         search = f"{name} bad file {error or ''}".lower()
         return (name, stat.st_mtime_ns, stat.st_size, "", "", "", "bad file", "", stat.st_mtime,
                 "", "", "", "[]", "[]", "[]", "", "[]", 0, error or "", search, None, "")
