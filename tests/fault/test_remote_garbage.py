@@ -168,3 +168,13 @@ def test_numbers_outside_what_a_record_holds_are_named() -> None:
     assert number_problem({"a": 2**63 - 1, "b": -(2**63), "c": 1.5e18, "d": True}) is None
     doc, problem = checked_document({"jobs": [{"jobname": "\x1b]0;x\x07job"}]})
     assert problem is None and doc == {"jobs": [{"jobname": "job"}]}
+
+
+def test_a_host_that_sends_millions_of_lines_keeps_only_its_latest() -> None:
+    from iotui.core.remote.record import HostState
+    from iotui.core.remote.session import HOST_LINES_KEPT, _keep_line
+
+    state = HostState("chatty-1", None)
+    for index in range(10 * HOST_LINES_KEPT):
+        _keep_line(state, f"line {index}")
+    assert len(state.lines) <= 2 * HOST_LINES_KEPT and state.lines[-1] == f"line {10 * HOST_LINES_KEPT - 1}"

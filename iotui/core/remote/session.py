@@ -158,7 +158,7 @@ class MultiHostSession(EventLog):
             if isinstance(event, HostReady):
                 waiting.discard(host)
             elif isinstance(event, HostLine):
-                self.states[host].lines.append(event.text)
+                _keep_line(self.states[host], event.text)
                 self._log("stderr", f"{host}: {event.text}")
             elif isinstance(event, HostEnded) or event is None:
                 if self.stop_requested:
@@ -233,7 +233,7 @@ class MultiHostSession(EventLog):
                     self._emit_aggregate(aggregate)
         elif isinstance(event, (FioText, HostLine)):
             text = terminal_safe(event.line) if isinstance(event, FioText) else event.text
-            state.lines.append(text)
+            _keep_line(state, text)
             self._log("stderr", f"{host}: {text}")
         elif isinstance(event, HostEnded):
             state.ended = True
@@ -310,6 +310,16 @@ class MultiHostSession(EventLog):
                 save_error = str(error)
         self._emit(RunFinished(record, saved_path, save_error or self._failure))
         return record
+
+
+HOST_LINES_KEPT = 200
+"""A host's latest lines kept for the sentence that says why it failed (a host may send millions)."""
+
+
+def _keep_line(state: HostState, text: str) -> None:
+    state.lines.append(text)
+    if len(state.lines) > 2 * HOST_LINES_KEPT:
+        del state.lines[:-HOST_LINES_KEPT]
 
 
 def _clean(row: dict[str, Any]) -> dict[str, Any]:
