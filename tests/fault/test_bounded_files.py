@@ -86,7 +86,7 @@ def test_a_file_that_would_not_fit_in_memory_is_refused_with_both_figures(tmp_pa
     path = tmp_path / "r.toml"
     path.write_bytes(b"#" * 10_000)
     monkeypatch.setattr(input_files, "available_memory_bytes", lambda: 50_000)
-    with pytest.raises(InputFileError, match=r"needs about .*\(60,000 bytes\).*\(50,000 bytes\) is available"):
+    with pytest.raises(InputFileError, match=r"needs about .*\(70,000 bytes\).*\(50,000 bytes\) is available"):
         read_input_file(path, "record")
 
 
