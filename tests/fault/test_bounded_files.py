@@ -20,6 +20,7 @@ from iotui.core.input_files import MAX_INPUT_BYTES, InputFileError, read_input_f
 from iotui.core.runs.history_index import INDEX_FILE_NAME, RunFilter, query, sync
 from iotui.core.runs.record_edit import annotate
 from iotui.core.runs.record_files import save_record
+from tests.conftest import requires_fio
 from tests.core.test_history_index import make
 
 HANG_S = 30
@@ -184,3 +185,22 @@ def test_a_file_name_with_escapes_in_the_runs_directory_is_listed_without_them(r
     assert listed.returncode == 0, listed.stderr
     assert "\x1b" not in listed.stdout + listed.stderr and "\x07" not in listed.stdout + listed.stderr
     assert "bad file" in listed.stdout and "20261101-000003-" in listed.stdout
+
+
+@requires_fio
+@pytest.mark.fio
+def test_a_fio_stderr_line_over_64_kib_is_cut_and_the_run_is_recorded(tmp_path: Path) -> None:
+    # fio repeats the waitee's name in its error: one stderr line of 70,000+ bytes.
+    target = tmp_path / "target"
+    target.mkdir()
+    result = subprocess.run(
+        [sys.executable, "-m", "iotui", "run", "quick", "--target", str(target), "--set", "wait_for=" + "a" * 70_000,
+         "--runtime", "1", "--size", "1M", "--runs-dir", str(tmp_path / "runs"), "--baseline", "0"],
+        capture_output=True, text=True, timeout=60,
+    )
+    output = result.stdout + result.stderr
+    assert "Traceback" not in output and "LimitOverrunError" not in output and "never retrieved" not in output
+    assert result.returncode == 1 and "waitee job" in result.stderr
+    records = list((tmp_path / "runs").glob("*.toml"))
+    assert len(records) == 1 and "waitee job" in records[0].read_text()
+    assert list(target.iterdir()) == []
