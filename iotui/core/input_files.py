@@ -103,7 +103,8 @@ def read_input_file(path: Path | str, what: str = "file", *, limit_bytes: int = 
                 f"{path}: the {what} is {size_text(info.st_size)}; reading it needs about "
                 f"{size_text(info.st_size * PARSE_MEMORY_FACTOR)} of memory and {size_text(available)} is available."
             )
-        os.set_blocking(fd, True)
+        # Left non-blocking: a regular file reads the same, and a pseudo-file that would wait for
+        # data (a symlink to /proc/kmsg) answers EAGAIN, a sentence, instead of a hang.
         chunks: list[bytes] = []
         total = 0
         while True:

@@ -204,3 +204,12 @@ def test_a_fio_stderr_line_over_64_kib_is_cut_and_the_run_is_recorded(tmp_path: 
     records = list((tmp_path / "runs").glob("*.toml"))
     assert len(records) == 1 and "waitee job" in records[0].read_text()
     assert list(target.iterdir()) == []
+
+
+@pytest.mark.skipif(not os.access("/proc/kmsg", os.R_OK), reason="/proc/kmsg is readable only by root")
+def test_a_pseudo_file_that_waits_for_data_is_a_sentence_not_a_hang(tmp_path: Path) -> None:
+    # /proc/kmsg is a "regular" file of size 0 whose read() waits for the next kernel message.
+    link = tmp_path / "kmsg.toml"
+    link.symlink_to("/proc/kmsg")
+    shown = iotui("show", str(link))
+    assert shown.returncode == 1 and str(link) in shown.stderr and "Traceback" not in shown.stderr
