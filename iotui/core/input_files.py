@@ -76,8 +76,14 @@ def available_memory_bytes(meminfo: Path = Path("/proc/meminfo")) -> int | None:
     return None
 
 
-def read_input_file(path: Path | str, what: str = "file", *, limit_bytes: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of a regular file from outside, or InputFileError (never blocks, never reads unbounded)."""
+def read_input_file(
+    path: Path | str, what: str = "file", *, limit_bytes: int = MAX_INPUT_BYTES, allow_pipe: bool = False
+) -> bytes:
+    """The bytes of a regular file from outside, or InputFileError (never blocks, never reads unbounded).
+
+    ``allow_pipe``: a file named on the command line (a job file, a hosts file) may also be a pipe
+    the user made (``--job-file <(generate-job)``); it is read to its end, within the same bounds.
+    """
     path = Path(path)
     try:
         # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
@@ -88,6 +94,8 @@ def read_input_file(path: Path | str, what: str = "file", *, limit_bytes: int = 
         raise InputFileError(f"{path}: cannot read the {what} ({error.strerror or error}).") from None
     try:
         info = os.fstat(fd)
+        if allow_pipe and stat.S_ISFIFO(info.st_mode):
+            return _read_pipe(fd, path, what, limit_bytes)
         if not stat.S_ISREG(info.st_mode):
             raise InputFileError(
                 f"{path}: the {what} is {_kind(info.st_mode)}, not a regular file; iotui reads only regular files."
@@ -103,21 +111,34 @@ def read_input_file(path: Path | str, what: str = "file", *, limit_bytes: int = 
                 f"{path}: the {what} is {size_text(info.st_size)}; reading it needs about "
                 f"{size_text(info.st_size * PARSE_MEMORY_FACTOR)} of memory and {size_text(available)} is available."
             )
-        # Left non-blocking: a regular file reads the same, and a pseudo-file that would wait for
-        # data (a symlink to /proc/kmsg) answers EAGAIN, a sentence, instead of a hang.
+        # Only the size fstat gave, which was judged: a file that grows while read is cut there,
+        # and a pseudo-file of size 0 whose read would wait for data or consume it (a symlink to
+        # /proc/kmsg) is never read at all. The descriptor stays non-blocking as well.
         chunks: list[bytes] = []
-        total = 0
-        while True:
-            chunk = os.read(fd, _READ_CHUNK_BYTES)
+        left = info.st_size
+        while left > 0:
+            chunk = os.read(fd, min(left, _READ_CHUNK_BYTES))
             if not chunk:
                 break
-            total += len(chunk)
-            if total > limit_bytes or total > info.st_size + _READ_CHUNK_BYTES * 64:
-                # It grows while read: what was judged is not what is read.
-                raise InputFileError(f"{path}: the {what} grew while it was read; read it again once it is complete.")
             chunks.append(chunk)
+            left -= len(chunk)
         return b"".join(chunks)
     except OSError as error:
         raise InputFileError(f"{path}: cannot read the {what} ({error.strerror or error}).") from None
     finally:
         os.close(fd)
+
+
+def _read_pipe(fd: int, path: Path, what: str, limit_bytes: int) -> bytes:
+    """A pipe the user named, read to its end; more than the limit (or memory allows) is refused."""
+    available = available_memory_bytes()
+    bound = min(limit_bytes, available // PARSE_MEMORY_FACTOR) if available is not None else limit_bytes
+    os.set_blocking(fd, True)  # the user's own pipe: its writer is theirs, waiting for it is what they asked
+    chunks: list[bytes] = []
+    total = 0
+    while chunk := os.read(fd, _READ_CHUNK_BYTES):
+        total += len(chunk)
+        if total > bound:
+            raise InputFileError(f"{path}: more than {size_text(bound)} came through the pipe named as the {what}.")
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -207,9 +207,33 @@ def test_a_fio_stderr_line_over_64_kib_is_cut_and_the_run_is_recorded(tmp_path: 
 
 
 @pytest.mark.skipif(not os.access("/proc/kmsg", os.R_OK), reason="/proc/kmsg is readable only by root")
-def test_a_pseudo_file_that_waits_for_data_is_a_sentence_not_a_hang(tmp_path: Path) -> None:
-    # /proc/kmsg is a "regular" file of size 0 whose read() waits for the next kernel message.
+def test_a_pseudo_file_that_waits_for_data_is_never_read(tmp_path: Path) -> None:
+    # /proc/kmsg is a "regular" file of size 0 whose read() waits for (and takes) the next kernel message.
     link = tmp_path / "kmsg.toml"
     link.symlink_to("/proc/kmsg")
     shown = iotui("show", str(link))
     assert shown.returncode == 1 and str(link) in shown.stderr and "Traceback" not in shown.stderr
+
+
+def test_a_pipe_named_as_a_job_or_hosts_file_is_read_within_the_bounds(tmp_path: Path) -> None:
+    # `--job-file <(generate-job)`: the shell names the read end of a pipe, /dev/fd/N.
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, b"[job]\nrw=read\n")
+        os.close(write_end)
+        write_end = -1
+        assert read_input_file(f"/dev/fd/{read_end}", "job file", allow_pipe=True) == b"[job]\nrw=read\n"
+    finally:
+        os.close(read_end)
+        if write_end >= 0:
+            os.close(write_end)
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, b"x" * 5000)
+        os.close(write_end)
+        with pytest.raises(InputFileError, match="more than 4.0 KiB"):
+            read_input_file(f"/dev/fd/{read_end}", "job file", allow_pipe=True, limit_bytes=4096)
+        with pytest.raises(InputFileError, match="FIFO"):
+            read_input_file(f"/dev/fd/{read_end}", "record")
+    finally:
+        os.close(read_end)

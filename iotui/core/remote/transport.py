@@ -67,7 +67,7 @@ def parse_hosts(text: str) -> list[str]:
 def read_hosts_file(path: Path) -> list[str]:
     """One destination a line; ``#`` starts a comment."""
     try:
-        text = read_input_file(path, "hosts file").decode("utf-8")
+        text = read_input_file(path, "hosts file", allow_pipe=True).decode("utf-8")
     except InputFileError as error:
         raise RemoteError("hosts-file", "", str(error)) from None
     except UnicodeDecodeError:

@@ -80,10 +80,10 @@ class Preset:
 
 
 
-def read_user_file(path: Path, what: str, expected: str) -> str:
+def read_user_file(path: Path, what: str, expected: str, *, allow_pipe: bool = False) -> str:
     """The text of a user's preset or job file (``what``: "the preset"), or PresetError naming the file."""
     try:
-        return read_input_file(path, what.removeprefix("the ")).decode("utf-8")
+        return read_input_file(path, what.removeprefix("the "), allow_pipe=allow_pipe).decode("utf-8")
     except InputFileError as error:
         raise PresetError(str(error), path=path) from None
     except UnicodeDecodeError:
