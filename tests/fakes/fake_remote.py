@@ -13,6 +13,7 @@ recorded real fio capture (``FAKE_REMOTE_REPLAY``). What goes wrong depends on t
 - ``escape-*``    escape sequences in its pre-flight facts, its job names and a stderr line; a free
                   space of ``²`` (a digit to ``str.isdigit()``, not to ``int()``)
 - ``chatty-*``    a pre-flight answer of 4 MiB
+- ``silent-*``    a pre-flight that never answers (it sleeps a minute)
 - ``endless-*``   one stderr line that never ends (it writes until the pipe closes)
 """
 
@@ -32,6 +33,8 @@ def host_and_command(argv: list[str]) -> tuple[str, str]:
 
 
 def preflight(host: str) -> None:
+    if host.startswith("silent-"):
+        time.sleep(60)
     if host.startswith("chatty-"):
         sys.stdout.write(("banner " * 1000 + "\n") * 600)
     bad = ESCAPES if host.startswith("escape-") else ""

@@ -178,3 +178,51 @@ def test_a_host_that_sends_millions_of_lines_keeps_only_its_latest() -> None:
     for index in range(10 * HOST_LINES_KEPT):
         _keep_line(state, f"line {index}")
     assert len(state.lines) <= 2 * HOST_LINES_KEPT and state.lines[-1] == f"line {10 * HOST_LINES_KEPT - 1}"
+
+
+def test_a_clean_document_passes_untouched_and_every_fault_is_still_found() -> None:
+    doc = json.loads("{" + REPLAY.read_text().rsplit("\n{", 1)[-1].rsplit("}", 1)[0] + "}")
+    assert checked_document(doc) == (doc, None) and checked_document(doc)[0] is doc  # no walk, no copy
+    for bad in (float("nan"), float("-inf"), 2**63, -(2**63) - 1, 2**64 + 5, 1e19):
+        spoiled = json.loads(json.dumps(doc))
+        spoiled["jobs"][1]["read"]["lat_ns"]["max"] = bad
+        assert checked_document(spoiled)[0] is None, bad
+    spoiled = json.loads(json.dumps(doc))
+    spoiled["jobs"][2]["jobname"] = "\u202ename\x9b2J"
+    assert checked_document(spoiled)[0]["jobs"][2]["jobname"] == "name"
+
+
+def test_a_pre_flight_that_never_answers_is_ended_cleanly() -> None:
+    code = (
+        "import asyncio\n"
+        "from iotui.core.remote.transport import RemoteError, preflight\n"
+        f"ssh = [{str(FAKES / 'fake_remote.py')!r}, '-o', 'BatchMode=yes']\n"
+        "async def main():\n"
+        "    try:\n"
+        "        await preflight(ssh, 'silent-1', '/srv/fake', timeout_s=1)\n"
+        "    except RemoteError as error:\n"
+        "        print(error)\n"
+        "asyncio.run(main())\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == "silent-1: ssh did not answer within 1 s."
+    assert result.stderr == ""  # no "Exception ignored", no ProcessLookupError
+
+
+async def test_a_host_over_the_stream_limit_is_ended_and_its_events_end(monkeypatch) -> None:
+    import asyncio
+
+    from iotui.core.remote import lifeline
+
+    monkeypatch.setattr(lifeline, "MAX_INPUT_BYTES", 200_000)  # the fake's 1 MiB line passes it
+    monkeypatch.setenv("FAKE_REMOTE_REPLAY", str(REPLAY))
+    runner = lifeline.HostRunner([str(FAKES / "fake_remote.py"), "-o", "BatchMode=yes"], "longline-1", "/srv/fake", [])
+    await runner.start()
+
+    async def collect() -> list[object]:
+        return [event async for event in runner.events()]
+
+    events = await asyncio.wait_for(collect(), 30)
+    lines = [event.text for event in events if isinstance(event, lifeline.HostLine)]
+    assert any("longline-1 sent more than 195.3 KiB" in line and "its ssh was ended" in line for line in lines), lines
+    assert isinstance(events[-1], lifeline.HostEnded) and not any(isinstance(e, lifeline.HostReady) for e in events)

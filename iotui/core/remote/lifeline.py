@@ -22,7 +22,7 @@ import shlex
 import signal
 import sys
 from dataclasses import dataclass
-from typing import AsyncIterator
+from typing import AsyncIterator, Awaitable, Callable
 
 from iotui.core.fio.status import FioDocument, FioText, LineChunker, StatusSplitter
 from iotui.core.input_files import MAX_INPUT_BYTES, size_text
@@ -225,13 +225,26 @@ class HostRunner:
                 self.stderr_lines.append(line)
             self._queue.put_nowait(HostLine(line))
 
-    async def _pump(self) -> None:
-        assert self.process is not None
+    async def _guarded(self, reader: Callable[[], Awaitable[None]], stream: asyncio.StreamReader | None) -> None:
+        """Run one reader; whatever ends it, read its stream to the end, so the pipe closes.
+
+        asyncio's ``wait()`` returns only once every pipe is closed: a reader that stopped early
+        (over the limit, or failed) would leave a full pipe and the host's ssh waiting on it.
+        """
         try:
-            await asyncio.gather(self._read_stdout(), self._read_stderr())
+            await reader()
         except Exception as error:  # noqa: BLE001 - a reader that fails must still end the host, not hang it
             self._queue.put_nowait(HostLine(f"iotui could not read {self.host}'s output ({error!r}); its ssh was ended"))
             self.kill()
+        while stream is not None and await stream.read(READ_CHUNK_BYTES):
+            pass
+
+    async def _pump(self) -> None:
+        assert self.process is not None
+        try:
+            await asyncio.gather(
+                self._guarded(self._read_stdout, self.process.stdout), self._guarded(self._read_stderr, self.process.stderr)
+            )
         finally:
             returncode = await self.process.wait()
             self._queue.put_nowait(HostEnded(returncode, self.exit_status))

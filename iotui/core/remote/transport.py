@@ -155,24 +155,45 @@ class _TooMuch(Exception):
 
 
 async def _bounded_output(process: asyncio.subprocess.Process) -> tuple[bytes, bytes]:
-    """Like communicate(), but no stream may pass PREFLIGHT_MAX_BYTES (the process is killed)."""
+    """Like communicate(), but no stream may pass PREFLIGHT_MAX_BYTES (the process is killed).
+
+    Both streams are always read to their end, also after a kill: asyncio's ``wait()`` returns
+    only once every pipe is closed, and a reader that stopped early would leave a full pipe that
+    never closes, so the kill would hang until the timeout.
+    """
+    too_much: list[str] = []
+
+    def end() -> None:
+        if process.returncode is None:
+            try:
+                process.kill()
+            except ProcessLookupError:
+                pass
 
     async def read(stream: asyncio.StreamReader | None, name: str) -> bytes:
         data = bytearray()
         while stream is not None and (chunk := await stream.read(65536)):
+            if too_much:
+                continue  # drained and dropped
             data += chunk
             if len(data) > PREFLIGHT_MAX_BYTES:
-                raise _TooMuch(name)
+                too_much.append(name)
+                end()
         return bytes(data)
 
+    readers = [asyncio.ensure_future(read(process.stdout, "stdout")), asyncio.ensure_future(read(process.stderr, "stderr"))]
     try:
-        stdout, stderr = await asyncio.gather(read(process.stdout, "stdout"), read(process.stderr, "stderr"))
-    except _TooMuch:
-        process.kill()
-        await process.wait()
+        await asyncio.wait(readers)
+    except asyncio.CancelledError:  # the timeout: end the host's ssh, let the readers see the end
+        end()
+        _, pending = await asyncio.wait(readers, timeout=2.0)
+        for reader in pending:
+            reader.cancel()
         raise
     await process.wait()
-    return stdout, stderr
+    if too_much:
+        raise _TooMuch(too_much[0])
+    return readers[0].result(), readers[1].result()
 
 
 async def preflight(ssh: list[str], host: str, target: str | None, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> HostFacts:
@@ -190,9 +211,7 @@ async def preflight(ssh: list[str], host: str, target: str | None, timeout_s: fl
         raise RemoteError("ssh-missing", host, f"Cannot start {ssh[0]} ({error.strerror or error}).") from None
     try:
         stdout, stderr = await asyncio.wait_for(_bounded_output(process), timeout_s)
-    except asyncio.TimeoutError:
-        process.kill()
-        await process.wait()
+    except asyncio.TimeoutError:  # _bounded_output has ended the process and its readers
         raise RemoteError("ssh-timeout", host, f"{host}: ssh did not answer within {timeout_s:.0f} s.") from None
     except _TooMuch as too_much:
         raise RemoteError(
