@@ -12,6 +12,7 @@ from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from iotui.core import format as fmt
 from iotui.core.runs.history_index import IndexedRun, RunFilter, query, sync
 from iotui.core.runs.record_edit import delete_records, parse_age
+from iotui.core.terminal_text import terminal_safe
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,7 +40,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _line(run: IndexedRun) -> str:
     if run.error:
-        return f"{'?':16}  {'bad file':9}  {run.path.name}: {run.error}"
+        return f"{'?':16}  {'bad file':9}  {terminal_safe(run.path.name)}: {run.error}"
     date = run.started.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M") if run.started else "?"
     tags = f"  #{' #'.join(run.tags)}" if run.tags else ""
     note = f"  \u201c{run.notes}\u201d" if run.notes else ""

@@ -19,8 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from aiohttp import web
+from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve.server import Server
+
+from iotui.web.requests import LOG, MAX_TERMINAL_CELLS, BadMessage, OneLineLog, origin_problem, parse_envelope, short_reason
 
 TEMPLATES = Path(__file__).parent / "templates"
 FORBIDDEN = (
@@ -91,8 +93,59 @@ class TokenServer(Server):
         return response
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """textual-serve's websocket, after the token and the Origin, with each message judged."""
+        from textual_serve.app_service import AppService
+
         self._check(request, request.match_info.get("token"))
-        return await super().handle_websocket(request)
+        problem = origin_problem(request.headers.get("Origin"), request.host, request.scheme)
+        if problem is not None:
+            LOG.warning("iotui serve: refused a websocket from %s: %s.", request.remote, problem)
+            raise web.HTTPForbidden(text="This iotui serve page must be opened from its own URL.")
+        websocket = web.WebSocketResponse(heartbeat=15)
+        width = _cells(request.query.get("width"), 80)
+        height = _cells(request.query.get("height"), 24)
+        app_service: AppService | None = None
+
+        async def close() -> None:
+            await websocket.close()
+
+        try:
+            await websocket.prepare(request)
+            app_service = AppService(
+                self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
+                close=close, download_manager=self.download_manager, debug=self.debug,
+            )
+            await app_service.start(width, height)
+            await self._process_messages(websocket, app_service)
+        except asyncio.CancelledError:
+            await websocket.close()
+        except Exception as error:  # noqa: BLE001 - one line for the operator, never a traceback
+            LOG.warning("iotui serve: the websocket from %s ended: %s.", request.remote, short_reason(error))
+        finally:
+            if app_service is not None:
+                await app_service.stop()
+        return websocket
+
+    async def _process_messages(self, websocket: web.WebSocketResponse, app_service: Any) -> None:
+        async for message in websocket:
+            if message.type != WSMsgType.TEXT:
+                continue
+            try:
+                envelope = parse_envelope(message.data)
+            except BadMessage as bad:
+                LOG.warning("iotui serve: closed a websocket that sent %s.", bad)
+                await websocket.close(code=WSCloseCode.UNSUPPORTED_DATA, message=b"not a message iotui serve reads")
+                return
+            if envelope.kind == "stdin":
+                await app_service.send_bytes(envelope.data.encode("utf-8"))
+            elif envelope.kind == "resize":
+                await app_service.set_terminal_size(envelope.data["width"], envelope.data["height"])
+            elif envelope.kind == "ping":
+                await websocket.send_json(["pong", envelope.data])
+            elif envelope.kind == "blur":
+                await app_service.blur()
+            elif envelope.kind == "focus":
+                await app_service.focus()
 
     async def handle_download(self, request: web.Request) -> web.StreamResponse:
         self._check(request, request.match_info.get("token"))
@@ -100,6 +153,9 @@ class TokenServer(Server):
 
     async def handle_static(self, request: web.Request) -> web.StreamResponse:
         self._check(request, request.match_info.get("token"))
+        if "\x00" in request.match_info["path"]:
+            LOG.warning("iotui serve: refused a static path with a NUL byte from %s.", request.remote)
+            raise web.HTTPBadRequest(text="A path with a NUL byte is not a file.")
         path = (self.statics_path / request.match_info["path"]).resolve()
         if not path.is_file() or self.statics_path.resolve() not in path.parents:
             raise web.HTTPNotFound()
@@ -110,7 +166,8 @@ class TokenServer(Server):
 
     async def listen(self) -> tuple[web.AppRunner, Listening]:
         """Bind and start serving; the port is the bound one (port 0 picks a free one)."""
-        runner = web.AppRunner(await self._make_app(), handle_signals=False, access_log=None)
+        # Bad requests (a duplicate Host, a request line over 8 KiB) get aiohttp's 400 and one log line.
+        runner = web.AppRunner(await self._make_app(), handle_signals=False, access_log=None, logger=OneLineLog())
         await runner.setup()
         site = web.TCPSite(runner, host=self.host, port=self.port)
         try:
@@ -124,6 +181,13 @@ class TokenServer(Server):
         if sockets:
             port = sockets[0].getsockname()[1]
         return runner, Listening(self.host, port, self.token)
+
+
+def _cells(text: str | None, default: int) -> int:
+    """The page's terminal size from the query, within 1..MAX_TERMINAL_CELLS."""
+    if text is None or not text.isascii() or not text.isdigit() or len(text) > 6:
+        return default
+    return min(max(int(text), 1), MAX_TERMINAL_CELLS)
 
 
 async def serve_forever(server: TokenServer, on_listening: Callable[[Listening], Any]) -> None:

@@ -35,7 +35,7 @@ def test_hosts_from_a_list_and_a_file(tmp_path):
     hosts_file = tmp_path / "hosts"
     hosts_file.write_text("# the NFS clients\nclient-a\n\nroot@client-b  # second\n")
     assert read_hosts_file(hosts_file) == ["client-a", "root@client-b"]
-    with pytest.raises(RemoteError, match="Cannot read the hosts file"):
+    with pytest.raises(RemoteError, match="missing: cannot read the hosts file"):
         read_hosts_file(tmp_path / "missing")
 
 

@@ -31,6 +31,8 @@ from iotui.core.fio.normalize import (
 )
 from iotui.core.fio.sections import SectionTracker, fio_sections, merged_direction
 from iotui.core.fio.summary import sample_row
+from iotui.core.input_files import InputFileError, read_input_file
+from iotui.core.terminal_text import strip_document, terminal_safe
 from iotui.core.runs.cache_check import suspicious_results
 from iotui.core.runs.record import RunRecord, section_total_iops
 from iotui.core.runs.record_files import validate_toml_dict
@@ -63,9 +65,9 @@ def import_fio_runs(path: Path | str) -> list[ImportedRun]:
     """Like :func:`import_fio_file`, keeping fio's final report for each run."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise ImportRefused(f"{path}: cannot read the file ({error.strerror or error}).") from None
+        raw = read_input_file(path, "file")
+    except InputFileError as error:
+        raise ImportRefused(str(error)) from None
     return runs_from_bytes(path, raw)
 
 
@@ -73,8 +75,10 @@ def runs_from_bytes(path: Path, raw: bytes) -> list[ImportedRun]:
     """The runs in a file's content, already read (``path`` names it in records and refusals)."""
     if not raw.strip():
         raise ImportRefused(f"{path}: the file is empty.")
-    text = raw.decode("utf-8", errors="replace")
+    # Names from elsewhere (job names, fio's messages) reach a terminal and the record: no escapes.
+    text = terminal_safe(raw.decode("utf-8", errors="replace"), keep_newlines=True)
     documents, text_lines = split_documents(text)
+    documents = [strip_document(doc) for doc in documents]  # "\u001b" written inside JSON strings too
     fio_documents = [doc for doc in documents if is_fio_document(doc)]
     if fio_documents:
         return _runs_from_json(path, raw, fio_documents, text_lines)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, AsyncIterator, Mapping
 if TYPE_CHECKING:
     import subprocess
 
-from iotui.core.fio.status import FioDocument, FioText, StatusSplitter
+from iotui.core.fio.status import FioDocument, FioText, LineChunker, StatusSplitter
 
 READ_CHUNK_BYTES = 64 * 1024
 STDERR_LINES_KEPT = 200
@@ -261,14 +261,21 @@ class FioRunner:
 
     async def _read_stderr(self) -> None:
         assert self.process and self.process.stderr
+        # Fixed-size reads, not readline(): a line over 64 KiB (a long option value fio echoes
+        # in an error) must not end the reader with LimitOverrunError.
+        chunker = LineChunker()
         try:
-            while raw := await self.process.stderr.readline():
-                line = raw.decode("utf-8", "replace").rstrip()
-                if not line:
-                    continue
-                if len(self.stderr_lines) < STDERR_LINES_KEPT:
-                    self.stderr_lines.append(line)
-                self._queue.put_nowait(StderrLine(line))
+            while True:
+                chunk = await self.process.stderr.read(READ_CHUNK_BYTES)
+                for raw in chunker.feed(chunk) if chunk else chunker.close():
+                    line = raw.decode("utf-8", "replace").rstrip()
+                    if not line:
+                        continue
+                    if len(self.stderr_lines) < STDERR_LINES_KEPT:
+                        self.stderr_lines.append(line)
+                    self._queue.put_nowait(StderrLine(line))
+                if not chunk:
+                    break
         finally:
             self._queue.put_nowait(None)
 

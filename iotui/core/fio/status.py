@@ -228,3 +228,46 @@ class StatusSplitter:
         )
 
 
+class LineChunker:
+    """Bytes in any pieces -> lines, each cut at MAX_TEXT_LINE_BYTES: a line of any length is bounded.
+
+    asyncio's ``readline`` (and ``async for`` over a stream) raises LimitOverrunError on a line
+    over 64 KiB; a line that long from fio or a host must not end the reader, so lines are split here from
+    fixed-size reads, and the rest of a long line is dropped up to its end.
+    """
+
+    def __init__(self, max_line_bytes: int = MAX_TEXT_LINE_BYTES) -> None:
+        self.max_line_bytes = max_line_bytes
+        self._pending = bytearray()
+        self._cutting = False  # inside a long line whose first part was given already
+
+    def feed(self, data: bytes) -> list[bytes]:
+        lines: list[bytes] = []
+        start = 0
+        while True:
+            end = data.find(b"\n", start)
+            if end < 0:
+                break
+            self._take(data[start:end], lines, ended=True)
+            start = end + 1
+        self._take(data[start:], lines, ended=False)
+        return lines
+
+    def _take(self, piece: bytes, lines: list[bytes], *, ended: bool) -> None:
+        if not self._cutting:
+            room = self.max_line_bytes - len(self._pending)
+            self._pending += piece[:room]
+            if len(piece) > room:
+                lines.append(bytes(self._pending))
+                self._pending.clear()
+                self._cutting = True
+        if ended:
+            if not self._cutting:
+                lines.append(bytes(self._pending))
+            self._pending.clear()
+            self._cutting = False
+
+    def close(self) -> list[bytes]:
+        rest = [bytes(self._pending)] if self._pending and not self._cutting else []
+        self._pending.clear()
+        return rest

@@ -22,10 +22,12 @@ import shlex
 import signal
 import sys
 from dataclasses import dataclass
-from typing import AsyncIterator
+from typing import AsyncIterator, Awaitable, Callable
 
-from iotui.core.fio.status import FioDocument, FioText, StatusSplitter
+from iotui.core.fio.status import FioDocument, FioText, LineChunker, StatusSplitter
+from iotui.core.input_files import MAX_INPUT_BYTES, size_text
 from iotui.core.remote.transport import ssh_argv
+from iotui.core.terminal_text import terminal_safe
 
 READY_MARK = "IOTUI-READY"
 FIO_MARK = "IOTUI-FIO"
@@ -136,6 +138,13 @@ def _parent_death_signal() -> None:  # pragma: no cover - runs in the child
             pass
 
 
+def over_limit_line(host: str, stream: str) -> str:
+    return (
+        f"{host} sent more than {size_text(MAX_INPUT_BYTES)} on its {stream}, over iotui's limit for a remote "
+        "stream; its ssh was ended"
+    )
+
+
 class HostRunner:
     """One host's ssh process running the lifeline; yields its events in order."""
 
@@ -164,38 +173,78 @@ class HostRunner:
     async def _read_stdout(self) -> None:
         assert self.process is not None and self.process.stdout is not None
         splitter = StatusSplitter()
+        received = 0
         while True:
             chunk = await self.process.stdout.read(READ_CHUNK_BYTES)
             if not chunk:
                 break
+            received += len(chunk)
+            if received > MAX_INPUT_BYTES:
+                self._over_limit("stdout")
+                return
             for item in splitter.feed(chunk):
                 self._queue.put_nowait(item)
         for item in splitter.close():
             self._queue.put_nowait(item)
 
+    def _over_limit(self, stream: str) -> None:
+        line = over_limit_line(self.host, stream)
+        self.stderr_lines.append(line)
+        self._queue.put_nowait(HostLine(line))
+        self.kill()
+
     async def _read_stderr(self) -> None:
         assert self.process is not None and self.process.stderr is not None
-        async for raw in self.process.stderr:
-            line = raw.decode("utf-8", "replace").rstrip()
-            if line.startswith(READY_MARK):
-                self._queue.put_nowait(HostReady(line[len(READY_MARK):].strip()))
-            elif line.startswith(FIO_MARK):
-                value = line[len(FIO_MARK):].strip()
-                self.fio_pid = int(value) if value.isdigit() else None
-            elif line.startswith(EXIT_MARK):
-                value = line[len(EXIT_MARK):].strip()
-                self.exit_status = int(value) if value.isdigit() else None
-            elif line:
-                if line.startswith(ERROR_MARK):
-                    line = line[len(ERROR_MARK):].strip()
-                if len(self.stderr_lines) < 200:
-                    self.stderr_lines.append(line)
-                self._queue.put_nowait(HostLine(line))
+        chunker = LineChunker()
+        received = 0
+        while True:
+            chunk = await self.process.stderr.read(READ_CHUNK_BYTES)
+            received += len(chunk)
+            if received > MAX_INPUT_BYTES:
+                self._over_limit("stderr")
+                return
+            for raw in chunker.feed(chunk) if chunk else chunker.close():
+                self._take_stderr_line(raw)
+            if not chunk:
+                return
+
+    def _take_stderr_line(self, raw: bytes) -> None:
+        line = terminal_safe(raw.decode("utf-8", "replace")).rstrip()
+        if line.startswith(READY_MARK):
+            self._queue.put_nowait(HostReady(line[len(READY_MARK):].strip()))
+        elif line.startswith(FIO_MARK):
+            value = line[len(FIO_MARK):].strip()
+            self.fio_pid = int(value) if value.isascii() and value.isdigit() and len(value) <= 10 else None
+        elif line.startswith(EXIT_MARK):
+            value = line[len(EXIT_MARK):].strip()
+            self.exit_status = int(value) if value.isascii() and value.isdigit() and len(value) <= 3 else None
+        elif line:
+            if line.startswith(ERROR_MARK):
+                line = line[len(ERROR_MARK):].strip()
+            if len(self.stderr_lines) < 200:
+                self.stderr_lines.append(line)
+            self._queue.put_nowait(HostLine(line))
+
+    async def _guarded(self, reader: Callable[[], Awaitable[None]], stream: asyncio.StreamReader | None) -> None:
+        """Run one reader; whatever ends it, read its stream to the end, so the pipe closes.
+
+        asyncio's ``wait()`` returns only once every pipe is closed: a reader that stopped early
+        (over the limit, or failed) would leave a full pipe and the host's ssh waiting on it.
+        """
+        try:
+            await reader()
+        except Exception as error:  # noqa: BLE001 - a reader that fails must still end the host, not hang it
+            self._queue.put_nowait(HostLine(f"iotui could not read {self.host}'s output ({error!r}); its ssh was ended"))
+            self.kill()
+        while stream is not None and await stream.read(READ_CHUNK_BYTES):
+            pass
 
     async def _pump(self) -> None:
         assert self.process is not None
         try:
-            await asyncio.gather(self._read_stdout(), self._read_stderr())
+            await asyncio.gather(
+                self._guarded(self._read_stdout, self.process.stdout), self._guarded(self._read_stderr, self.process.stderr)
+            )
         finally:
             returncode = await self.process.wait()
             self._queue.put_nowait(HostEnded(returncode, self.exit_status))

@@ -20,6 +20,7 @@ from iotui.core.fio.status import FioDocument, FioText
 from iotui.core.fio.summary import sample_row
 from iotui.core.heap import hold_for_run, release_after_run
 from iotui.core.remote.alignment import AggregateSample, Aligner, HostInterval
+from iotui.core.remote.document_check import checked_document
 from iotui.core.remote.lifeline import HostEnded, HostLine, HostReady, HostRunner
 from iotui.core.remote.plan import RemotePlan
 from iotui.core.remote.record import HostState, build_record
@@ -27,6 +28,7 @@ from iotui.core.runs.record import RunRecord
 from iotui.core.runs.record_files import save_record
 from iotui.core.runs.record_schema import RecordError
 from iotui.core.runs.events import EventLog, RunFinished
+from iotui.core.terminal_text import terminal_safe
 
 READY_TIMEOUT_S = 30.0
 STALL_S = 10.0  # a released host with no document this long is failed
@@ -156,7 +158,7 @@ class MultiHostSession(EventLog):
             if isinstance(event, HostReady):
                 waiting.discard(host)
             elif isinstance(event, HostLine):
-                self.states[host].lines.append(event.text)
+                _keep_line(self.states[host], event.text)
                 self._log("stderr", f"{host}: {event.text}")
             elif isinstance(event, HostEnded) or event is None:
                 if self.stop_requested:
@@ -211,9 +213,13 @@ class MultiHostSession(EventLog):
         state = self.states[host]
         at_s = arrived - (self.released_at or arrived)
         if isinstance(event, FioDocument):
-            state.take_document(event.doc, arrived, at_s)
-            groupid = state.section_tracker.feed(event.doc)
-            interval = state.deriver.feed(event.doc, at_s)
+            doc, problem = checked_document(event.doc)
+            if doc is None:
+                self._refuse_document(host, state, at_s, problem or "")
+                return
+            state.take_document(doc, arrived, at_s)
+            groupid = state.section_tracker.feed(doc)
+            interval = state.deriver.feed(doc, at_s)
             if interval is None:
                 return
             row = _clean(sample_row(interval.sample))
@@ -226,8 +232,8 @@ class MultiHostSession(EventLog):
                 if aggregate is not None:
                     self._emit_aggregate(aggregate)
         elif isinstance(event, (FioText, HostLine)):
-            text = event.line if isinstance(event, FioText) else event.text
-            state.lines.append(text)
+            text = terminal_safe(event.line) if isinstance(event, FioText) else event.text
+            _keep_line(state, text)
             self._log("stderr", f"{host}: {text}")
         elif isinstance(event, HostEnded):
             state.ended = True
@@ -243,6 +249,13 @@ class MultiHostSession(EventLog):
                 detail = "; ".join(state.lines[-2:])
                 code = event.exit_status if event.exit_status is not None else f"ssh {event.returncode}"
                 self._fail(host, at_s, f"{host} failed (exit {code})" + (f": {detail}" if detail else ""))
+
+    def _refuse_document(self, host: str, state: HostState, at_s: float, problem: str) -> None:
+        # Only this host's figures go: the other hosts' and the record are kept.
+        if state.failed_at_s is None:
+            self._fail(host, at_s, f"{host}'s fio report cannot be used ({problem}); its figures are left out")
+        if state.runner is not None and not state.ended:
+            asyncio.ensure_future(state.runner.stop())
 
     def _fail(self, host: str, at_s: float, reason: str) -> None:
         state = self.states[host]
@@ -297,6 +310,16 @@ class MultiHostSession(EventLog):
                 save_error = str(error)
         self._emit(RunFinished(record, saved_path, save_error or self._failure))
         return record
+
+
+HOST_LINES_KEPT = 200
+"""A host's latest lines kept for the sentence that says why it failed (a host may send millions)."""
+
+
+def _keep_line(state: HostState, text: str) -> None:
+    state.lines.append(text)
+    if len(state.lines) > 2 * HOST_LINES_KEPT:
+        del state.lines[:-HOST_LINES_KEPT]
 
 
 def _clean(row: dict[str, Any]) -> dict[str, Any]:

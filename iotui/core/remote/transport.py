@@ -15,6 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from iotui.core.fio.status import MAX_TEXT_LINE_BYTES
+from iotui.core.input_files import InputFileError, read_input_file
+from iotui.core.terminal_text import terminal_safe
+
 BATCH_MODE = ("-o", "BatchMode=yes")
 PREFLIGHT_TIMEOUT_S = 20.0
 
@@ -53,7 +57,7 @@ def parse_hosts(text: str) -> list[str]:
         host = line.split("#", 1)[0].strip()
         if not host:
             continue
-        if host.startswith("-") or any(ch.isspace() for ch in host):
+        if host.startswith("-") or any(ch.isspace() for ch in host) or terminal_safe(host) != host:
             raise RemoteError("host-name", host, f"{host!r} is not an ssh destination ([user@]host).")
         if host not in hosts:
             hosts.append(host)
@@ -63,9 +67,9 @@ def parse_hosts(text: str) -> list[str]:
 def read_hosts_file(path: Path) -> list[str]:
     """One destination a line; ``#`` starts a comment."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise RemoteError("hosts-file", "", f"Cannot read the hosts file {path} ({error.strerror or error}).") from None
+        text = read_input_file(path, "hosts file", allow_pipe=True).decode("utf-8")
+    except InputFileError as error:
+        raise RemoteError("hosts-file", "", str(error)) from None
     except UnicodeDecodeError:
         raise RemoteError("hosts-file", "", f"The hosts file {path} is not UTF-8 text.") from None
     return parse_hosts(text)
@@ -131,13 +135,65 @@ def _parse_facts(host: str, text: str) -> dict[str, str]:
     for line in text.splitlines():
         key, sep, value = line.partition("=")
         if sep and key.isidentifier():
-            facts.setdefault(key, value.strip())
+            # The host's words reach the terminal and the record: no escape sequence gets through.
+            facts.setdefault(key, terminal_safe(value).strip())
     return facts
 
 
 def _ssh_message(stderr: bytes) -> str:
-    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    text = stderr[-MAX_TEXT_LINE_BYTES:].decode("utf-8", "replace")
+    lines = [terminal_safe(line).strip() for line in text.splitlines() if terminal_safe(line).strip()]
     return lines[-1] if lines else "no message"
+
+
+PREFLIGHT_MAX_BYTES = 1024 * 1024
+"""The pre-flight prints a few hundred bytes; a host that answers more is cut off here."""
+
+
+class _TooMuch(Exception):
+    pass
+
+
+async def _bounded_output(process: asyncio.subprocess.Process) -> tuple[bytes, bytes]:
+    """Like communicate(), but no stream may pass PREFLIGHT_MAX_BYTES (the process is killed).
+
+    Both streams are always read to their end, also after a kill: asyncio's ``wait()`` returns
+    only once every pipe is closed, and a reader that stopped early would leave a full pipe that
+    never closes, so the kill would hang until the timeout.
+    """
+    too_much: list[str] = []
+
+    def end() -> None:
+        if process.returncode is None:
+            try:
+                process.kill()
+            except ProcessLookupError:
+                pass
+
+    async def read(stream: asyncio.StreamReader | None, name: str) -> bytes:
+        data = bytearray()
+        while stream is not None and (chunk := await stream.read(65536)):
+            if too_much:
+                continue  # drained and dropped
+            data += chunk
+            if len(data) > PREFLIGHT_MAX_BYTES:
+                too_much.append(name)
+                end()
+        return bytes(data)
+
+    readers = [asyncio.ensure_future(read(process.stdout, "stdout")), asyncio.ensure_future(read(process.stderr, "stderr"))]
+    try:
+        await asyncio.wait(readers)
+    except asyncio.CancelledError:  # the timeout: end the host's ssh, let the readers see the end
+        end()
+        _, pending = await asyncio.wait(readers, timeout=2.0)
+        for reader in pending:
+            reader.cancel()
+        raise
+    await process.wait()
+    if too_much:
+        raise _TooMuch(too_much[0])
+    return readers[0].result(), readers[1].result()
 
 
 async def preflight(ssh: list[str], host: str, target: str | None, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> HostFacts:
@@ -154,11 +210,15 @@ async def preflight(ssh: list[str], host: str, target: str | None, timeout_s: fl
     except OSError as error:
         raise RemoteError("ssh-missing", host, f"Cannot start {ssh[0]} ({error.strerror or error}).") from None
     try:
-        stdout, stderr = await asyncio.wait_for(process.communicate(), timeout_s)
-    except asyncio.TimeoutError:
-        process.kill()
-        await process.wait()
+        stdout, stderr = await asyncio.wait_for(_bounded_output(process), timeout_s)
+    except asyncio.TimeoutError:  # _bounded_output has ended the process and its readers
         raise RemoteError("ssh-timeout", host, f"{host}: ssh did not answer within {timeout_s:.0f} s.") from None
+    except _TooMuch as too_much:
+        raise RemoteError(
+            "ssh-failed", host,
+            f"{host}: its pre-flight answer is over {PREFLIGHT_MAX_BYTES >> 10} KiB on {too_much}; the pre-flight "
+            "prints a few lines, so something else answers there (a login banner loop, a shell profile).",
+        ) from None
     if process.returncode == 255:
         raise RemoteError("ssh-failed", host, f"{host}: ssh cannot reach it: {_ssh_message(stderr)}.")
     facts = _parse_facts(host, stdout.decode("utf-8", "replace"))
@@ -178,6 +238,6 @@ async def preflight(ssh: list[str], host: str, target: str | None, timeout_s: fl
         filesystem=facts["filesystem"],
         device=facts.get("device", "unknown"),
         mount_point=facts.get("mount_point", ""),
-        free_bytes=int(free_kb) * 1024 if free_kb.isdigit() else None,
+        free_bytes=int(free_kb) * 1024 if free_kb.isascii() and free_kb.isdigit() and len(free_kb) <= 15 else None,
         writable=facts.get("writable") == "1",
     )

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from iotui.core.terminal_text import terminal_safe
+
 if TYPE_CHECKING:
     from iotui.core.fio.intervals import IntervalSample
     from iotui.core.host.counters import HostSample
@@ -58,6 +60,7 @@ class EventLog:
             self.messages.append({"source": "iotui", "text": f"event handler failed: {error!r}"})
 
     def _log(self, source: str, text: str) -> None:
+        text = terminal_safe(text, keep_newlines=True)  # fio's and a host's words reach a terminal and the record
         if len(self.messages) < self.messages_kept:
             self.messages.append({"source": source, "text": text})
         self._emit(LogLine(source, text))

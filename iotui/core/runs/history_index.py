@@ -12,9 +12,11 @@ is one directory scan. An index that cannot be opened is rebuilt.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
 import os
 import sqlite3
+from stat import S_ISLNK, S_ISREG
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,9 +25,10 @@ from typing import Callable, Iterable
 from iotui.core.runs.record import RunRecord, section_directions, section_metric
 from iotui.core.runs.record_files import load_record
 from iotui.core.runs.record_schema import RecordError
+from iotui.core.terminal_text import terminal_safe
 
 INDEX_FILE_NAME = ".iotui-index.sqlite3"
-INDEX_VERSION = 4
+INDEX_VERSION = 5
 ProgressCallback = Callable[[int, int], None]
 
 _COLUMNS = (
@@ -106,9 +109,41 @@ def is_record_file(name: str) -> bool:
     return name.endswith(".toml") and not name.startswith(".") and not name.endswith(".sweep.toml")
 
 
+class IndexPathError(OSError):
+    """The index path holds something that is not iotui's index file; str() is the sentence."""
+
+
+def _no_symlinks(path: Path) -> None:
+    """Never open the index or its journals through a symlink: another file would get iotui's tables.
+
+    SQLite follows symlinks and has no way to refuse them from Python, so a symlink at the index's
+    path (or its ``-journal``/``-wal``/``-shm``) is removed (the link only; what it names is not
+    touched) and the index is built again as a new regular file, created with ``O_NOFOLLOW``.
+    """
+    for candidate in (path, *(path.with_name(path.name + tail) for tail in ("-journal", "-wal", "-shm"))):
+        try:
+            info = os.lstat(candidate)
+        except FileNotFoundError:
+            continue
+        if S_ISLNK(info.st_mode):
+            candidate.unlink()
+        elif not S_ISREG(info.st_mode):
+            raise IndexPathError(
+                errno.EEXIST, f"{candidate} is not a regular file, so it cannot be the history index; remove it"
+            )
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    except OSError as error:
+        if error.errno == errno.ELOOP:  # a symlink put there since the look above
+            raise IndexPathError(errno.ELOOP, f"{path} became a symlink while it was opened; open History again") from None
+        raise
+    os.close(fd)
+
+
 def _connect(runs_dir: Path) -> sqlite3.Connection:
     path = index_path(runs_dir)
     for attempt in (1, 2):
+        _no_symlinks(path)
         try:
             connection = sqlite3.connect(path, timeout=10)
             connection.executescript(_SCHEMA)
@@ -134,14 +169,17 @@ def _connect(runs_dir: Path) -> sqlite3.Connection:
 
 def _row_for(name: str, stat: os.stat_result, record: RunRecord | None, error: str | None) -> tuple:
     if record is None:
+        # A file's name (and so its refusal) comes from whoever wrote the directory: shown safe.
+        error = terminal_safe(error or "")
         search = f"{name} bad file {error or ''}".lower()
         return (name, stat.st_mtime_ns, stat.st_size, "", "", "", "bad file", "", stat.st_mtime,
-                "", "", "", "[]", "[]", "[]", "", "", 0, error or "", search, None, "", "[]")
+                "", "", "", "[]", "[]", "[]", "", "[]", 0, error or "", search, None, "", "[]")
     started = record.started
     sections = list(record.sections)
     notes = str(record.run.get("notes") or "")
     raw_tags = record.run.get("tags") or []
-    tags = " ".join(str(tag) for tag in raw_tags) if isinstance(raw_tags, list) else str(raw_tags)
+    tag_list = [str(tag) for tag in raw_tags] if isinstance(raw_tags, list) else [str(raw_tags)]
+    tags = " ".join(tag_list)
     target = str(record.target.get("path", ""))
     date = started.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M") if started else ""
     title = str(record.run.get("title") or "")
@@ -156,7 +194,7 @@ def _row_for(name: str, stat: os.stat_result, record: RunRecord | None, error: s
         target, str(record.target.get("filesystem", "")), str(record.target.get("device", "")),
         json.dumps([section_metric(section, "read", "iops") for section in sections]),
         json.dumps([section_metric(section, "write", "iops") for section in sections]),
-        json.dumps([_worst_p99(section) for section in sections]), notes, tags,
+        json.dumps([_worst_p99(section) for section in sections]), notes, json.dumps(tag_list),
         1 if record.run.get("forced") else 0, None, search, record.paused_s or None, responsiveness,
         json.dumps([section_metric(section, "mixed", "iops") for section in sections]),
     )
@@ -224,7 +262,12 @@ def _insert(connection: sqlite3.Connection, rows: list[tuple]) -> None:
 
 @dataclass(frozen=True)
 class RunFilter:
-    """Which runs: every word somewhere in the row, and the optional exact conditions."""
+    """Which runs: every word a literal substring of the row, and the optional whole-value conditions.
+
+    ``preset``, ``status`` and ``tag`` match a whole value exactly; nothing in any of them, or in
+    a word, is a pattern (``%`` and ``_`` are themselves), so a filter never selects more runs than
+    it names, and ``--prune`` never deletes more.
+    """
 
     words: tuple[str, ...] = ()
     preset: str | None = None
@@ -250,8 +293,9 @@ def _where(run_filter: RunFilter, now: float | None = None) -> tuple[str, list]:
         clauses.append("status = ?")
         values.append(run_filter.status)
     if run_filter.tag is not None:
-        clauses.append("(' ' || tags || ' ') LIKE ?")
-        values.append(f"% {run_filter.tag} %")
+        # The whole tag, compared as a value: nothing in it is a pattern (``a_c`` is not ``abc``).
+        clauses.append("EXISTS (SELECT 1 FROM json_each(runs.tags) WHERE json_each.value = ?)")
+        values.append(run_filter.tag)
     if run_filter.older_than_s is not None:
         clauses.append("started_ts < ?")
         values.append((now if now is not None else time.time()) - run_filter.older_than_s)
@@ -285,6 +329,6 @@ def _indexed(runs_dir: Path, row: Iterable) -> IndexedRun:
         filesystem=data["filesystem"] or "", device=data["device"] or "",
         read_iops=tuple(json.loads(data["read_iops"] or "[]")), write_iops=tuple(json.loads(data["write_iops"] or "[]")),
         p99_ns=tuple(json.loads(data["p99_ns"] or "[]")), paused_s=data["paused_s"], notes=data["notes"] or "",
-        tags=tuple((data["tags"] or "").split()), forced=bool(data["forced"]), error=data["error"] or None,
+        tags=tuple(json.loads(data["tags"] or "[]")), forced=bool(data["forced"]), error=data["error"] or None,
         responsiveness=data["responsiveness"] or "", mixed_iops=tuple(json.loads(data["mixed_iops"] or "[]")),
     )

@@ -78,7 +78,7 @@ def parse_job_file_text(text: str, where: str) -> tuple[dict[str, str], list[Job
 def load_job_file(path: Path) -> Preset:
     """A user's fio job file in the preset model; its sections keep fio's own ordering."""
     path = Path(path)
-    text = read_user_file(path, "the job file", "a fio job file")
+    text = read_user_file(path, "the job file", "a fio job file", allow_pipe=True)
     global_options, sections = parse_job_file_text(text, str(path))
     # A job file's directory= says where its files go, which is what the target is for: an absolute
     # one (/data1, /scratch, /mount-point-of-ssd) becomes iotui's private test directory in the target.

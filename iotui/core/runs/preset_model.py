@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from iotui.core.input_files import InputFileError, read_input_file
 from iotui.core.fio import policy as safety
 
 
@@ -79,12 +80,12 @@ class Preset:
 
 
 
-def read_user_file(path: Path, what: str, expected: str) -> str:
+def read_user_file(path: Path, what: str, expected: str, *, allow_pipe: bool = False) -> str:
     """The text of a user's preset or job file (``what``: "the preset"), or PresetError naming the file."""
     try:
-        return path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise PresetError(f"{path}: cannot read {what} ({error.strerror or error}).", path=path) from None
+        return read_input_file(path, what.removeprefix("the "), allow_pipe=allow_pipe).decode("utf-8")
+    except InputFileError as error:
+        raise PresetError(str(error), path=path) from None
     except UnicodeDecodeError:
         raise PresetError(f"{path}: {what} is not UTF-8 text; expected {expected}.", path=path) from None
 

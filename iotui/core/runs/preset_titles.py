@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from iotui.core.input_files import InputFileError, read_input_file
 from iotui.core.runs.preset_dirs import preset_files
 
 
@@ -85,8 +86,8 @@ def _root_table(text: str) -> dict:
 
 def _title(path: Path) -> PresetTitle | None:
     try:
-        doc = _root_table(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):  # TOMLDecodeError is a ValueError
+        doc = _root_table(read_input_file(path, "preset").decode("utf-8"))
+    except (InputFileError, UnicodeDecodeError, ValueError, RecursionError):  # TOMLDecodeError is a ValueError
         return None  # the checked load names what is wrong with it
     name, title, description = doc.get("name"), doc.get("title"), doc.get("description")
     if not isinstance(name, str) or not isinstance(description, str):

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import tomli_w
 
+from iotui.core.input_files import InputFileError, read_input_file
 from iotui.core.toml_reader import tomllib
 from iotui.core.runs.record import RunRecord
 from iotui.core.runs.record_guard import record_problem
@@ -92,9 +93,9 @@ def load_record(path: Path) -> RunRecord:
     """Load and validate one record; any problem is a RecordError sentence."""
     path = Path(path)
     try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise RecordError(f"{path}: cannot read the record ({error.strerror or error}).") from None
+        raw = read_input_file(path, "record")
+    except InputFileError as error:
+        raise RecordError(str(error)) from None
     try:
         doc = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -103,6 +104,8 @@ def load_record(path: Path) -> RunRecord:
         raise RecordError(f"{path}: the record is not valid TOML ({error}).") from None
     except RecursionError:
         raise RecordError(f"{path}: the record nests too deeply to be a record.") from None
+    except MemoryError:
+        raise RecordError(f"{path}: the record ({len(raw):,} bytes) does not fit in the memory available.") from None
     problem = record_problem(doc)
     if problem:
         raise RecordError(f"{path}: the record cannot be used: {problem}.")

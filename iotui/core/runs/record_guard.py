@@ -14,7 +14,7 @@ from typing import Any
 
 MAX_DEPTH = 32
 """A record nests a few tables deep (sections, hosts, their samples); far more is not a record."""
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def record_problem(doc: Any) -> str | None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import tomli_w
 
+from iotui.core.input_files import InputFileError, read_input_file
 from iotui.core.runs.record_files import write_atomically
 from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.values import SweepAxis
@@ -338,8 +339,10 @@ def save_sweep(sweep: SweepRecord, runs_dir: Path) -> Path:
 def load_sweep(path: Path) -> SweepRecord:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        text = read_input_file(path, "sweep record").decode("utf-8")
+    except InputFileError as error:
+        raise SweepRecordError(str(error)) from None
+    except UnicodeDecodeError as error:
         raise SweepRecordError(f"{path}: cannot read the sweep record ({error}).") from None
     try:
         doc = tomllib.loads(text)

@@ -21,6 +21,7 @@ from iotui.core.runs.history_index import IndexedRun
 from iotui.core.runs.record import RunRecord
 from iotui.core.runs.record_files import load_record
 from iotui.core.runs.record_schema import RecordError
+from iotui.core.terminal_text import terminal_safe
 
 # Two-line headers with the unit and the better direction (↑ higher is better, ↓ lower is better).
 # Widths are chosen so the whole table fits 80 columns with its scrollbar: a cell never cuts a
@@ -63,7 +64,7 @@ class HistoryEntry:
         try:
             return load_record(self.path)
         except RecordError as error:
-            self._error = str(error)
+            self._error = terminal_safe(str(error))
             return None
 
     @property
@@ -78,7 +79,7 @@ class HistoryEntry:
         """The row as shown (without the mark before the date)."""
         run = self.run
         if run.error:
-            return (self.date(), _shorten(self.path.stem, PRESET_WIDTH), "", "", "", "", "bad file")
+            return (self.date(), _shorten(terminal_safe(self.path.stem), PRESET_WIDTH), "", "", "", "", "bad file")
         status = STATUS_WORDS.get(run.status, run.status)
         marks = (PAUSED_MARK if run.paused_s else "") + LEVEL_MARKS.get(run.responsiveness.partition(" ")[0], "")
         return (
