@@ -26,6 +26,7 @@ from iotui.ui.workers import RUN_GROUP
 # The run, results and history screens (and the fio session, the plot library) are
 # imported when first needed, not at start: the home screen paints sooner.
 if TYPE_CHECKING:
+    from iotui.core.runs.protocols import Session
     from iotui.core.runs.record import RunRecord
     from iotui.ui.screens.run import RunScreen
 
@@ -66,7 +67,7 @@ class IotuiApp(App[int]):
         self.initial_preset = preset
         self.quit_when_run_ends = False
         # The session of the run in progress (set by the run worker), for a signal to stop it.
-        self.current_session: object | None = None
+        self.current_session: Session | None = None
         self.ended_by_signal: str | None = None
 
     def get_driver_class(self) -> type[Driver]:
@@ -124,7 +125,7 @@ class IotuiApp(App[int]):
             return
         self.quit_when_run_ends = True
         session = self.current_session
-        if session is not None and hasattr(session, "request_stop"):
+        if session is not None:
             session.request_stop(name)
         from iotui.ui.screens.sweep import SweepScreen
 
