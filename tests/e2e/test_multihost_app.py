@@ -104,6 +104,10 @@ def _app_on_two_hosts(sshd, tmp_path: Path) -> tuple[Terminal, Path, Path]:
 def test_a_signal_to_the_app_stops_every_host_and_keeps_the_record(sshd, tmp_path: Path, signum: int) -> None:
     terminal, target, runs_dir = _app_on_two_hosts(sshd, tmp_path)
     try:
+        if signum == signal.SIGHUP:
+            mark = len(terminal.received)
+            terminal.press(b"p")  # hosts are not paused (one paused host would skew the aggregate)
+            terminal.wait_for(_shows("could not be paused"), 10, "the screen saying so", since=mark)
         terminal.process.send_signal(signum)
         try:
             terminal.process.wait(GONE_WITHIN_S)
