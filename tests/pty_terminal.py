@@ -40,14 +40,25 @@ def terminal_env(**settings: str) -> dict[str, str]:
     return env
 
 
-class Terminal:
-    """A child process on a pseudo-terminal of ``columns`` x ``rows``; everything it writes is kept."""
+def _take_as_controlling_terminal() -> None:
+    # In the child, after setsid: its stdin (the pseudo-terminal) becomes its session's terminal.
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
-    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, columns: int = 80, rows: int = 24) -> None:
+
+class Terminal:
+    """A child process on a pseudo-terminal of ``columns`` x ``rows``; everything it writes is kept.
+
+    ``controlling``: the pseudo-terminal is the child's controlling terminal, as a login shell's
+    is (then hanging it up sends SIGHUP, as a dropped SSH connection or a killed tmux pane does).
+    """
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path, columns: int = 80, rows: int = 24,
+                 controlling: bool = False) -> None:
         self.master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
         self.process = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=cwd,
-                                        start_new_session=True)
+                                        start_new_session=True,
+                                        preexec_fn=_take_as_controlling_terminal if controlling else None)
         os.close(slave)
         self.received = bytearray()
 
@@ -78,8 +89,16 @@ class Terminal:
     def press(self, keys: bytes) -> None:
         os.write(self.master, keys)
 
+    def hang_up(self) -> None:
+        """The terminal itself goes away (its master side closed, as sshd or tmux does when the
+        connection drops or the pane is killed): reads and writes of the program fail, and a
+        program whose controlling terminal it is gets SIGHUP."""
+        if self.master >= 0:
+            os.close(self.master)
+            self.master = -1
+
     def close(self) -> None:
         if self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
-        os.close(self.master)
+        self.hang_up()

@@ -27,7 +27,28 @@ def run_app(args: argparse.Namespace) -> int:
     )
     app = IotuiApp(services, target=getattr(args, "target", None), preset=getattr(args, "preset", None))
     result = app.run()
+    if app.terminal_lost or app.ended_by_signal:
+        leave_at_once(int(app.return_code or result or 0))
     if app.return_code not in (None, 0):
         print("iotui: the app stopped on an error (see above).", file=sys.stderr)
         return int(app.return_code or 1)
     return int(result or 0)
+
+
+def leave_at_once(code: int) -> None:
+    """Exit now, after a signal or with the terminal gone: every record is saved, every test
+    file removed, the terminal restored where there is one.
+
+    The interpreter's own teardown (a last collection over everything the app made) took
+    seconds on a busy machine, while whoever sent the signal waits; the exit functions
+    (those that end a fio still alive) still run, and what is buffered is written.
+    """
+    import atexit
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):  # a terminal that is gone, a closed stream
+            pass
+    os._exit(code)

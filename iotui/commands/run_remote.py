@@ -153,18 +153,18 @@ async def run_remote(args: argparse.Namespace, preset: Preset, runs_dir: Path | 
     interrupted = False
     session: MultiHostSession | None = None
 
-    def on_signal() -> None:
+    def on_signal(signum: int) -> None:
         nonlocal interrupted
         if not interrupted:
             print("\nStopping fio on every host (the partial record is kept)...", file=sys.stderr)
         interrupted = True
         if session is not None:
-            session.request_stop()
+            session.request_stop(f"signal:{signal.Signals(signum).name}")
 
     # Handlers before the pre-flight: a signal then means no host starts.
     signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     for signum in signals:
-        loop.add_signal_handler(signum, on_signal)
+        loop.add_signal_handler(signum, on_signal, signum)
     try:
         session = await remote_session(args, preset, runs_dir=runs_dir, on_event=on_event)
         if interrupted:

@@ -26,7 +26,9 @@ from iotui.ui.workers import RUN_GROUP
 # The run, results and history screens (and the fio session, the plot library) are
 # imported when first needed, not at start: the home screen paints sooner.
 if TYPE_CHECKING:
+    from iotui.core.runs.protocols import Session
     from iotui.core.runs.record import RunRecord
+    from iotui.ui.driver import TerminalLost
     from iotui.ui.screens.run import RunScreen
 
 # After "stop and quit", give fio this long to write its final report before leaving anyway.
@@ -66,8 +68,9 @@ class IotuiApp(App[int]):
         self.initial_preset = preset
         self.quit_when_run_ends = False
         # The session of the run in progress (set by the run worker), for a signal to stop it.
-        self.current_session: object | None = None
+        self.current_session: Session | None = None
         self.ended_by_signal: str | None = None
+        self._painting_stopped = False
 
     def get_driver_class(self) -> type[Driver]:
         driver_class = super().get_driver_class()
@@ -79,6 +82,11 @@ class IotuiApp(App[int]):
             from iotui.ui.driver import QuietLinuxDriver
 
             return QuietLinuxDriver
+        if (driver_class.__module__, driver_class.__name__) == ("textual.drivers.web_driver", "WebDriver"):
+            # A closed browser tab stops the run and keeps its record, as a lost terminal does.
+            from iotui.ui.web_driver import TabDriver
+
+            return TabDriver
         return driver_class
 
     def get_default_screen(self) -> HomeScreen:
@@ -117,14 +125,40 @@ class IotuiApp(App[int]):
         """End fio, remove the test files, keep the partial record as stopped, then leave."""
         import signal
 
-        name = f"signal:{signal.Signals(signum).name}"
-        self.ended_by_signal = self.ended_by_signal or name
+        if signum == signal.SIGHUP:
+            # The terminal hung up (a dropped SSH session, a closed tmux pane): never wait on it again.
+            self._terminal_gone()
+        self.leave_stopping_run(f"signal:{signal.Signals(signum).name}")
+
+    def on_terminal_lost(self, message: TerminalLost) -> None:
+        """The terminal (or the browser tab) is gone: as for SIGHUP, nobody is left to ask."""
+        self._terminal_gone()
+        self.leave_stopping_run("terminal-lost")
+
+    @property
+    def terminal_lost(self) -> bool:
+        """Whether the terminal went away (nothing is drawn or written to it again)."""
+        return bool(getattr(self._driver, "terminal_lost", False)) or self._painting_stopped
+
+    def _terminal_gone(self) -> None:
+        mark_lost = getattr(self._driver, "mark_terminal_lost", None)
+        if mark_lost is not None:
+            mark_lost()
+        if not self._painting_stopped:
+            # Nobody sees a frame again: none is composed (the run still ends and is saved).
+            self._painting_stopped = True
+            self._begin_batch()
+
+    def leave_stopping_run(self, ended_by: str) -> None:
+        """Leave the app; a run or sweep in progress is stopped first (``ended_by`` kept in its record)."""
+        self.ended_by_signal = self.ended_by_signal or ended_by
         if not self.run_in_progress() and not self._sweep_in_progress():
             self.exit(0)
             return
         self.quit_when_run_ends = True
+        name = self.ended_by_signal
         session = self.current_session
-        if session is not None and hasattr(session, "request_stop"):
+        if session is not None:
             session.request_stop(name)
         from iotui.ui.screens.sweep import SweepScreen
 

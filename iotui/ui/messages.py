@@ -21,7 +21,7 @@ from iotui.core.runs.record import RunRecord
 from iotui.core.host.levels import Assessment
 from iotui.core.remote.session import AggregateUpdate, HostFailed, HostIntervalUpdate
 from iotui.core.runs.events import HostUpdate, IntervalUpdate, LogLine, RunFinished
-from iotui.core.runs.plan import RunPlan
+from iotui.core.runs.protocols import Session, SessionPlan
 from iotui.core.sweep.analysis import SweepAnalysis
 from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.runner import PointFinished, PointStarted, SweepFinished
@@ -31,8 +31,8 @@ from iotui.core.sweep.runner import PointFinished, PointStarted, SweepFinished
 class RunStarted(Message, bubble=False):
     """The session exists: its plan, and the handle to pause, resume or stop it."""
 
-    plan: RunPlan
-    handle: Any  # the RunSession: request_stop(), pause(), resume()
+    plan: SessionPlan
+    handle: Session | None  # None only where a screen is shown without a run (snapshots)
 
 
 @dataclass

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from iotui.core.host.targets import TargetInfo
     from iotui.core.runs.preset_model import Preset
     from iotui.core.runs.record import RunRecord  # the preset and safety modules are only needed at run time
-    from iotui.core.runs.session import RunSession
+    from iotui.core.runs.protocols import Session
     from iotui.core.sweep.runner import SweepRunner
 
 # The preview shows the test file with a placeholder id (mktemp style): each run draws its own.
@@ -188,7 +188,7 @@ class Services:
     # -- runs ---------------------------------------------------------------
     async def make_session(
         self, request: RunRequest, on_event: Callable[[object], None]
-    ) -> RunSession:
+    ) -> Session:
         """A ready-to-run session with the real sampler and probe (the core's one entry)."""
         from iotui.core.runs.start import StartError, StartRequest, start_run
 
@@ -207,7 +207,7 @@ class Services:
         except StartError as error:
             raise ServiceError(str(error)) from None
 
-    async def _remote_session(self, request: RunRequest, on_event: Callable[[object], None]) -> Any:
+    async def _remote_session(self, request: RunRequest, on_event: Callable[[object], None]) -> Session:
         """A multi-host session: every host checked first (a refusal names the host)."""
         from iotui.core.remote.plan import make_remote_plan
         from iotui.core.remote.session import MultiHostSession

@@ -389,7 +389,7 @@ class FakeSession:
         self.block = block
         self.stopped = asyncio.Event()
 
-    def request_stop(self):
+    def request_stop(self, ended_by="user"):
         self.stopped.set()
 
     async def run(self):
@@ -573,7 +573,7 @@ async def test_stop_during_the_baseline_leaves_the_point_pending(tmp_path):
 
         runner = None
 
-        def request_stop(self):
+        def request_stop(self, ended_by="user"):
             pass
 
         async def run(self):

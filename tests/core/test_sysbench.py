@@ -182,6 +182,24 @@ async def test_live_sysbench_failure_still_removes_its_directory(tmp_path):
     assert not any(path.name.startswith(WORK_DIR_PREFIX) for path in tmp_path.iterdir())
 
 
+@pytest.mark.fio
+@requires_sysbench
+async def test_a_stopped_sysbench_run_keeps_who_stopped_it_and_cannot_pause(tmp_path):
+    import asyncio
+
+    options = {"rw": "randread", "bs": "4k", "size": "4M", "runtime": "30"}
+    session = SysbenchSession(make_plan(tmp_path, options), sysbench_binary=shutil.which("sysbench"), runs_dir=None)
+    running = asyncio.ensure_future(session.run())
+    while session._run_started_monotonic is None and not running.done():
+        await asyncio.sleep(0.05)
+    assert session.pause() is False and session.resume() is False
+    session.request_stop("signal:SIGTERM")
+    record = await asyncio.wait_for(running, 15)
+    assert record.status == "stopped"
+    assert record.run["ended_by"] == "signal:SIGTERM"
+    assert not any(path.name.startswith(WORK_DIR_PREFIX) for path in tmp_path.iterdir())
+
+
 def test_fsync_counts_match_sysbench_semantics_in_real_reports():
     # Every N requests (reads and writes) sysbench fsyncs each of its files: the
     # 4-file capture and the article's 128-file report both show it exactly.

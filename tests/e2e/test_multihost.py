@@ -172,6 +172,7 @@ def test_no_remote_fio_outlives_iotui(sshd, tmp_path, signum):
         assert process.returncode == 130
         record = _record(tmp_path)
         assert record["run"]["status"] == "stopped"
+        assert record["run"]["ended_by"] == f"signal:{signal.Signals(signum).name}"
         assert len(record["hosts"]) == 3 and all(h["sections"] for h in record["hosts"])
     # The lifeline removes the test files and its directory in every ending.
     deadline = time.monotonic() + 5

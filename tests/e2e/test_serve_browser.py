@@ -36,20 +36,25 @@ runtime = 1
 time_based = ""
 rate_iops = 100
 """
+# Held for a minute: only the closed tab ends it.
+LONG_PRESET = BROWSER_PRESET.replace('"browser-check"', '"browser-long"').replace("runtime = 1", "runtime = 60")
 
 
 @pytest.fixture
-def served(tmp_path: Path):
-    """``iotui serve --port 0`` with a private preset directory; yields (url, runs dir, target)."""
+def served(tmp_path: Path, request: pytest.FixtureRequest):
+    """``iotui serve --port 0`` with a private preset directory; yields (url, token, runs dir, target).
+    The preset chosen at start: browser-check, or the test's parameter."""
+    preset = getattr(request, "param", "browser-check")
     config = tmp_path / "config"
     (config / "iotui" / "presets").mkdir(parents=True)
     (config / "iotui" / "presets" / "browser-check.toml").write_text(BROWSER_PRESET)
+    (config / "iotui" / "presets" / "browser-long.toml").write_text(LONG_PRESET)
     runs = tmp_path / "runs"
     target = tmp_path / "target"
     target.mkdir()
     process = subprocess.Popen(
         [sys.executable, "-m", "iotui", "serve", "--port", "0", "--runs-dir", str(runs), "--target", str(target),
-         "--preset", "browser-check"],
+         "--preset", preset],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "XDG_CONFIG_HOME": str(config)}, start_new_session=True,
     )
@@ -91,3 +96,48 @@ async def test_the_page_needs_the_token_shows_home_and_saves_a_run(served) -> No
         await browser.wait_for_text("completed")
     finally:
         await browser.close()
+
+
+def _tab_apps(runs: Path) -> list[int]:
+    """The app processes textual-serve started for tabs (their command names the runs directory)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if str(runs).encode() in argv and b"serve" not in argv and b"iotui" in b" ".join(argv):
+            pids.append(int(entry.name))
+    return pids
+
+
+@requires_chromium
+@pytest.mark.parametrize("served", ["browser-long"], indirect=True)
+async def test_a_closed_tab_stops_its_run_keeps_the_record_and_its_app_ends(served) -> None:
+    base, token, runs, target = served
+    browser = Browser(CHROMIUM)
+    await browser.start()
+    try:
+        await browser.navigate(f"{base}?token={token}")
+        await browser.wait_for_text("Browser check", str(target))
+        await browser.press("r")
+        deadline = time.monotonic() + 60
+        while not list(target.glob(".iotui-*/*")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert list(target.glob(".iotui-*/*")), await browser.screen_text()
+        apps = _tab_apps(runs)
+        assert len(apps) == 1
+        await browser.navigate("about:blank")  # the tab leaves the page: its websocket closes
+        closed = time.monotonic()
+        while _tab_apps(runs) and time.monotonic() - closed < 10:
+            time.sleep(0.1)
+        assert _tab_apps(runs) == [], "the tab's app outlived the tab"
+        assert time.monotonic() - closed < 5.0
+    finally:
+        await browser.close()
+    records = [load_record(path) for path in runs.glob("*.toml")]
+    assert len(records) == 1
+    assert records[0].status == "stopped" and records[0].run["ended_by"] == "terminal-lost"
+    assert list(target.iterdir()) == []

@@ -105,6 +105,7 @@ def build_record(
     messages: list[dict[str, str]],
     release_spread_ms: float | None,
     row_groupids: list[int | None] | None = None,
+    ended_by: str | None = None,
 ) -> RunRecord:
     failed = [s.name for s in states.values() if s.failed_at_s is not None]
     completed = {s.name: s.last_document for s in states.values() if s.completed and s.last_document is not None}
@@ -140,7 +141,7 @@ def build_record(
         "iotui_version": __version__,
     }
     if stop_requested:
-        run["ended_by"] = "user"
+        run["ended_by"] = ended_by or "user"
     if len(starts) > 1:
         run["start_spread_ms"] = round(max(starts) - min(starts), 1)
     if release_spread_ms is not None:

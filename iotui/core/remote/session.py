@@ -85,17 +85,22 @@ class MultiHostSession(EventLog):
         self.row_groupids: list[int | None] = []
         self.messages: list[dict[str, str]] = []
         self.stop_requested = False
+        self.force = False  # the Session protocol's: no run lock is taken for the hosts
+        # Who stopped the run (user, signal:SIGHUP, terminal-lost...): the record's run.ended_by.
+        self.ended_by: str | None = None
         self.released_at: float | None = None
         self.release_spread_ms: float | None = None
         self._started_monotonic = time.monotonic()
         self._failure: str | None = None
 
     # -- control ------------------------------------------------------------
-    def request_stop(self) -> None:
-        """Stop fio on every host (through each lifeline); the record is kept."""
+    def request_stop(self, ended_by: str = "user") -> None:
+        """Stop fio on every host (through each lifeline); the record is kept, ``ended_by``
+        (the first reason given) as its ``run.ended_by``."""
         if self.stop_requested:
             return
         self.stop_requested = True
+        self.ended_by = ended_by
         for state in self.states.values():
             if state.runner is not None:
                 asyncio.ensure_future(state.runner.stop())
@@ -134,6 +139,7 @@ class MultiHostSession(EventLog):
                     release_after_run()
         except asyncio.CancelledError:
             self.stop_requested = True
+            self.ended_by = self.ended_by or "user"
             raise
         finally:
             await self._stop_all()
@@ -294,6 +300,7 @@ class MultiHostSession(EventLog):
             started=started,
             duration_s=round(time.monotonic() - self._started_monotonic, 3),
             stop_requested=self.stop_requested,
+            ended_by=self.ended_by,
             failure=self._failure,
             rows=self.rows,
             messages=self.messages,

@@ -71,6 +71,8 @@ class RunRecorder(EventLog):
         self.latest_assessment: Assessment | None = None
         self.latest_io_probe: IoProbeStats | None = None
         self.stop_requested = False
+        # Why the run ended other than by itself: user | signal:SIGHUP | terminal-lost | stall | ... (first wins).
+        self.ended_by: str | None = None
         self._stop_asked = asyncio.Event()  # ends the baseline at once
         self._started_monotonic = 0.0
         # One run per machine (core.runs.lock): force runs past a live holder; lock_by names us there.
@@ -99,8 +101,11 @@ class RunRecorder(EventLog):
         self._started_monotonic = time.monotonic()
         return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
 
-    def _note_stop(self) -> None:
-        """A stop was asked: the baseline ends at once, the tool is stopped by the session."""
+    def _note_stop(self, ended_by: str = "user") -> None:
+        """A stop was asked (``ended_by`` says who; the first reason wins): the baseline ends at once,
+        the tool is stopped by the session."""
+        if self.ended_by is None:
+            self.ended_by = ended_by
         self.stop_requested = True
         self._stop_asked.set()
 

@@ -88,8 +88,6 @@ class RunSession(RunRecorder):
         self.run_keys: dict[str, Any] = {}
         self.paused = False
         self.test_files = TestFiles(plan, lambda text: self._log("iotui", text))
-        # Why the run ended other than by itself: user | signal:SIGHUP | stall | target-vanished | ...
-        self.ended_by: str | None = None
         self.stalled_s = 0.0
         self.target_vanished = False
         self.fio_stuck = False
@@ -102,9 +100,7 @@ class RunSession(RunRecorder):
         ``ended_by``: who asked (``user``, ``signal:SIGHUP``...), kept as the
         record's ``run.ended_by`` (the first reason wins).
         """
-        self._note_stop()
-        if self.ended_by is None:
-            self.ended_by = ended_by
+        self._note_stop(ended_by)
         if self.runner is not None:
             asyncio.ensure_future(self.runner.stop())
 

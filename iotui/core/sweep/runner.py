@@ -29,7 +29,7 @@ class PointSession(Protocol):
     """What a point's session must offer (RunSession and SysbenchSession do)."""
 
     async def run(self) -> Any: ...
-    def request_stop(self) -> None: ...
+    def request_stop(self, ended_by: str = "user") -> None: ...
 
 
 class SweepPointError(Exception):
@@ -126,12 +126,10 @@ class SweepRunner:
         self.stop_requested = True
         if self.current is None:
             return
-        if getattr(self.current, "ended_by", "") is None:
-            setattr(self.current, "ended_by", ended_by)  # noqa: B010 - only sessions that keep it
         if getattr(self.current, "runner", "no runner attribute") is None and self._point_task is not None:
             self._point_task.cancel()
         else:
-            self.current.request_stop()
+            self.current.request_stop(ended_by)
 
     # -- helpers ----------------------------------------------------------------------
     def _emit(self, event: object) -> None:

@@ -18,7 +18,7 @@ import shutil
 import signal
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from iotui.core.host.watch import HostReading, responsiveness_row
 from iotui.core.runs.record import RunRecord
@@ -93,11 +93,20 @@ class SysbenchSession(RunRecorder):
         self._run_started_monotonic: float | None = None
 
     # -- control --------------------------------------------------------------------
-    def request_stop(self) -> None:
-        """SIGINT to sysbench's process group, then SIGTERM and SIGKILL after a grace period."""
-        self._note_stop()
+    def request_stop(self, ended_by: str = "user") -> None:
+        """SIGINT to sysbench's process group, then SIGTERM and SIGKILL after a grace period.
+
+        ``ended_by`` (``user``, ``signal:SIGHUP``...) is kept as the record's ``run.ended_by``."""
+        self._note_stop(ended_by)
         if self._process is not None and self._process.returncode is None:
             asyncio.ensure_future(self._stop_process(self._process))
+
+    def pause(self) -> bool:
+        """sysbench has no pause: never paused (the screen says so)."""
+        return False
+
+    def resume(self) -> bool:
+        return False
 
     async def _stop_process(self, process: asyncio.subprocess.Process) -> None:
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
@@ -266,6 +275,8 @@ class SysbenchSession(RunRecorder):
             samples=self.rows,
             messages=self.messages,
         )
+        if status == "stopped" and self.ended_by is not None:
+            record.run["ended_by"] = self.ended_by
         for code, message in warnings:
             record.add_warning(code, message)
         self._add_responsiveness(record, self.plan.options, self.plan.numjobs)
@@ -279,3 +290,11 @@ def _last_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     fatal = next((line for line in lines if line.startswith("FATAL")), None)
     return fatal or (lines[-1] if lines else "no output")
+
+
+if TYPE_CHECKING:
+    from iotui.core.runs.protocols import Session
+
+    def _a_session(session: SysbenchSession) -> Session:
+        """mypy holds SysbenchSession to the Session protocol (the app and sweeps run it as one)."""
+        return session

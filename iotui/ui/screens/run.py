@@ -8,7 +8,7 @@ Textual coalesces refreshes), which is once per status interval in practice.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -46,6 +46,7 @@ from iotui.ui.styles import SCREENS_CSS
 HOST_DRAW_LATEST_S = 1.5
 
 if TYPE_CHECKING:
+    from iotui.core.runs.protocols import Session, SessionPlan
     from iotui.ui.app import IotuiApp
 
 
@@ -78,8 +79,8 @@ class RunScreen(Screen):
         self.request = request
         self.cpu_count = cpu_count
         self.live = LiveSeries()
-        self.control: Any = None
-        self.plan: Any = None
+        self.control: Session | None = None
+        self.plan: SessionPlan | None = None
         self.numjobs: int | None = None
         self._host_pending = False
         self._host_timer: asyncio.TimerHandle | None = None
@@ -222,8 +223,12 @@ class RunScreen(Screen):
         if self.phase is RunPhase.PAUSED:
             if self.control.resume():
                 self.phase = RunPhase.RUNNING
+            else:
+                self.notify("fio could not be resumed (it may have just ended).", severity="warning")
         elif self.control.pause():
             self.phase = RunPhase.PAUSED
+        elif self.request.hosts:
+            self.notify("The hosts could not be paused; s stops the run on every host.", severity="warning")
         else:
             self.notify("fio could not be paused (it may have just ended).", severity="warning")
 
