@@ -5,6 +5,7 @@ The sizes here are checked against fio 3.33 itself in tests/e2e/test_fio_size_re
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,9 @@ import pytest
 from iotui.core.fio import policy
 from iotui.core.fio.argv import build_fio_argv, checked_preset, name_in_file_names
 from iotui.core.host.memory import buffers_problem, mem_available_bytes
+from iotui.core.remote import plan as remote_plan
+from iotui.core.remote.plan import fio_args_for
+from iotui.core.remote.transport import HostFacts, RemoteError
 from iotui.core.runs.estimate import buffer_estimate, disk_estimate
 from iotui.core.runs.job_file import parse_job_file_text
 from iotui.core.runs.overrides import with_overrides
@@ -197,3 +201,39 @@ def test_a_section_s_kb_base_reads_the_section_s_sizes_only() -> None:
     assert disk_estimate(_preset({"kb_base": "1000"}, {"x": {"size": "1M"}})) == (10**6, None)
     argv = build_fio_argv(_preset({"size": "1M", "kb_base": "1000"}), test_file=Path("/t/.iotui-x/testfile"))
     assert argv.index("--kb_base=1000") < argv.index("--size=1M")
+
+
+# -- the remote path -----------------------------------------------------------------------------------
+
+
+def _facts(host: str, mem_available_bytes: int | None) -> HostFacts:
+    return HostFacts(name=host, tool_version="fio-3.33", kernel="6.1", path="/data", filesystem="ext4",
+                     device="/dev/sda1", mount_point="/", free_bytes=100 << 30, writable=True,
+                     mem_available_bytes=mem_available_bytes)
+
+
+def test_the_remote_job_passes_the_same_name_check() -> None:
+    preset = _preset({"size": "1M"}, {"../../../../CANARY": {"nrfiles": "2"}})
+    with pytest.raises(PresetPolicyError):
+        fio_args_for(preset)
+    with pytest.raises(RemoteError) as caught:
+        asyncio.run(remote_plan.make_remote_plan(preset, ["a"], ["ssh"], None))
+    assert caught.value.code == "policy" and "part of its file names" in str(caught.value)
+
+
+def test_each_host_s_memory_is_checked_and_an_unreadable_size_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    memory = {"roomy": 64 << 30, "small": 256 << 20, "silent": None}
+
+    async def preflight(ssh: list[str], host: str, target: str | None) -> HostFacts:
+        return _facts(host, memory[host])
+
+    monkeypatch.setattr(remote_plan, "preflight", preflight)
+    preset = _preset({"size": "1M", "numjobs": "4", "iodepth": "128", "bs": "1M"})
+    asyncio.run(remote_plan.make_remote_plan(preset, ["roomy", "silent"], ["ssh"], None))
+    with pytest.raises(RemoteError) as caught:
+        asyncio.run(remote_plan.make_remote_plan(preset, ["roomy", "small"], ["ssh"], None))
+    assert caught.value.code == "memory" and caught.value.host == "small"
+    assert "512 MiB" in str(caught.value) and "256 MiB available" in str(caught.value)
+    with pytest.raises(RemoteError) as caught:
+        asyncio.run(remote_plan.make_remote_plan(_preset({"filesize": "0x1k"}), ["roomy"], ["ssh"], None))
+    assert caught.value.code == "size-unknown" and "filesize=0x1k" in str(caught.value)

@@ -10,7 +10,6 @@ resolved and judged by :mod:`iotui.core.fio.policy`) reach the argv.
 
 from __future__ import annotations
 
-import re
 import shlex
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
@@ -20,7 +19,7 @@ from iotui.core.fio import policy as safety
 from iotui.core.fio.file_lists import SPECIAL_FILES, file_list_parts
 from iotui.core.fio.units import parse_size_bytes
 from iotui.core.runs.estimate import estimate
-from iotui.core.runs.preset_model import JobSection, Preset, PresetPolicyError, merge_options, section_options
+from iotui.core.runs.preset_model import NAME_PATTERN, JobSection, Preset, PresetPolicyError, merge_options, section_options
 
 # What iotui needs from fio's output: cumulative json+ every second, no ETA line.
 OUTPUT_ARGS = ("--output-format=json+", "--status-interval=1", "--eta=never")
@@ -125,10 +124,6 @@ def created_file_paths(preset: Preset, test_file: Path) -> list[Path]:
     return [test_file] if uses_shared_file(preset) else []
 
 
-# The names fio may make part of a file name: the preset names' rule (no '/', no leading '.' or '-').
-FILE_NAME_SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-
-
 def name_in_file_names(options: Mapping[str, str]) -> bool:
     """Can fio make a section's job name part of a file name ($jobname.$jobnum.$filenum), by its
     effective options: no filename= of its own (a directory= or nrfiles > 1, where iotui gives no
@@ -141,7 +136,7 @@ def name_in_file_names(options: Mapping[str, str]) -> bool:
 
 
 def _check_job_name(name: str, options: Mapping[str, str], origin: str) -> None:
-    if not name_in_file_names(options) or FILE_NAME_SAFE.fullmatch(name):
+    if not name_in_file_names(options) or NAME_PATTERN.fullmatch(name):
         return
     reason = (
         "fio makes the job's name part of its file names here (no filename= of its own, nrfiles > 1 or a "
