@@ -11,6 +11,7 @@ from typing import Any
 
 from iotui.core.fio import argv as command
 from iotui.core.fio import policy as safety
+from iotui.core.fio.units import parse_size_bytes
 from iotui.core.host import targets as target_checks
 from iotui.core.host.block_devices import backing_devices
 from iotui.core.host.device_facts import target_device_facts
@@ -72,12 +73,9 @@ def _option(preset: Preset, key: str) -> str | None:
 
 def _numjobs(preset: Preset) -> int | None:
     values = [_option(preset, "numjobs")] + [s.options.get("numjobs") for s in preset.jobs]
-    counts = []
-    for value in values:
-        try:
-            counts.append(int(str(value)))
-        except (TypeError, ValueError):
-            continue
+    # As fio reads an integer (numjobs=0x4 is 4, numjobs=1k is 1024).
+    counts = [count for value in values if value is not None
+              and (count := parse_size_bytes(safety.fio_value(str(value)))) is not None]
     return max(counts) if counts else 1
 
 
