@@ -237,3 +237,11 @@ def test_each_host_s_memory_is_checked_and_an_unreadable_size_refused(monkeypatc
     with pytest.raises(RemoteError) as caught:
         asyncio.run(remote_plan.make_remote_plan(_preset({"filesize": "0x1k"}), ["roomy"], ["ssh"], None))
     assert caught.value.code == "size-unknown" and "filesize=0x1k" in str(caught.value)
+
+
+def test_an_enumerated_word_is_compared_exactly_as_fio_compares_it() -> None:
+    # fio reads zonemode case by case ("STRIDED" is no mode of its): the word judged is the word it gets.
+    assert policy.check_options({"zonemode": "strided "}, "test") == {"zonemode": "strided"}
+    for spelling in ("STRIDED", "None", "strided\u00a0"):
+        with pytest.raises(policy.PolicyError):
+            policy.check_options({"zonemode": spelling}, "test")

@@ -260,7 +260,8 @@ _VALUE_RULES: dict[str, Callable[[str], str | None]] = {
     "verify_state_load": _only_off("verify_state_load", "it reads verify state files named by fio"),
     "unlink": _only_off("unlink", "iotui removes the test files itself after the run"),
     "unlink_each_loop": _only_off("unlink_each_loop", "iotui removes the test files itself after the run"),
-    "zonemode": lambda value: None if value.strip().lower() in ("none", "strided") else (
+    # Exact: fio compares the word as written (case and all), and the spelling judged is the one it gets.
+    "zonemode": lambda value: None if value in ("none", "strided") else (
         "it drives a zoned block device, not iotui's test file (only none and strided are allowed)"),
     "filename": _path_in_private_dir,
     "directory": _path_in_private_dir,
