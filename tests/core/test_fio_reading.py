@@ -245,3 +245,10 @@ def test_an_enumerated_word_is_compared_exactly_as_fio_compares_it() -> None:
     for spelling in ("STRIDED", "None", "strided\u00a0"):
         with pytest.raises(policy.PolicyError):
             policy.check_options({"zonemode": spelling}, "test")
+
+
+@pytest.mark.parametrize("spelling", ["9223372036854775808", "8388608T", "0x8000000000000000", "1" + "0" * 400])
+def test_a_size_beyond_fio_s_64_bits_is_refused_not_overflowed(spelling: str) -> None:
+    # fio reads the number with strtoll and multiplies in 64 bits: it refuses or wraps these.
+    _, why = disk_estimate(_preset({"size": spelling}))
+    assert why is not None and "is not a size" in why

@@ -11,6 +11,7 @@ import re
 _HEX_SIZE = re.compile(r"\+?0[xX]([0-9a-fA-F]+)")
 _DECIMAL_SIZE = re.compile(r"\+?([0-9]+)(?:([kKmMgGtTpP])([iI]?)([bB]?)|([bB]))?")
 _SIZE_POWERS = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
+FIO_LARGEST_SIZE = (1 << 63) - 1
 # A percentage of a file's or a device's size (fio: size=50%, offset=10%).
 PERCENT_SIZE = re.compile(r"\+?[0-9]+(?:\.[0-9]+)?%")
 
@@ -28,18 +29,20 @@ def parse_size_bytes(value: str | None, *, kb_base: int = 1024) -> int | None:
         return None
     text = str(value)
     hexadecimal = _HEX_SIZE.fullmatch(text)
+    match = None if hexadecimal else _DECIMAL_SIZE.fullmatch(text)
     if hexadecimal:
-        return int(hexadecimal.group(1), 16)
-    match = _DECIMAL_SIZE.fullmatch(text)
-    if not match:
+        size = int(hexadecimal.group(1), 16)
+    elif match is None:
         return None
-    number, unit, i_letter, b_letter = int(match.group(1)), match.group(2), match.group(3), match.group(4)
-    if unit is None:
-        return number
-    other_base = 1000 if kb_base == 1024 else 1024
-    # "KiB" is the other base; "Ki" and "KB" are kb_base (fio matches "kib" first, then "k").
-    base = other_base if i_letter and b_letter else kb_base
-    return number * base ** _SIZE_POWERS[unit.lower()]
+    elif match.group(2) is None:
+        size = int(match.group(1))
+    else:
+        other_base = 1000 if kb_base == 1024 else 1024
+        # "KiB" is the other base; "Ki" and "KB" are kb_base (fio matches "kib" first, then "k").
+        base = other_base if match.group(3) and match.group(4) else kb_base
+        size = int(match.group(1)) * base ** _SIZE_POWERS[match.group(2).lower()]
+    # fio reads the number with strtoll and multiplies in 64 bits: beyond that it refuses or wraps.
+    return size if size <= FIO_LARGEST_SIZE else None
 
 
 def fio_kb_base(value: str | None) -> int:
