@@ -19,7 +19,7 @@ from iotui.core.remote.transport import HostFacts, RemoteError
 from iotui.core.runs.estimate import buffer_estimate, disk_estimate
 from iotui.core.runs.job_file import parse_job_file_text
 from iotui.core.runs.overrides import with_overrides
-from iotui.core.runs.preset_model import JobSection, Preset, PresetPolicyError
+from iotui.core.runs.preset_model import JobSection, Preset, PresetError, PresetPolicyError
 
 MIB = 1 << 20
 
@@ -252,3 +252,11 @@ def test_a_size_beyond_fio_s_64_bits_is_refused_not_overflowed(spelling: str) ->
     # fio reads the number with strtoll and multiplies in 64 bits: it refuses or wraps these.
     _, why = disk_estimate(_preset({"size": spelling}))
     assert why is not None and "is not a size" in why
+
+
+@pytest.mark.parametrize("name", ["\x1b[2J", "${HOME}", "$jobname"])
+def test_a_name_option_follows_the_section_header_s_rule(name: str) -> None:
+    with pytest.raises(PresetError, match="characters fio would expand"):
+        parse_job_file_text(f"[x]\nname={name}\nrw=read\n", "j.fio")
+    with pytest.raises(PresetError, match="characters fio would expand"):
+        parse_job_file_text(f"[{name}]\nrw=read\n", "j.fio")

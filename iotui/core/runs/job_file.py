@@ -69,6 +69,8 @@ def parse_job_file_text(text: str, where: str) -> tuple[dict[str, str], list[Job
             raise PresetError(f"{where}, line {number}: {line!r} has no option name before '='.")
         if safety.normal_option_name(key) == "name" and current is not global_options and current is not late_globals:
             renamed = value.strip(FIO_SPACE)
+            if _CONTROL.search(renamed) or "$" in renamed:  # the same rule as a section header's name
+                raise PresetError(f"{where}, line {number}: the job name {renamed!r} has characters fio would expand.")
             sections[-1] = (renamed or sections[-1][0], current)
             continue
         for existing in [k for k in current if safety.normal_option_name(k) in same_setting(key)]:
