@@ -73,13 +73,6 @@ def upper_end(value: str | None) -> str | None:
     return re.split(r"[-:]", value)[-1]
 
 
-def whole_number(value: str | None, default: int) -> int | None:
-    if value is None or value.strip() == "":
-        return default
-    text = value.strip()
-    return int(text) if text.isdigit() else None
-
-
 def size_problem(text: str) -> str | None:
     """Why ``text`` is not a size in fio's syntax (4k, 1M, 1G, 512MiB), or None when it is one.
 
