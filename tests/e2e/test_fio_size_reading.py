@@ -16,7 +16,7 @@ from iotui.core.runs.estimate import disk_estimate
 from iotui.core.runs.preset_model import Preset
 from tests.conftest import requires_fio
 
-pytestmark = requires_fio
+pytestmark = [pytest.mark.fio, requires_fio]
 BLOCK_BYTES = 64
 
 

@@ -16,6 +16,7 @@ from iotui import cli
 from iotui.core.host import targets as target_checks
 from iotui.core.runs import plan as run_plan
 from iotui.core.sweep import plan as sweep_plan
+from tests.conftest import requires_fio
 
 SMALL_FILESYSTEM_BYTES = 253 << 20
 COMMON = ["--runtime", "1", "--baseline", "0"]
@@ -163,6 +164,8 @@ def test_an_engine_with_unicode_space_is_refused(world, capsys, engine: str) -> 
     assert "refused because" in err
 
 
+@pytest.mark.fio
+@requires_fio
 def test_an_engine_with_trailing_spaces_reaches_fio_as_the_word_that_was_judged(world, capsys, tmp_path: Path) -> None:
     # fio has no engine called "sync " and would dlopen() that name along the loader's path (an empty
     # element of LD_LIBRARY_PATH is the working directory): a file of that name must never be loaded.
