@@ -168,11 +168,18 @@ def checked_preset(preset: Preset) -> Preset:
     except safety.PolicyError as error:
         raise PresetPolicyError.of(error) from None
     checked = replace(preset, options=options, jobs=jobs)
-    if not jobs:
-        _check_job_name(preset.name, options, origin)
-    for section in jobs:
-        _check_job_name(section.name, merge_options(options, section.options), f"{origin} [{section.name}]")
+    check_job_names(checked)
     return checked
+
+
+def check_job_names(preset: Preset) -> None:
+    """Every job name of a preset whose options are canonical that fio may make part of a file name
+    matches the preset name rule, else PresetPolicyError (what :func:`checked_preset` checks of names)."""
+    origin = str(preset.source) if preset.source else f"preset {preset.name}"
+    if not preset.jobs:
+        _check_job_name(preset.name, preset.options, origin)
+    for section in preset.jobs:
+        _check_job_name(section.name, merge_options(preset.options, section.options), f"{origin} [{section.name}]")
 
 
 def build_fio_argv(

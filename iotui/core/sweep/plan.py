@@ -292,8 +292,10 @@ def estimate_sweep(plan: SweepPlan, *, baseline_s: float = 0.0) -> SweepEstimate
         target_text = target_for_point(plan, params) or os.getcwd()
         target_path = Path(target_text).expanduser()
         try:
-            # Each point as its run will be planned: the judged spelling, its job names, its size.
-            point_preset = command.checked_preset(preset_for_point(plan.preset, params))
+            # Each point's job names and size as its run will check them (its options are already the
+            # policy's canonical names and judged spellings: the preset's loader and with_overrides).
+            point_preset = preset_for_point(plan.preset, params)
+            command.check_job_names(point_preset)
             duration_s, _ = estimate(point_preset)
             disk_bytes, unknown = disk_estimate(point_preset)
             if disk_bytes is None and _filesystem_key(target_path) is not None:
