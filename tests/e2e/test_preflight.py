@@ -28,6 +28,10 @@ async def test_a_host_with_fio_and_a_target_reports_its_facts(tmp_path):
     assert facts.kernel == os.uname().release
     assert facts.path == str(tmp_path.resolve()) and facts.writable
     assert facts.filesystem and facts.free_bytes and facts.free_bytes > 0
+    # The host's MemAvailable, as /proc/meminfo says it here (the memory check of a run's buffers).
+    meminfo = dict(line.split(":", 1) for line in open("/proc/meminfo").read().splitlines())
+    assert facts.mem_available_bytes is not None
+    assert abs(facts.mem_available_bytes - int(meminfo["MemAvailable"].split()[0]) * 1024) < 1 << 30
 
 
 @pytest.mark.fio

@@ -11,13 +11,15 @@ resolved and judged by :mod:`iotui.core.fio.policy`) reach the argv.
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Mapping
 
 from iotui.core.fio import policy as safety
 from iotui.core.fio.file_lists import SPECIAL_FILES, file_list_parts
+from iotui.core.fio.units import parse_size_bytes
 from iotui.core.runs.estimate import estimate
-from iotui.core.runs.preset_model import Preset, PresetPolicyError, merge_options, section_options
+from iotui.core.runs.preset_model import NAME_PATTERN, JobSection, Preset, PresetPolicyError, merge_options, section_options
 
 # What iotui needs from fio's output: cumulative json+ every second, no ETA line.
 OUTPUT_ARGS = ("--output-format=json+", "--status-interval=1", "--eta=never")
@@ -28,10 +30,15 @@ PROCESS_ARGS = ("--thread",)
 PLACEMENT = ("filename", "directory")
 
 
+_FIRST = {"ioengine": 0, "kb_base": 1}
+
+
 def _option_args(options: Mapping[str, str]) -> list[str]:
     args = []
     # The engine first: fio's command line knows an engine's own options only after --ioengine.
-    ordered = sorted(options.items(), key=lambda item: item[0] != "ioengine")
+    # Then kb_base: fio reads each size when it is given, with the kb_base set before it (its job-file
+    # parser reads kb_base first), so the sizes mean what the estimates read.
+    ordered = sorted(options.items(), key=lambda item: _FIRST.get(item[0], len(_FIRST)))
     for key, value in ordered:
         # An empty value is a flag, as in a job file (time_based, group_reporting).
         args.append(f"--{key}" if value == "" else f"--{key}={value}")
@@ -39,8 +46,9 @@ def _option_args(options: Mapping[str, str]) -> list[str]:
 
 
 def file_count(options: Mapping[str, str]) -> int:
-    text = options.get("nrfiles", "1").strip()
-    return int(text) if text.isdigit() and int(text) > 0 else 1
+    """nrfiles as fio reads it (an integer takes size suffixes and hex: 0x10, 1k), else 1."""
+    count = parse_size_bytes(safety.fio_value(options.get("nrfiles", "1")))
+    return count if count is not None and count > 0 else 1
 
 
 def _escape(path: str) -> str:
@@ -116,15 +124,62 @@ def created_file_paths(preset: Preset, test_file: Path) -> list[Path]:
     return [test_file] if uses_shared_file(preset) else []
 
 
-def _check(preset: Preset) -> None:
+def name_in_file_names(options: Mapping[str, str]) -> bool:
+    """Can fio make a section's job name part of a file name ($jobname.$jobnum.$filenum), by its
+    effective options: no filename= of its own (a directory= or nrfiles > 1, where iotui gives no
+    file), nrfiles > 1, or a filename_format with $jobname."""
+    if "$jobname" in options.get("filename_format", ""):
+        return True
+    if file_count(options) > 1:
+        return True
+    return "filename" not in options and "directory" in options
+
+
+def _check_job_name(name: str, options: Mapping[str, str], origin: str) -> None:
+    if not name_in_file_names(options) or NAME_PATTERN.fullmatch(name):
+        return
+    reason = (
+        "fio makes the job's name part of its file names here (no filename= of its own, nrfiles > 1 or a "
+        "filename_format with $jobname), and such a name must match ^[A-Za-z0-9][A-Za-z0-9_.-]*$ ('/' and "
+        "'..' would reach outside iotui's private test directory)"
+    )
+    raise PresetPolicyError(
+        f"{origin}: the job name {name!r} (its section header or name=) is refused because {reason}. Rename "
+        f"the job, or give it a filename= of its own. {safety.FIO_DIRECTLY}",
+        code="refused-value",
+        facts={"origin": origin, "given": "name", "option": "name", "value": name, "reason": reason,
+               "candidates": []},
+        key="name",
+    )
+
+
+def checked_preset(preset: Preset) -> Preset:
+    """``preset`` with every option by its canonical name in the one spelling the policy judged (the
+    spelling fio receives), and every job name that can become part of a file name checked."""
     origin = str(preset.source) if preset.source else f"preset {preset.name}"
     try:
-        checked = safety.check_options(preset.options, origin)
-        engines = [checked.get("ioengine", "")]
-        for section in preset.jobs:
-            safety.check_options(section.options, f"{origin} [{section.name}]", engines=[e for e in engines if e])
+        options = safety.check_options(preset.options, origin)
+        engines = [options.get("ioengine", "")]
+        jobs = tuple(
+            JobSection(section.name, safety.check_options(
+                section.options, f"{origin} [{section.name}]", engines=[e for e in engines if e]))
+            for section in preset.jobs
+        )
     except safety.PolicyError as error:
         raise PresetPolicyError.of(error) from None
+    checked = replace(preset, options=options, jobs=jobs)
+    check_job_names(checked)
+    return checked
+
+
+def check_job_names(preset: Preset) -> None:
+    """Every job name of a preset whose options are canonical that fio may make part of a file name
+    matches the preset name rule, else PresetPolicyError (what :func:`checked_preset` checks of names)."""
+    origin = str(preset.source) if preset.source else f"preset {preset.name}"
+    if not preset.jobs:
+        _check_job_name(preset.name, preset.options, origin)
+    for section in preset.jobs:
+        _check_job_name(section.name, merge_options(preset.options, section.options), f"{origin} [{section.name}]")
 
 
 def build_fio_argv(
@@ -142,12 +197,13 @@ def build_fio_argv(
     (:func:`section_placement`). Sections after the first get ``--stonewall``
     unless the preset is a job file that keeps fio's own ordering. A raw block
     device always runs with ``--readonly`` and takes no placement of the job's.
-    The option policy is applied again here, so no Preset, however it was
-    made, reaches fio with a refused option.
+    The option policy is applied again here (:func:`checked_preset`), so no
+    Preset, however it was made, reaches fio with a refused option, and fio
+    receives each value in the spelling that was judged.
     """
     if (test_file is None) == (block_device is None):
         raise ValueError("give exactly one of test_file or block_device")
-    _check(preset)
+    preset = checked_preset(preset)
     argv = [fio_binary, *OUTPUT_ARGS, *PROCESS_ARGS]
     if readonly or block_device is not None:
         argv.append("--readonly")

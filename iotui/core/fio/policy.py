@@ -69,8 +69,12 @@ _RUNS_COMMANDS = "it runs a command, and iotui runs nothing but fio itself"
 
 
 def engine_refusal(engine: str, table: OptionTable | None = None) -> str | None:
-    """Why an ioengine value is refused (a clause after "because"), or None."""
-    name = engine.strip()
+    """Why an ioengine value (normalised: :func:`fio_value`) is refused (a clause after "because"), or None.
+
+    Compared exactly: fio loads an engine by its exact name and ``dlopen()``s any
+    other, so ``sync `` or ``libaio`` with a no-break space would be a library.
+    """
+    name = engine
     if name in SAFE_ENGINES:
         return None
     if name == "exec":
@@ -93,6 +97,19 @@ def engine_refusal(engine: str, table: OptionTable | None = None) -> str | None:
 # -- the allow-list -----------------------------------------------------------------
 
 _CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
+# Values that are text of the user's own (labels, file names): any Unicode passes. Every other
+# value is a word or a number fio compares byte by byte, so only ASCII is what it looks like.
+_FREE_TEXT = frozenset({"description", "name", "filename", "directory", "filename_format"})
+
+
+def fio_value(value: str) -> str:
+    """The one spelling of a value that is judged and handed to fio: without surrounding ASCII spaces.
+
+    fio's job-file parser drops those (C's isspace), its command line does not; a
+    no-break space or another Unicode space is not dropped by either, so it stays
+    (and :func:`value_refusal` refuses it outside free text).
+    """
+    return value.strip(" ")
 _FALSE = ("0", "false", "no", "off", "none")
 
 # Numbers of fio's tiobench profile (job-file names of fio's own): inert unless profile=tiobench, which
@@ -243,7 +260,8 @@ _VALUE_RULES: dict[str, Callable[[str], str | None]] = {
     "verify_state_load": _only_off("verify_state_load", "it reads verify state files named by fio"),
     "unlink": _only_off("unlink", "iotui removes the test files itself after the run"),
     "unlink_each_loop": _only_off("unlink_each_loop", "iotui removes the test files itself after the run"),
-    "zonemode": lambda value: None if value.strip().lower() in ("none", "strided") else (
+    # Exact: fio compares the word as written (case and all), and the spelling judged is the one it gets.
+    "zonemode": lambda value: None if value in ("none", "strided") else (
         "it drives a zoned block device, not iotui's test file (only none and strided are allowed)"),
     "filename": _path_in_private_dir,
     "directory": _path_in_private_dir,
@@ -260,6 +278,12 @@ def value_refusal(option: str, value: str) -> str | None:
     """Why an allowed option's value is refused (a clause after "because"), or None."""
     if _CONTROL_CHARACTERS.search(value):
         return "its value contains a line break or another control character"
+    if option not in _FREE_TEXT and not value.isascii():
+        odd = next(character for character in value if not character.isascii())
+        return (
+            f"its value holds the character U+{ord(odd):04X}, which fio compares byte by byte, so it would not "
+            "read the value as the word it looks like"
+        )
     unsubstituted = _FILENAME_FORMAT_KEYS.sub("", value) if option == "filename_format" else value
     if "$" in unsubstituted and option not in ("description",):
         return (
@@ -298,10 +322,13 @@ def check_options(
 
     ``engines``: the I/O engine(s) in effect from outside (a job file's
     [global], a preset's global options); an ``ioengine`` among ``options``
-    replaces them. Raises PolicyError for the first refused option.
+    replaces them. Values come back in the one spelling that was judged
+    (:func:`fio_value`), which is the one to hand to fio. Raises PolicyError for
+    the first refused option.
     """
     table = table or default_table()
-    items = [(str(key).strip(), "" if value is None else str(value)) for key, value in options.items()]
+    engines = [fio_value(engine) for engine in engines if engine]
+    items = [(str(key).strip(), fio_value("" if value is None else str(value))) for key, value in options.items()]
     # Pass 1: names without the engine's own options, to find the engine in effect here.
     resolved: dict[int, str] = {}
     engine_here: str | None = None
@@ -312,7 +339,7 @@ def check_options(
             continue
         resolved[index] = resolved_name
         if resolved_name == "ioengine":
-            engine_here = value.strip()
+            engine_here = value
     in_effect = [engine_here] if engine_here else [engine for engine in engines if engine]
     if engine_here:
         # A refused engine is the reason, before any option of its own that this fio lacks.
@@ -359,7 +386,7 @@ def check_option(key: str, value: str, origin: str, **kwargs: Any) -> tuple[str,
 def engine_of(options: Mapping[str, str]) -> str | None:
     """The ioengine set in canonical options, if any."""
     value = options.get("ioengine")
-    return value.strip() if value else None
+    return fio_value(value) if value else None
 
 
 # -- what a preset does --------------------------------------------------------------

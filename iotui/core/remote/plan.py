@@ -16,7 +16,8 @@ from iotui.core.fio import argv as command
 from iotui.core.fio import policy
 from iotui.core.host import targets as target_checks
 from iotui.core.remote.transport import HostFacts, RemoteError, preflight
-from iotui.core.runs.estimate import estimate
+from iotui.core.host.memory import buffers_problem
+from iotui.core.runs.estimate import buffer_estimate, disk_estimate, estimate
 from iotui.core.runs.plan import effective_options
 from iotui.core.runs.preset_model import Preset, PresetPolicyError
 
@@ -41,11 +42,7 @@ class RemotePlan:
 
 def fio_args_for(preset: Preset) -> list[str]:
     """fio's arguments after the binary: the same argv a local run builds, relative file."""
-    origin = str(preset.source) if preset.source else preset.name
-    policy.check_options(dict(preset.options), origin)
-    for section in preset.jobs:
-        policy.check_options(dict(section.options), f"{origin} [{section.name}]")
-    return command.build_fio_argv(preset, test_file=REMOTE_TEST_FILE, fio_binary="fio")[1:]
+    return command.build_fio_argv(command.checked_preset(preset), test_file=REMOTE_TEST_FILE, fio_binary="fio")[1:]
 
 
 def check_host_target(facts: HostFacts, *, needs_bytes: int | None, allow_cache: bool) -> list[tuple[str, str]]:
@@ -79,9 +76,17 @@ async def make_remote_plan(
     if not hosts:
         raise RemoteError("no-hosts", "", "No hosts were given.")
     try:
+        preset = command.checked_preset(preset)
         fio_args = fio_args_for(preset)
     except (policy.PolicyError, PresetPolicyError) as error:
         raise RemoteError("policy", "", str(error)) from None
+    needs_bytes, unknown = disk_estimate(preset)
+    if needs_bytes is None:
+        raise RemoteError("size-unknown", "", f"{unknown}, so iotui cannot check the hosts' free space before the run; "
+                          "give the run a size (--size).")
+    buffers_bytes, how = buffer_estimate(preset)
+    if buffers_bytes is None:
+        raise RemoteError("size-unknown", "", f"{how}, so iotui cannot check the memory the run's I/O buffers take.")
     results = await asyncio.gather(*(preflight(ssh, host, target) for host in hosts), return_exceptions=True)
     facts: dict[str, HostFacts] = {}
     for host, result in zip(hosts, results):
@@ -90,10 +95,12 @@ async def make_remote_plan(
         if isinstance(result, BaseException):
             raise RemoteError("ssh-failed", host, f"{host}: the pre-flight check failed ({result!r}).")
         facts[host] = result
-    needs_bytes = command.required_bytes(preset)
     warnings: list[tuple[str, str]] = []
     for host in hosts:
         warnings += check_host_target(facts[host], needs_bytes=needs_bytes, allow_cache=allow_cache)
+        memory_problem = buffers_problem(buffers_bytes, how, facts[host].mem_available_bytes, host)
+        if memory_problem:
+            raise RemoteError("memory", host, f"{host}: {memory_problem}")
     duration_s, _ = estimate(preset)
     return RemotePlan(
         preset_name=preset.name,

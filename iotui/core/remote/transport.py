@@ -104,6 +104,7 @@ _PREFLIGHT = r"""
 t="$1"
 [ -n "$t" ] || t="$HOME"
 echo "kernel=$(uname -r 2>/dev/null)"
+awk '$1 == "MemAvailable:" {print "mem_available_kb=" $2}' /proc/meminfo 2>/dev/null
 if v=$(fio --version 2>&1); then echo "fio_version=$v"; else echo "fio_error=$v"; fi
 if cd "$t" 2>/dev/null; then
   echo "path=$(pwd -P)"
@@ -128,6 +129,8 @@ class HostFacts:
     mount_point: str
     free_bytes: int | None
     writable: bool
+    mem_available_bytes: int | None = None
+    """The host's MemAvailable; None where its kernel does not say (the memory check then passes)."""
 
 
 def _parse_facts(host: str, text: str) -> dict[str, str]:
@@ -240,4 +243,5 @@ async def preflight(ssh: list[str], host: str, target: str | None, timeout_s: fl
         mount_point=facts.get("mount_point", ""),
         free_bytes=int(free_kb) * 1024 if free_kb.isascii() and free_kb.isdigit() and len(free_kb) <= 15 else None,
         writable=facts.get("writable") == "1",
+        mem_available_bytes=int(mem_kb) * 1024 if (mem_kb := facts.get("mem_available_kb", "")).isdigit() else None,
     )

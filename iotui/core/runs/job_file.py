@@ -13,12 +13,15 @@ from iotui.core.runs.preset_model import (
 )
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# What fio's job-file parser strips around names and values (C's isspace): a no-break space or
+# another Unicode space is part of the value for fio, so it stays for the policy to judge.
+FIO_SPACE = " \t\n\r\v\f"
 
 
 def _strip_comment(line: str) -> str:
     # fio ends a job-file line at the first ';' or '#', wherever it is.
     cut = min((index for index in (line.find(";"), line.find("#")) if index >= 0), default=len(line))
-    return line[:cut].strip()
+    return line[:cut].strip(FIO_SPACE)
 
 
 def parse_job_file_text(text: str, where: str) -> tuple[dict[str, str], list[JobSection]]:
@@ -35,7 +38,8 @@ def parse_job_file_text(text: str, where: str) -> tuple[dict[str, str], list[Job
     sections: list[tuple[str, dict[str, str]]] = []
     current: dict[str, str] | None = None
     seen_job = False
-    for number, raw_line in enumerate(text.splitlines(), 1):
+    # fio ends a line at '\n' only (not at the other line breaks Python's splitlines() knows).
+    for number, raw_line in enumerate(text.split("\n"), 1):
         line = _strip_comment(raw_line)
         if not line:
             continue
@@ -47,7 +51,7 @@ def parse_job_file_text(text: str, where: str) -> tuple[dict[str, str], list[Job
         if line.startswith("["):
             if not line.endswith("]") or len(line) < 3:
                 raise PresetError(f"{where}, line {number}: expected a section header like [name], found {line!r}.")
-            section_name = line[1:-1].strip()
+            section_name = line[1:-1].strip(FIO_SPACE)
             if _CONTROL.search(section_name) or "$" in section_name:
                 raise PresetError(f"{where}, line {number}: the section name {section_name!r} has characters fio would expand.")
             if section_name.startswith("global"):
@@ -60,16 +64,18 @@ def parse_job_file_text(text: str, where: str) -> tuple[dict[str, str], list[Job
         if current is None:
             raise PresetError(f"{where}, line {number}: option {line!r} comes before any [section]; expected it inside one.")
         key, separator, value = line.partition("=")
-        key = key.strip()
+        key = key.strip(FIO_SPACE)
         if not key:
             raise PresetError(f"{where}, line {number}: {line!r} has no option name before '='.")
         if safety.normal_option_name(key) == "name" and current is not global_options and current is not late_globals:
-            renamed = value.strip()
+            renamed = value.strip(FIO_SPACE)
+            if _CONTROL.search(renamed) or "$" in renamed:  # the same rule as a section header's name
+                raise PresetError(f"{where}, line {number}: the job name {renamed!r} has characters fio would expand.")
             sections[-1] = (renamed or sections[-1][0], current)
             continue
         for existing in [k for k in current if safety.normal_option_name(k) in same_setting(key)]:
             del current[existing]
-        current[key] = value.strip() if separator else ""
+        current[key] = value.strip(FIO_SPACE) if separator else ""
     if not sections:
         raise PresetError(f"{where}: the job file has no job section (only [global] or nothing); expected at least one [job].")
     return global_options, [JobSection(name, options) for name, options in sections]

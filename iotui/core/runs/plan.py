@@ -11,10 +11,12 @@ from typing import Any
 
 from iotui.core.fio import argv as command
 from iotui.core.fio import policy as safety
+from iotui.core.fio.units import parse_size_bytes
 from iotui.core.host import targets as target_checks
 from iotui.core.host.block_devices import backing_devices
 from iotui.core.host.device_facts import target_device_facts
-from iotui.core.runs.estimate import estimate
+from iotui.core.host.memory import buffers_problem, mem_available_bytes
+from iotui.core.runs.estimate import buffer_estimate, disk_estimate, estimate
 from iotui.core.runs.preset_model import Preset, section_options, uses_direct_io
 from iotui.core.runs.test_files import new_test_file_path
 
@@ -71,12 +73,9 @@ def _option(preset: Preset, key: str) -> str | None:
 
 def _numjobs(preset: Preset) -> int | None:
     values = [_option(preset, "numjobs")] + [s.options.get("numjobs") for s in preset.jobs]
-    counts = []
-    for value in values:
-        try:
-            counts.append(int(str(value)))
-        except (TypeError, ValueError):
-            continue
+    # As fio reads an integer (numjobs=0x4 is 4, numjobs=1k is 1024).
+    counts = [count for value in values if value is not None
+              and (count := parse_size_bytes(safety.fio_value(str(value)))) is not None]
     return max(counts) if counts else 1
 
 
@@ -91,12 +90,10 @@ def make_plan(
 ) -> RunPlan:
     """Validate the options and the target; decide the test file and fio's argv."""
     run_id = run_id or uuid.uuid4().hex
-    origin = preset.source and str(preset.source) or preset.name
     try:
-        checked = safety.check_options(dict(preset.options), origin)
-        engines = [engine for engine in [checked.get("ioengine", "")] if engine]
-        for section in preset.jobs:
-            safety.check_options(dict(section.options), f"{origin} [{section.name}]", engines=engines)
+        # Every option in the one spelling the policy judged, which is the one fio receives and the
+        # estimates read; job names that can become file names checked.
+        preset = command.checked_preset(preset)
     except safety.PolicyError as error:
         raise PlanError(str(error)) from None
     target_path = Path(target if target is not None else os.getcwd()).expanduser()
@@ -106,12 +103,17 @@ def make_plan(
         raise PlanError(str(error)) from None
     direct = uses_direct_io(preset)
     read_only = not safety.is_write_workload(section_options(preset))
-    needs_bytes = command.required_bytes(preset)
+    needs_bytes, unknown = disk_estimate(preset)
     if needs_bytes is None and not info.is_block_device:
         raise PlanError(
-            f"{origin}: the size of the files cannot be known before the run (no size, or a percentage), "
-            "so iotui cannot check the free space; give the run a size."
+            f"{unknown}, so iotui cannot check the free space before the run; give the run a size (--size)."
         )
+    buffers_bytes, how = buffer_estimate(preset)
+    if buffers_bytes is None:
+        raise PlanError(f"{how}, so iotui cannot check the memory the run's I/O buffers take.")
+    memory_problem = buffers_problem(buffers_bytes, how, mem_available_bytes())
+    if memory_problem:
+        raise PlanError(memory_problem)
     try:
         warnings = target_checks.check_target(
             info, needs_bytes=needs_bytes, direct=direct, read_only=read_only, allow_cache=allow_cache

@@ -6,20 +6,18 @@ policy refuses raises ``PresetPolicyError``. The format is ``docs/presets.md``.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from iotui.core.toml_reader import tomllib
 from iotui.core.runs.preset_model import (
-    JobSection, Preset, PresetError, PresetPolicyError, check_policy, engines_in_effect, read_user_file,
+    NAME_PATTERN, JobSection, Preset, PresetError, PresetPolicyError, check_policy, engines_in_effect, read_user_file,
 )
 from iotui.core.runs.preset_dirs import preset_dirs, preset_files  # where list_presets looks
 from iotui.core.runs.preset_dirs import shipped_presets_dir as shipped_presets_dir  # re-exported: callers find presets here
 from iotui.core.runs.preset_dirs import user_presets_dir as user_presets_dir
 from iotui.core.runs.preset_platform import for_platform
 
-_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _TOP_KEYS = ("name", "title", "description", "tells", "options", "jobs", "sweep")
 _SWEEP_KEYS = ("vary", "note")
 
@@ -139,7 +137,7 @@ def preset_from_dict(doc: Mapping[str, Any], where: str, source: Path | None = N
             key=unknown[0],
         )
     name = _text(doc, "name", where, required=True)
-    if not _NAME_PATTERN.match(name):
+    if not NAME_PATTERN.fullmatch(name):
         raise PresetError(f"{where}: key 'name' should be letters, digits, '-', '_' or '.', found {name!r}.", key="name")
     options = _options_table(doc.get("options", {}), where, "options")
     raw_jobs = doc.get("jobs", [])
@@ -151,7 +149,7 @@ def preset_from_dict(doc: Mapping[str, Any], where: str, source: Path | None = N
             raise PresetError(f"{where}: key 'jobs[{index}]' should be a table.", key=f"jobs[{index}]")
         section_table = dict(raw)
         job_name = section_table.pop("name", None)
-        if not isinstance(job_name, str) or not _NAME_PATTERN.match(job_name):
+        if not isinstance(job_name, str) or not NAME_PATTERN.fullmatch(job_name):
             raise PresetError(
                 f"{where}: key 'jobs[{index}].name' is missing or not a name (expected a string of letters, "
                 "digits, '-', '_' or '.').",

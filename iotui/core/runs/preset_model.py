@@ -10,12 +10,18 @@ the test file lives: iotui decides that. Loading one from TOML is
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from iotui.core.input_files import InputFileError, read_input_file
 from iotui.core.fio import policy as safety
+
+
+# A preset's and a job's name, and any job name fio may make part of a file name: no '/', no
+# leading '.' or '-', nothing a shell or a path would read otherwise (matched whole: fullmatch).
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
 class PresetError(Exception):

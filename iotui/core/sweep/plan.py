@@ -283,21 +283,28 @@ def estimate_sweep(plan: SweepPlan, *, baseline_s: float = 0.0) -> SweepEstimate
     Points run one after another and each removes its file, so a filesystem
     needs room for its largest point, not the sum.
     """
-    from iotui.core.runs.estimate import estimate
+    from iotui.core.fio import argv as command
+    from iotui.core.runs.estimate import disk_estimate, estimate
     from iotui.core.runs.preset_model import PresetError
     point_duration: dict[int, float] = {}
     largest: dict[int | str, tuple[str, int, dict[str, str]]] = {}
     for index, params in enumerate(plan.params):
+        target_text = target_for_point(plan, params) or os.getcwd()
+        target_path = Path(target_text).expanduser()
         try:
+            # Each point's job names and size as its run will check them (its options are already the
+            # policy's canonical names and judged spellings: the preset's loader and with_overrides).
             point_preset = preset_for_point(plan.preset, params)
-            duration_s, disk_bytes = estimate(point_preset)
+            command.check_job_names(point_preset)
+            duration_s, _ = estimate(point_preset)
+            disk_bytes, unknown = disk_estimate(point_preset)
+            if disk_bytes is None and _filesystem_key(target_path) is not None:
+                raise SweepPlanError(f"{unknown}, so iotui cannot check the free space; give the sweep a size (--size)")
             needed = int(disk_bytes or 0)
         except (PresetError, SweepPlanError) as error:  # a refused option: say which point
             raise SweepPlanError(f"The point {_describe(params)} cannot be planned: {error}") from None
         if duration_s is not None:
             point_duration[index] = float(duration_s) + baseline_s + POINT_OVERHEAD_S
-        target_text = target_for_point(plan, params) or os.getcwd()
-        target_path = Path(target_text).expanduser()
         key = _filesystem_key(target_path) or str(target_path)
         if key not in largest or needed > largest[key][1]:
             largest[key] = (str(target_path), needed, dict(params))
