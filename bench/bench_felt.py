@@ -107,32 +107,39 @@ def felt_child(directory: Path) -> None:
             next_at += period_s
             time.sleep(max(0.0, next_at - time.monotonic()))
 
-    def timer() -> None:
-        while not stop.is_set():
-            start_wall, start = time.time(), time.monotonic()
-            with lock:
-                running["timer"] = start_wall
-            time.sleep(TIMER_S)
-            late = time.monotonic() - start - TIMER_S
-            with lock:
-                del running["timer"]
-                events.append(("timer", start_wall, max(late, 0.0)))
-
     threads = [threading.Thread(target=every, args=(1.0 / OPS_PER_S, work), daemon=True)
                for work in (read_one, save_one, start_one)]
-    threads.append(threading.Thread(target=timer, daemon=True))
+    # The timer runs in a process of its own, as a person's editor or terminal would: the file
+    # threads here would otherwise make it late by holding the interpreter's lock.
+    timer = subprocess.Popen([sys.executable, __file__, "--felt-timer"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
     for thread in threads:
         thread.start()
     sys.stdin.read()  # the parent closes our stdin to stop us
     stop.set()
+    timer_out, _ = timer.communicate(input="", timeout=60)
     now = time.time()
     with lock:
         # An operation still in flight counts with its age so far (a stall shows while it lasts).
-        found = list(events) + [(kind, start, now - start - (TIMER_S if kind == "timer" else 0.0))
+        found = list(events) + [tuple(event) for event in json.loads(timer_out)] + [(kind, start, now - start - (TIMER_S if kind == "timer" else 0.0))
                                 for kind, start in running.items()]
     json.dump(found, sys.stdout)
     sys.stdout.flush()
     os._exit(0)  # threads may be stuck in fdatasync; their files go with the directory
+
+
+def felt_timer() -> None:
+    """Wait on a 10 ms timer until stdin closes; print each wake-up's lateness (and one in flight) as JSON."""
+    stop = threading.Event()
+    threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
+    events: list[tuple[str, float, float]] = []
+    start_wall = time.time()
+    while not stop.is_set():
+        start_wall, start = time.time(), time.monotonic()
+        time.sleep(TIMER_S)
+        events.append(("timer", start_wall, max(time.monotonic() - start - TIMER_S, 0.0)))
+    json.dump(events, sys.stdout)
+    sys.stdout.flush()
 
 
 # -- one workload -------------------------------------------------------------------------
@@ -163,10 +170,16 @@ def run_workload(name: str, target: Path, seconds: int, idle_s: int, runs_dir: P
             "argv": argv}
 
 
-def stream_of(name: str, record: dict, lined: list[dict]) -> dict:
-    """The record's samples and the felt verdict per sample, in tests/fixtures/responsiveness/'s shape."""
+def stream_of(name: str, record: dict, lined: list[dict], felt_baseline: dict[str, float]) -> dict:
+    """The record's samples, each with the felt verdict of its second, in tests/fixtures/responsiveness/'s shape."""
     pressure = record["pressure"]
     keys = (*SUMMARY_SIGNALS, "io_probe_read_iops", "io_probe_write_iops", "responsiveness", "responsiveness_cause")
+    seconds = []
+    for row in lined:
+        second = {key: row["sample"][key] for key in keys if key in row["sample"]}
+        second["felt_level"] = row["felt_level"]
+        second.update({f"felt_{kind}_ms": round(value, 3) for kind, value in row["felt"].items()})
+        seconds.append(second)
     return {
         "command": ["iotui", "run", "quick", "--target", "DIR", *WORKLOADS[name].describe()],
         "baseline": {
@@ -174,12 +187,15 @@ def stream_of(name: str, record: dict, lined: list[dict]) -> dict:
             "io_probe_p99_ms": pressure.get("io_probe_baseline_p99_ms"),
             "io_probe_write_p99_ms": pressure.get("io_probe_write_baseline_p99_ms"),
         },
-        "seconds": [{key: sample[key] for key in keys if key in sample} for sample in record["samples"]],
-        "felt": [{"level": row["felt_level"], **{k: round(v, 3) for k, v in row["felt"].items()}} for row in lined],
+        "felt_baseline": {f"felt_{kind}_ms": round(value, 3) for kind, value in felt_baseline.items()},
+        "seconds": seconds,
     }
 
 
 def main() -> int:
+    if sys.argv[1:] == ["--felt-timer"]:
+        felt_timer()
+        return 0
     if len(sys.argv) == 3 and sys.argv[1] == "--felt-child":
         felt_child(Path(sys.argv[2]))
         return 0
@@ -213,7 +229,7 @@ def main() -> int:
             if args.streams is not None:
                 args.streams.mkdir(parents=True, exist_ok=True)
                 doc = {"pressure": record.pressure, "samples": record.samples}
-                (args.streams / f"felt-{name}.json").write_text(json.dumps(stream_of(name, doc, lined), indent=1) + "\n")
+                (args.streams / f"felt-{name}.json").write_text(json.dumps(stream_of(name, doc, lined, baseline), indent=1) + "\n")
     print(markdown_table(rows))
     return 0
 
