@@ -167,10 +167,11 @@ def run_workload(name: str, target: Path, seconds: int, idle_s: int, runs_dir: P
         raise Refused(f"iotui run failed: {iotui.stderr.strip()[-400:]}")
     events = [tuple(event) for event in json.loads(out)]
     return {"events": events, "load_started": load_started, "record_path": json.loads(iotui.stdout)["path"],
-            "argv": argv}
+            "command": ["iotui", "run", "quick", "--target", "DIR", "--runtime", str(seconds),
+                        *(f"--set={option}" for option in sets), f"--size={size}"]}
 
 
-def stream_of(name: str, record: dict, lined: list[dict], felt_baseline: dict[str, float]) -> dict:
+def stream_of(command: list[str], record: dict, lined: list[dict], felt_baseline: dict[str, float]) -> dict:
     """The record's samples, each with the felt verdict of its second, in tests/fixtures/responsiveness/'s shape."""
     pressure = record["pressure"]
     keys = (*SUMMARY_SIGNALS, "io_probe_read_iops", "io_probe_write_iops", "responsiveness", "responsiveness_cause")
@@ -181,7 +182,7 @@ def stream_of(name: str, record: dict, lined: list[dict], felt_baseline: dict[st
         second.update({f"felt_{kind}_ms": round(value, 3) for kind, value in row["felt"].items()})
         seconds.append(second)
     return {
-        "command": ["iotui", "run", "quick", "--target", "DIR", *WORKLOADS[name].describe()],
+        "command": command,
         "baseline": {
             "probe_p99_ms": pressure.get("probe_baseline_p99_ms"),
             "io_probe_p99_ms": pressure.get("io_probe_baseline_p99_ms"),
@@ -229,7 +230,7 @@ def main() -> int:
             if args.streams is not None:
                 args.streams.mkdir(parents=True, exist_ok=True)
                 doc = {"pressure": record.pressure, "samples": record.samples}
-                (args.streams / f"felt-{name}.json").write_text(json.dumps(stream_of(name, doc, lined, baseline), indent=1) + "\n")
+                (args.streams / f"felt-{name}.json").write_text(json.dumps(stream_of(run["command"], doc, lined, baseline), indent=1) + "\n")
     print(markdown_table(rows))
     return 0
 

@@ -22,9 +22,6 @@ class Workload:
     sets: tuple[str, ...]
     size: str = "1G"
 
-    def describe(self) -> list[str]:
-        return [*(f"--set={option}" for option in self.sets), f"--size={self.size}"]
-
 
 def _direct(rw: str, bs: str, iodepth: int, numjobs: int) -> tuple[str, ...]:
     return (f"rw={rw}", f"bs={bs}", f"iodepth={iodepth}", f"numjobs={numjobs}", "ioengine=libaio", "direct=1",

@@ -28,7 +28,7 @@ def judge(name: str) -> tuple[list, dict]:
     assessments = []
     for row in stream["seconds"]:
         sample = HostSample(**{key: row.get(key) for key in PSI_KEYS})
-        wake = ProbeStats(0.0, row["probe_p99_ms"], row["probe_p99_ms"])
+        wake = ProbeStats(0.0, row["probe_p99_ms"], row["probe_p99_ms"]) if "probe_p99_ms" in row else None
         io = IoProbeStats(row.get("io_probe_p99_ms"), row.get("io_probe_write_p99_ms"), 4.0, 4.0)
         assessments.append(monitor.update(sample, wake, io))
     return assessments, monitor.summary()
