@@ -7,6 +7,7 @@ judges by exactly the budgets iotui claims to judge by; only the evidence is ind
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -122,6 +123,15 @@ def agreement(lined: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     for row in lined:
         for kind, value in row["felt"].items():
             worst[kind] = max(worst.get(kind, 0.0), value)
+    # The raw figures side by side, before any baseline: iotui's probe p99 against the felt one.
+    pairs = {"write/save": ("io_probe_write_p99_ms", "save"), "read/read": ("io_probe_p99_ms", "read"),
+             "wake-up/timer": ("probe_p99_ms", "timer")}
+    medians = {}
+    for label, (key, kind) in pairs.items():
+        both = [(row["sample"][key], row["felt"][kind]) for row in lined
+                if isinstance(row["sample"].get(key), (int, float)) and kind in row["felt"]]
+        if both:
+            medians[label] = (statistics.median(a for a, _ in both), statistics.median(b for _, b in both))
     iotui_worst = max((row["iotui"] for row in lined), key=lambda level: rank[level], default="ok")
     return {
         "seconds": len(lined),
@@ -133,4 +143,5 @@ def agreement(lined: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "severe_misses": sum(1 for row in lined if row["iotui"] == "ok" and row["felt_level"] == "unresponsive"),
         "felt_worst": worst,
         "iotui_worst": iotui_worst,
+        "medians_ms": medians,
     }
