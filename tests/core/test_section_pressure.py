@@ -99,3 +99,23 @@ def test_the_invariant_check_catches_the_issues_desktop_section() -> None:
     assert verdict_contradiction(lowered, {"io_probe_write_baseline_p99_ms": 1.1}) is not None
     assert verdict_contradiction({"responsiveness": "sluggish", "cause": "psi_io_full", "cause_value": 62.9,
                                   "cause_threshold": 30.0}) is not None
+
+
+def test_the_cli_prints_each_sections_verdict_and_its_note() -> None:
+    import io
+
+    from iotui.commands.run import print_summary
+
+    samples = [sample(1, 0, "sluggish", 300.0, "io_probe_write"), sample(2, 0, "sluggish", 280.0, "io_probe_write"),
+               sample(3, 1, "sluggish", 2.13, "io_probe_write"), sample(4, 1, "ok", 2.0)]
+    record = RunRecord(
+        run={"id": "r", "preset": "desktop", "status": "completed"}, host={}, target={},
+        sections=[{"name": "a", "groupid": 0}, {"name": "b", "groupid": 1}], samples=samples, pressure=dict(RUN_PRESSURE),
+    )
+    apply_section_pressure(record)
+    out = io.StringIO()
+    print_summary(record, None, out)
+    lines = [line.strip() for line in out.getvalue().splitlines()]
+    second = lines[lines.index(next(line for line in lines if line.startswith("section 2/2"))):]
+    assert second[1] == "responsiveness: ok"
+    assert second[2].startswith("The live chip still read sluggish for 1 s of this section while it eased off")
