@@ -42,6 +42,7 @@ SMALL_FILE_BYTES = 4096
 SMALL_FILES = 64
 OPS_PER_S = 4  # each file kind, as the I/O probe does
 TIMER_S = 0.010
+BASELINE_WINDOW_S = 3.0  # like iotui's I/O probe baseline: its last 3 reports
 
 
 # -- the felt program (a child process of its own) ------------------------------------
@@ -205,6 +206,8 @@ def main() -> int:
     parser.add_argument("--workload", action="append", choices=sorted(WORKLOADS), help="repeatable; default: all")
     parser.add_argument("--seconds", type=int, default=60, help="seconds of load per workload (default 60)")
     parser.add_argument("--idle", type=int, default=10, help="the felt program's idle baseline, seconds")
+    parser.add_argument("--whole-idle", action="store_true",
+                        help="the felt baseline over all --idle seconds (default: the last 3 s of them)")
     parser.add_argument("--streams", type=Path, help="keep each workload's samples and felt verdicts here")
     args = parser.parse_args()
     from iotui.core.runs.record_files import load_record
@@ -221,9 +224,13 @@ def main() -> int:
                 continue
             record = load_record(Path(run["record_path"]))
             report = json.loads((Path(runs) / record.run["report"]).read_text())
-            seconds, baseline = felt_seconds(run["events"], run["load_started"])
+            # The felt baseline from the last seconds before iotui started, the quiet moment nearest
+            # iotui's own (its --baseline 2 s, before fio starts); with --whole-idle, all --idle seconds.
+            began = 0.0 if args.whole_idle else run["load_started"] - BASELINE_WINDOW_S
+            seconds, baseline = felt_seconds(run["events"], began, run["load_started"])
+            fio_end = report["timestamp_ms"] / 1000.0
             levels = FeltJudge(baseline).judge(seconds)
-            lined = align(record.samples, report["timestamp_ms"] / 1000.0, seconds, levels)
+            lined = align(record.samples, fio_end, seconds, levels)
             result = {"workload": name, "baseline": baseline, **agreement(lined)}
             rows.append(result)
             print(json.dumps(result), file=sys.stderr)

@@ -36,12 +36,15 @@ def p99(values: Sequence[float]) -> float:
     return ordered[min(len(ordered) - 1, math.ceil(0.99 * len(ordered)) - 1)]
 
 
-def felt_seconds(events: Sequence[Sequence[Any]], load_started: float) -> tuple[list[dict[str, Any]], dict[str, float]]:
+def felt_seconds(
+    events: Sequence[Sequence[Any]], baseline_from: float, baseline_to: float,
+) -> tuple[list[dict[str, Any]], dict[str, float]]:
     """One row per second of the felt program's clock: each kind's p99 (ms) that second, and the idle baseline.
 
     An operation counts in every second it was in flight, with its age at that second's end
     (or its whole time in the second it ended), so a stall shows while it lasts. The baseline
-    is each kind's p99 over every operation that ended before the load started.
+    is each kind's p99 over the operations that ended between `baseline_from` and `baseline_to`
+    (wall clock): by default the last seconds before iotui started, the quiet moment nearest its own.
     """
     first = min(start for _, start, _ in events)
     last = max(start + taken for _, start, taken in events)
@@ -57,7 +60,7 @@ def felt_seconds(events: Sequence[Sequence[Any]], load_started: float) -> tuple[
         rows.append({"begin": begin, "end": end, "figures": figures})
     baseline = {}
     for kind in KINDS:
-        idle = [taken for k, start, taken in events if k == kind and start + taken < load_started]
+        idle = [taken for k, start, taken in events if k == kind and baseline_from <= start + taken < baseline_to]
         if idle:
             baseline[kind] = p99(idle) * 1000.0
     return rows, baseline
