@@ -53,8 +53,10 @@ def test_the_rules_give_the_records_own_levels(name: str) -> None:
 
 # Streams where the independent program felt nothing past a threshold for long (not felt), and
 # where it did (felt): by CPU starvation (others' load on 2 cores), by a direct write queue.
-NOT_FELT = ("felt-cpu-hogs.json", "felt-idle.json", "felt-randread-qd128x4.json", "felt-randwrite-qd32x4.json")
-FELT_STREAMS = ("felt-buffered-flood.json", "felt-randread-qd32x4.json", "felt-seqwrite-direct.json")
+NOT_FELT = ("felt-cpu-hogs.json", "felt-idle.json", "felt-randread-qd128x4.json", "felt-randwrite-qd32x4.json",
+            "felt-window-buffered-flood.json", "felt-window-randread-qd32x4.json")
+FELT_STREAMS = ("felt-buffered-flood.json", "felt-randread-qd32x4.json", "felt-seqwrite-direct.json",
+                "felt-window-randread-qd128x4.json", "felt-window-randwrite-qd128x4.json")
 NEAR_S = 3  # the two clocks' seconds and the probes' one-second reports put the verdicts up to ~2 s apart
 
 
