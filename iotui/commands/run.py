@@ -128,6 +128,9 @@ def print_summary(record: RunRecord, saved_path: Path | None, out: Any = None) -
         section_verdict = verdict_text(section.get("pressure"))
         if multi and section_verdict:
             print(f"{indent}responsiveness: {section_verdict}", file=out)
+        note = (section.get("pressure") or {}).get("responsiveness_note")
+        if multi and note:
+            print(f"{indent}{note}", file=out)
         for line in section_finding_lines(section):
             print(f"{indent}{line}", file=out)
     verdict = verdict_text(record.pressure)

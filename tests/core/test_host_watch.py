@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import pytest
 
 from iotui.core.host.counters import HostSample
@@ -82,3 +85,41 @@ def test_failing_sampler_raises_once_then_is_dropped() -> None:
         watch.read()
     assert watch.read() is None
     assert watch.pressure_summary() is None
+
+
+class LateProbe:
+    """A probe whose child reports for the first time `after_s` after the baseline began."""
+
+    def __init__(self, after_s: float, running: bool = True) -> None:
+        self.started_at = time.monotonic()
+        self.after_s, self.running = after_s, running
+
+    @property
+    def reports_received(self) -> int:
+        return int(time.monotonic() - self.started_at >= self.after_s)
+
+
+def test_the_baseline_waits_for_a_probe_that_has_not_reported_yet() -> None:
+    watch = HostWatch(None, LateProbe(0.3), None, io_probe=LateProbe(0.0))
+    assert watch.baseline_pending()
+    began = time.monotonic()
+    asyncio.run(watch.wait_for_first_reports(asyncio.Event(), grace_s=2.0))
+    assert 0.25 <= time.monotonic() - began < 1.5 and not watch.baseline_pending()
+
+
+def test_the_wait_is_bounded_and_skips_probes_that_are_not_running_or_stopped() -> None:
+    watch = HostWatch(None, LateProbe(60.0), None)
+    began = time.monotonic()
+    asyncio.run(watch.wait_for_first_reports(asyncio.Event(), grace_s=0.2))
+    assert time.monotonic() - began < 1.0  # never forever: the probe is judged without a baseline then
+    assert not HostWatch(None, LateProbe(60.0, running=False), None).baseline_pending()
+    assert not HostWatch(None, Probe(), None).baseline_pending()  # a probe that does not count reports
+
+    async def stopped() -> None:
+        stop = asyncio.Event()
+        stop.set()
+        await watch.wait_for_first_reports(stop, grace_s=5.0)
+
+    began = time.monotonic()
+    asyncio.run(stopped())
+    assert time.monotonic() - began < 1.0

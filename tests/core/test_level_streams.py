@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from iotui.core.host.counters import HostSample
 from iotui.core.host.io_probe import IoProbeStats
 from iotui.core.host.levels import IO_CAUSES, Level, ResponsivenessMonitor
+from iotui.core.host.section_pressure import pressure_from_samples, verdict_contradiction
 from iotui.core.host.wakeup_probe import ProbeStats
 
 STREAMS = Path(__file__).resolve().parent.parent / "fixtures" / "responsiveness"
@@ -25,7 +28,7 @@ def judge(name: str) -> tuple[list, dict]:
     assessments = []
     for row in stream["seconds"]:
         sample = HostSample(**{key: row.get(key) for key in PSI_KEYS})
-        wake = ProbeStats(0.0, row["probe_p99_ms"], row["probe_p99_ms"])
+        wake = ProbeStats(0.0, row["probe_p99_ms"], row["probe_p99_ms"]) if "probe_p99_ms" in row else None
         io = IoProbeStats(row.get("io_probe_p99_ms"), row.get("io_probe_write_p99_ms"), 4.0, 4.0)
         assessments.append(monitor.update(sample, wake, io))
     return assessments, monitor.summary()
@@ -79,3 +82,24 @@ def test_memory_pressure_is_unresponsive_with_its_cause_and_comes_back() -> None
     assert (summary["responsiveness"], summary["cause"], summary["cause_value"], summary["cause_unit"]) == (
         "unresponsive", "psi_memory_full", 15.0, "%",
     )
+
+
+@pytest.mark.parametrize("name", sorted(path.name for path in STREAMS.glob("*.json")))
+@pytest.mark.parametrize("section_s", [2, 3, 5])
+def test_every_stream_holds_the_section_invariant(name: str, section_s: int) -> None:
+    # Cut each stream into sections of a few seconds (the chip's level carried across each cut,
+    # as in a multi-section preset): no section's level above OK is contradicted by its own figures.
+    assessments, summary = judge(name)
+    rows = json.loads((STREAMS / name).read_text())["seconds"]
+    samples = []
+    for index, (row, assessment) in enumerate(zip(rows, assessments)):
+        sample = {**row, "section": index // section_s, "responsiveness": assessment.level.value}
+        if assessment.cause:
+            sample["responsiveness_cause"] = assessment.cause
+        samples.append(sample)
+    assert verdict_contradiction(summary, summary) is None
+    for section in sorted({s["section"] for s in samples}):
+        table = pressure_from_samples([s for s in samples if s["section"] == section], summary)
+        assert verdict_contradiction(table, summary) is None, (section, table)
+        if table["responsiveness"] != "ok":
+            assert table["cause_value"] > table["cause_threshold"] or table["cause_unit"] == "%"

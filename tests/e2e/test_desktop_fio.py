@@ -1,6 +1,7 @@
 """``iotui run desktop`` on real fio: eight sections named as the table's rows, the table, its export.
 
-Each test runs 1 s on an 8 MiB file; the whole run takes about ten seconds.
+Each test runs 1 s on an 8 MiB file; the whole run takes about ten seconds. Every section's
+responsiveness verdict is checked against its own figures.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from iotui.core.host.section_pressure import verdict_contradiction
 from iotui.core.runs.desktop_table import desktop_compare_markdown, desktop_rows
 from iotui.core.runs.record_files import load_record
 from tests.conftest import requires_fio
@@ -50,6 +52,11 @@ def test_desktop_gives_the_table_in_one_run(tmp_path: Path) -> None:
         assert row.iops == fio["iops"] and row.bw_bytes == fio["bw_bytes"]
         assert row.lat_mean_ns == fio["clat_ns"]["mean"]
         assert row.lat_p99_ns == fio["clat_ns"]["percentile"]["99.000000"]
+    # Each section's verdict is its own evidence (level, cause, value and threshold agree).
+    assert all("pressure" in section for section in record.sections)
+    for section in record.sections:
+        assert verdict_contradiction(section["pressure"], record.pressure) is None, section["pressure"]
+    assert verdict_contradiction(record.pressure, record.pressure) is None
     # 1-second tests are too short for a steady-state judgement (five samples): none is claimed.
     assert all("steady" not in section for section in record.sections)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".iotui-")] == []

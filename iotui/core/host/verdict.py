@@ -11,10 +11,13 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from iotui.core.host.advice import RunShape, suggestion
-from iotui.core.host.levels import THRESHOLDS, format_value
+from iotui.core.host.levels import LEGACY_CAUSES, THRESHOLDS, format_value
 
-CAUSE_LABELS = {threshold.cause: threshold.label for threshold in THRESHOLDS}
-CAUSE_MEANINGS = {threshold.cause: threshold.meaning for threshold in THRESHOLDS}
+# Older records may name a cause no rule produces any more (io PSI): still worded.
+CAUSE_LABELS = {cause: label for cause, (label, _, _) in LEGACY_CAUSES.items()}
+CAUSE_LABELS.update({threshold.cause: threshold.label for threshold in THRESHOLDS})
+CAUSE_MEANINGS = {cause: meaning for cause, (_, _, meaning) in LEGACY_CAUSES.items()}
+CAUSE_MEANINGS.update({threshold.cause: threshold.meaning for threshold in THRESHOLDS})
 WARNING_CODE = "responsiveness"
 
 

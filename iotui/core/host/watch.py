@@ -6,6 +6,8 @@ does it, so both sessions start, baseline, read and stop them alike.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +18,10 @@ if TYPE_CHECKING:
     from iotui.core.host.io_probe import IoProbeStats
     from iotui.core.host.levels import Assessment
     from iotui.core.host.wakeup_probe import ProbeStats
+
+
+# How long past the baseline's seconds a run waits for a probe's first report.
+BASELINE_GRACE_S = 3.0
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,25 @@ class HostWatch:
     def io_probe_error(self) -> str | None:
         """A sentence when the I/O probe could not run, for the run's messages."""
         return getattr(self.io_probe, "error", None) if self.io_probe is not None else None
+
+    def baseline_pending(self) -> bool:
+        """Is a running probe still without its first report (its child started late)?"""
+        return any(
+            probe is not None and getattr(probe, "reports_received", None) == 0
+            and getattr(probe, "running", True)
+            for probe in (self.probe, self.io_probe)
+        )
+
+    async def wait_for_first_reports(self, stop: asyncio.Event, grace_s: float = BASELINE_GRACE_S) -> None:
+        """After the baseline's seconds, wait up to `grace_s` more for a probe with no report yet.
+
+        On a loaded machine a probe's child can start after the baseline seconds have gone;
+        without a single report there is no baseline, and the probe would be judged against
+        its bare limit (a save that always takes 150 ms there would read as sluggish).
+        """
+        deadline = time.monotonic() + grace_s
+        while self.baseline_pending() and time.monotonic() < deadline and not stop.is_set():
+            await asyncio.sleep(0.05)
 
     def take_baseline(self) -> None:
         """After a few quiet seconds: what "normal" wake-up and I/O latency is here."""

@@ -16,6 +16,7 @@ from iotui.core.host import targets as target_checks
 from iotui.core.host.block_devices import backing_devices
 from iotui.core.host.device_facts import target_device_facts
 from iotui.core.host.memory import buffers_problem, mem_available_bytes
+from iotui.core.runs.cache_check import engines_of, without_cache_warnings
 from iotui.core.runs.estimate import buffer_estimate, disk_estimate, estimate
 from iotui.core.runs.preset_model import Preset, section_options, uses_direct_io
 from iotui.core.runs.test_files import new_test_file_path
@@ -118,6 +119,8 @@ def make_plan(
         warnings = target_checks.check_target(
             info, needs_bytes=needs_bytes, direct=direct, read_only=read_only, allow_cache=allow_cache
         )
+        # No page cache is involved where no engine moves file data (null, cpuio, network).
+        warnings = without_cache_warnings(warnings, engines_of(section_options(preset)))
     except target_checks.TargetError as error:
         raise PlanError(str(error)) from None
     is_block_device = info.is_block_device

@@ -115,6 +115,8 @@ class RunRecorder(EventLog):
             await asyncio.wait_for(self._stop_asked.wait(), self.baseline_s)
         except asyncio.TimeoutError:
             pass
+        if self.baseline_s > 0:
+            await self.watch.wait_for_first_reports(self._stop_asked)
         self.watch.take_baseline()
 
     def _run_table(

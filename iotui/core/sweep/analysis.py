@@ -145,17 +145,18 @@ def responsive_candidates(points: Sequence[PointResult]) -> tuple[list[PointResu
     """The points where the machine stayed responsive, with a phrase saying which set was used.
 
     "ok" points first; if none, the points not found unresponsive; if none, all.
-    A point with no assessment (an imported table) counts as responsive.
+    A point with no assessment (an imported table) counts as responsive, and so does one
+    an older record judged by io PSI alone: only felt evidence leaves a point out.
     """
-    responsive = [p for p in points if p.responsiveness in (None, RESPONSIVE)]
+    responsive = [p for p in points if p.felt_responsiveness in (None, RESPONSIVE)]
     if responsive:
         dropped = [p for p in points if p not in responsive]
         if not dropped:
             return responsive, ""
         return responsive, f"; left out as not responsive: {'; '.join(_dropped(p) for p in dropped)}"
-    not_unresponsive = [p for p in points if p.responsiveness != UNRESPONSIVE]
+    not_unresponsive = [p for p in points if p.felt_responsiveness != UNRESPONSIVE]
     if not_unresponsive:
-        dropped = [p for p in points if p.responsiveness == UNRESPONSIVE]
+        dropped = [p for p in points if p.felt_responsiveness == UNRESPONSIVE]
         left_out = f" (left out as unresponsive: {'; '.join(_dropped(p) for p in dropped)})" if dropped else ""
         return not_unresponsive, f"; no point stayed fully responsive, so the sluggish ones were used{left_out}"
     return list(points), "; no point stayed responsive, so all points were used"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from iotui.core import format as fmt
+from iotui.core.host.verdict import CAUSE_LABELS
 from iotui.core.sweep.analysis import SweepAnalysis
 from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.record import SweepRecord
@@ -23,7 +24,24 @@ _COLUMNS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
     ("write p99", "write_lat_p99_ns", fmt.latency_ns),
     ("IOPS/fio core", "iops_per_fio_core", fmt.iops),
     ("IOPS/busy core", "iops_per_busy_core", fmt.iops),
+    # The felt figures a level is judged by (each probe's worst second over the point's run or
+    # section), so a reader sees why a point was left out: a small read, a small save, a wake-up.
+    ("io read p99", "io_read_p99_ms", lambda ms: fmt.latency_ns(ms * 1e6 if ms is not None else None)),
+    ("io write p99", "io_write_p99_ms", lambda ms: fmt.latency_ns(ms * 1e6 if ms is not None else None)),
+    ("wake-up p99", "wakeup_p99_ms", lambda ms: fmt.latency_ns(ms * 1e6 if ms is not None else None)),
 )
+
+
+def responsive_cell(point: PointResult) -> str:
+    """``ok``, ``sluggish (io write p99)``: the level and the felt figure that decided it."""
+    level = point.felt_responsiveness
+    if level is None:
+        return fmt.NO_VALUE
+    if level != point.responsiveness:  # an older record's level from io PSI alone: context, not felt
+        return f"ok (was {point.responsiveness} by {CAUSE_LABELS.get(str(point.responsiveness_cause), 'context')})"
+    if level != "ok" and point.responsiveness_cause:
+        return f"{level} ({CAUSE_LABELS.get(point.responsiveness_cause, point.responsiveness_cause)})"
+    return level
 
 
 # Columns a study is about, shown when its key is swept: sysbench against fio is explained by
@@ -56,6 +74,10 @@ def point_json(point: PointResult, error: str = "") -> dict[str, Any]:
         "write_lat_p99_ns": point.write_lat_p99_ns,
         "responsiveness": point.responsiveness,
         "responsiveness_detail": point.responsiveness_detail,
+        "responsiveness_cause": point.responsiveness_cause,
+        "wakeup_p99_ms": point.wakeup_p99_ms,
+        "io_read_p99_ms": point.io_read_p99_ms,
+        "io_write_p99_ms": point.io_write_p99_ms,
         "iops_per_fio_core": point.iops_per_fio_core,
         "iops_per_busy_core": point.iops_per_busy_core,
         "cpu_user_pct": point.cpu_user_pct,
@@ -120,7 +142,7 @@ def _rows(keys: list[str], results: list[PointResult]) -> tuple[list[str], list[
     for result in results:
         cells = [result.params.get(key, "") for key in keys]
         cells += [formatter(getattr(result, attribute)) for _, attribute, formatter in shown]
-        cells += [result.responsiveness or fmt.NO_VALUE, result.status]
+        cells += [responsive_cell(result), result.status]
         rows.append(cells)
     return headers, rows
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from iotui.core import format as fmt
+from iotui.core.host.levels import CAUSES
 from iotui.core.host.verdict import verdict_text
 
 
@@ -30,6 +31,11 @@ class PointResult:
     write_lat_p99_9_ns: float | None = None
     responsiveness: str | None = None
     responsiveness_detail: str | None = None  # the verdict in words: level · signal value > threshold
+    responsiveness_cause: str | None = None  # the signal behind a level above ok (levels.CAUSES)
+    # The felt figures the level is judged by: each probe's worst second (p99) over the point's run.
+    wakeup_p99_ms: float | None = None
+    io_read_p99_ms: float | None = None
+    io_write_p99_ms: float | None = None
     iops_per_fio_core: float | None = None
     iops_per_busy_core: float | None = None
     cpu_user_pct: float | None = None
@@ -44,6 +50,14 @@ class PointResult:
     # figures, in fio's order, named by ``section``; the point's own figures are then absent.
     section: str | None = None
     by_section: tuple[PointResult, ...] = ()
+
+    @property
+    def felt_responsiveness(self) -> str | None:
+        """The level, where felt evidence gave it; "ok" for a level an older record took from io PSI alone."""
+        if self.responsiveness not in (None, "ok") and self.responsiveness_cause is not None \
+                and self.responsiveness_cause not in CAUSES:
+            return "ok"
+        return self.responsiveness
 
     @property
     def total_iops(self) -> float:
@@ -117,6 +131,11 @@ def figures_from_tables(tables: Mapping[str, Any], pressure: Any) -> dict[str, A
     figures["cpu_system_pct"] = figures.pop("system_pct")
     figures["responsiveness"] = pressure.get("responsiveness")
     figures["responsiveness_detail"] = verdict_text(pressure)
+    cause = pressure.get("cause")
+    figures["responsiveness_cause"] = str(cause) if cause and figures["responsiveness"] != "ok" else None
+    for key, figure in (("wakeup_p99_ms", "probe_p99_ms_max"), ("io_read_p99_ms", "io_probe_p99_ms_max"),
+                        ("io_write_p99_ms", "io_probe_write_p99_ms_max")):
+        figures[key] = _number(pressure.get(figure))
     return figures
 
 

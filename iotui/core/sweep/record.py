@@ -49,6 +49,9 @@ RESULT_KEYS = (
     "cpu_system_pct",
     "ctx_switches_per_s",
     "interrupts_per_s",
+    "wakeup_p99_ms",
+    "io_read_p99_ms",
+    "io_write_p99_ms",
 )
 
 
@@ -100,8 +103,8 @@ def _figures(table: dict[str, Any]) -> dict[str, Any]:
         key: float(value) if isinstance(value := table.get(key), (int, float)) and not isinstance(value, bool) else None
         for key in RESULT_KEYS
     }
-    figures["responsiveness"] = table.get("responsiveness")
-    figures["responsiveness_detail"] = table.get("responsiveness_detail")
+    for key in ("responsiveness", "responsiveness_detail", "responsiveness_cause"):
+        figures[key] = table.get(key)
     return figures
 
 
@@ -109,6 +112,7 @@ def _result_table(result: PointResult) -> dict[str, Any]:
     table: dict[str, Any] = {key: getattr(result, key) for key in RESULT_KEYS}
     table["responsiveness"] = result.responsiveness
     table["responsiveness_detail"] = result.responsiveness_detail
+    table["responsiveness_cause"] = result.responsiveness_cause
     table["mount_options"] = result.mount_options
     return {key: value for key, value in table.items() if value is not None}
 

@@ -28,11 +28,11 @@ def responsiveness_break(points: Sequence[Any], axes: Sequence[Any]) -> str | No
         return None
     axis = varied[0]
     order = axis.order()
-    judged = [p for p in points if p.responsiveness is not None and axis.key in p.params]
+    judged = [p for p in points if p.felt_responsiveness is not None and axis.key in p.params]
     judged.sort(key=lambda p: order.get(p.params[axis.key], len(order)))
     last_ok = None
     for point in judged:
-        if point.responsiveness == "ok":
+        if point.felt_responsiveness == "ok":
             last_ok = point
             continue
         where = f"{axis.key}={point.params[axis.key]}"

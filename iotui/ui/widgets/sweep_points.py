@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from iotui.core import format as fmt
 from iotui.core.sweep.analysis import SweepAnalysis, throughput_metric
+from iotui.core.sweep.output import responsive_cell
 from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.sections import split_sections
 from iotui.core.sweep.values import SweepAxis
@@ -62,7 +63,7 @@ def points_table(points: Sequence[PointResult], axes: Sequence[SweepAxis], analy
             throughput_text(point, metric),
             fmt.latency_ns(point.read_lat_p99_ns),
             fmt.latency_ns(point.write_lat_p99_ns),
-            point.responsiveness or fmt.NO_VALUE,
+            responsive_cell(point),
             Text(mark, style="bold"),
         )
     return table
