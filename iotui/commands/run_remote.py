@@ -45,6 +45,8 @@ REMOTE_ADVICE = {
     "target-memory": "Choose a directory on a disk, or pass --allow-cache to measure memory anyway.",
     "no-hosts": "Name them with --hosts h1,h2 or --hosts-file FILE.",
     "ssh-command": "Give one with --ssh or IOTUI_SSH.",
+    "ssh-timeout": "Check that the host is up, or start without it with --min-hosts.",
+    "ssh-failed": "Check that `ssh HOST true` works without a password, or start without it with --min-hosts.",
 }
 
 
@@ -63,12 +65,16 @@ async def remote_session(
         ssh = ssh_command(getattr(args, "ssh", None))
         plan = await make_remote_plan(
             preset, hosts, ssh, target if target is not None else getattr(args, "target", None),
-            allow_cache=getattr(args, "allow_cache", False),
+            allow_cache=getattr(args, "allow_cache", False), min_hosts=getattr(args, "min_hosts", None),
         )
     except RemoteError as error:
         raise CommandError(f"{remote_refusal(error)} The run did not start on any host.") from None
     for code, message in plan.warnings:
         on_event(LogLine("iotui", f"warning [{code}]: {message}"))
+    for host, message in plan.left_out:
+        on_event(LogLine("iotui", f"left out [{host}]: {message}"))
+    if plan.left_out:
+        on_event(LogLine("iotui", f"Starting on {len(plan.hosts)} of {len(hosts)} hosts (--min-hosts {args.min_hosts})."))
     return MultiHostSession(plan, runs_dir=runs_dir, on_event=on_event)
 
 
@@ -168,6 +174,7 @@ async def run_remote(args: argparse.Namespace, preset: Preset, runs_dir: Path | 
     try:
         session = await remote_session(args, preset, runs_dir=runs_dir, on_event=on_event)
         if interrupted:
+            await session.plan.close()
             print("iotui: stopped before any host started; nothing was saved.", file=sys.stderr)
             return EXIT_INTERRUPTED
         record = await session.run()

@@ -189,3 +189,29 @@ def test_a_host_that_cannot_be_reached_refuses_the_run_naming_it(sshd, tmp_path)
     assert "127.0.0.4" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").glob("*.toml"))
     assert list((tmp_path / "target").iterdir()) == []
+
+
+def test_min_hosts_starts_without_a_host_that_cannot_be_reached_and_names_it(sshd, tmp_path):
+    (tmp_path / "target").mkdir()
+    command = _command(tmp_path, 2, "--min-hosts", "2")
+    command[command.index("--hosts") + 1] = "127.0.0.1,127.0.0.4,127.0.0.2"
+    done = subprocess.run(command, env=_env(sshd), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "left out [127.0.0.4]" in done.stderr and "Traceback" not in done.stderr
+    record = _record(tmp_path)
+    assert record["run"]["status"] == "completed"
+    assert [host["name"] for host in record["hosts"]] == ["127.0.0.1", "127.0.0.2"]
+    left_out = [w["message"] for w in record["warnings"] if w["code"] == "host-left-out"]
+    assert len(left_out) == 1 and "127.0.0.4" in left_out[0]
+    assert record["sections"][0]["hosts"] == 2
+
+
+def test_min_hosts_above_what_passes_refuses_naming_every_failed_host(sshd, tmp_path):
+    (tmp_path / "target").mkdir()
+    command = _command(tmp_path, 1, "--min-hosts", "2")
+    command[command.index("--hosts") + 1] = "127.0.0.1,127.0.0.4,127.0.0.5"
+    done = subprocess.run(command, env=_env(sshd), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "127.0.0.4" in done.stderr and "127.0.0.5" in done.stderr and "Traceback" not in done.stderr
+    assert "1 passed and 2 are needed" in done.stderr
+    assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").glob("*.toml"))

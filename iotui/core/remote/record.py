@@ -164,6 +164,8 @@ def build_record(
     )
     for code, message in plan.warnings:
         record.add_warning(code, message)
+    for _host, message in plan.left_out:
+        record.add_warning("host-left-out", f"Left out of the run: {message}")
     warning = version_warning(versions)
     if warning:
         record.add_warning("fio-versions", warning)

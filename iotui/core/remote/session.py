@@ -75,7 +75,7 @@ class MultiHostSession(EventLog):
         self.on_event = on_event or (lambda event: None)
         self.run_id = run_id or uuid.uuid4().hex
         self.runner_factory = runner_factory or (
-            lambda host: HostRunner(plan.ssh, host, plan.target, plan.fio_args)
+            lambda host: HostRunner(plan.ssh_for(host), host, plan.target, plan.fio_args)
         )
         self.states = {host: HostState(host, plan.facts.get(host)) for host in plan.hosts}
         self.aligner = Aligner(plan.hosts)
@@ -137,6 +137,8 @@ class MultiHostSession(EventLog):
             await self._stop_all()
             for task in pumps:
                 task.cancel()
+            # The shared connections end with the run (their sessions have).
+            await self.plan.close()
         return self._finish(started)
 
     async def _pump(self, host: str, runner: HostRunner, events: asyncio.Queue) -> None:

@@ -8,7 +8,6 @@ password. Nothing listens on a port and no fio server runs.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shlex
 from dataclasses import dataclass
@@ -96,7 +95,7 @@ def ssh_argv(ssh: list[str], host: str, remote_command: str) -> list[str]:
 # -- pre-flight -----------------------------------------------------------------
 
 # Prints key=value lines about fio, the kernel and the target. Never writes.
-_PREFLIGHT = r"""
+PREFLIGHT_SCRIPT = r"""
 t="$1"
 [ -n "$t" ] || t="$HOME"
 echo "kernel=$(uname -r 2>/dev/null)"
@@ -140,28 +139,11 @@ def _ssh_message(stderr: bytes) -> str:
     return lines[-1] if lines else "no message"
 
 
-async def preflight(ssh: list[str], host: str, target: str | None, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> HostFacts:
-    """Reach the host, find fio and look at the target; RemoteError names what failed."""
-    command = f"sh -c {shlex.quote(_PREFLIGHT)} iotui-preflight {shlex.quote(target or '')}"
-    try:
-        process = await asyncio.create_subprocess_exec(
-            *ssh_argv(ssh, host, command),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
-    except OSError as error:
-        raise RemoteError("ssh-missing", host, f"Cannot start {ssh[0]} ({error.strerror or error}).") from None
-    try:
-        stdout, stderr = await asyncio.wait_for(process.communicate(), timeout_s)
-    except asyncio.TimeoutError:
-        process.kill()
-        await process.wait()
-        raise RemoteError("ssh-timeout", host, f"{host}: ssh did not answer within {timeout_s:.0f} s.") from None
-    if process.returncode == 255:
+def facts_from_output(host: str, target: str | None, stdout: str, stderr: bytes, returncode: int | None) -> HostFacts:
+    """What the pre-flight check printed on the host, judged; RemoteError names what failed."""
+    if returncode == 255:
         raise RemoteError("ssh-failed", host, f"{host}: ssh cannot reach it: {_ssh_message(stderr)}.")
-    facts = _parse_facts(host, stdout.decode("utf-8", "replace"))
+    facts = _parse_facts(host, stdout)
     if "fio_version" not in facts:
         detail = facts.get("fio_error") or _ssh_message(stderr)
         raise RemoteError("fio-missing", host, f"{host}: fio is not there or does not run: {detail}.")
