@@ -41,6 +41,7 @@ def ids(runs_dir: Path, run_filter: RunFilter | None = None) -> list[str]:
 
 
 def test_cold_build_then_warm_sync_parses_nothing(runs: Path) -> None:
+    (runs / INDEX_FILE_NAME).unlink()  # records copied in from elsewhere: no index yet
     seen = []
     first = sync(runs, progress=lambda done, total: seen.append((done, total)))
     assert first.cold and first.parsed == 3 and first.total == 3 and seen[-1] == (3, 3)
@@ -60,12 +61,22 @@ def test_the_index_follows_new_changed_removed_and_bad_files(runs: Path) -> None
     next(runs.glob("*bbbbbbbb.toml")).unlink()
     (runs / "20261130-000000-broken-eeeeeeee.toml").write_text("not = [toml")
     result = sync(runs)
-    assert result.parsed == 3 and result.removed == 1
+    # The new record was indexed as it was saved; the changed and the broken file are parsed.
+    assert result.parsed == 2 and result.removed == 1
     found = {run.run_id or run.path.name: run for run in query(runs)[0]}
     assert set(found) == {"dddddddd04", "cccccccc03", "aaaaaaaa01", "20261130-000000-broken-eeeeeeee.toml"}
     assert found["aaaaaaaa01"].status == "stopped"
     bad = found["20261130-000000-broken-eeeeeeee.toml"]
     assert bad.status == "bad file" and "not valid TOML" in bad.error
+
+
+def test_records_iotui_saves_are_indexed_as_saved_so_history_opens_warm(tmp_path: Path) -> None:
+    save_record(make("aaaaaaaa01", 1, iops=123.5), tmp_path)
+    save_record(make("bbbbbbbb02", 2), tmp_path)
+    listed, total = query(tmp_path)  # no sync
+    assert total == 2 and [run.run_id for run in listed] == ["bbbbbbbb02", "aaaaaaaa01"]
+    assert listed[1].read_iops == (123.5,)
+    assert sync(tmp_path).parsed == 0
 
 
 def test_sweep_records_and_hidden_files_are_not_runs(runs: Path) -> None:
