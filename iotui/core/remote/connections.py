@@ -39,7 +39,13 @@ from iotui.core.remote.transport import (
     ssh_argv,
 )
 
-CONNECT_CONCURRENCY = 16
+# OpenSSH's sshd starts refusing unauthenticated connections beyond 10 (MaxStartups 10:30:100):
+# no more than that are opened at once, even where many hosts share one sshd.
+CONNECT_CONCURRENCY = 10
+# A busy sshd drops a connection before the key exchange ("kex_exchange_identification:
+# Connection reset by peer" or "... closed by remote host"): tried again, a little later.
+CONNECT_RETRIES = 2
+_DROPPED_BEFORE_KEX = "kex_exchange_identification"
 PREFLIGHT_END = "IOTUI-PREFLIGHT-END"
 CLOSE_GRACE_S = 2.0
 # A unix socket's path is limited to 108 bytes (104 on some systems); ssh refuses longer ones.
@@ -112,12 +118,20 @@ class HostConnections:
             self.opening += 1
             self.peak_opening = max(self.peak_opening, self.opening)
             try:
-                return await self._preflight(host, target, timeout_s)
+                for attempt in range(CONNECT_RETRIES + 1):
+                    try:
+                        return await self._preflight(host, target, timeout_s - (time.monotonic() - began), timeout_s)
+                    except RemoteError as error:
+                        retry = error.code == "ssh-failed" and _DROPPED_BEFORE_KEX in str(error)
+                        if not retry or attempt == CONNECT_RETRIES or time.monotonic() - began > timeout_s / 2:
+                            raise
+                    await asyncio.sleep(0.25 * (attempt + 1))
+                raise AssertionError("unreachable")
             finally:
                 self.opening -= 1
                 self.connect_s[host] = time.monotonic() - began
 
-    async def _preflight(self, host: str, target: str | None, timeout_s: float) -> HostFacts:
+    async def _preflight(self, host: str, target: str | None, timeout_s: float, limit_s: float) -> HostFacts:
         hold = self.share and not self.closed
         script = PREFLIGHT_SCRIPT + f"echo {PREFLIGHT_END}\n" + ("exec cat >/dev/null\n" if hold else "")
         command = f"sh -c {shlex.quote(script)} iotui-preflight {shlex.quote(target or '')}"
@@ -142,7 +156,7 @@ class HostConnections:
             output, marked = await asyncio.wait_for(_read_until_end(process), timeout_s)
         except asyncio.TimeoutError:
             await _end(process)
-            raise RemoteError("ssh-timeout", host, f"{host}: ssh did not answer within {timeout_s:.0f} s.") from None
+            raise RemoteError("ssh-timeout", host, f"{host}: ssh did not answer within {limit_s:.0f} s.") from None
         except BaseException:
             await _end(process)
             raise

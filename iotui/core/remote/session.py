@@ -19,6 +19,7 @@ from typing import Any, Callable
 from iotui.core.fio.status import FioDocument, FioText
 from iotui.core.fio.summary import sample_row
 from iotui.core.heap import hold_for_run, release_after_run
+from iotui.core.remote.connections import CONNECT_CONCURRENCY
 from iotui.core.remote.alignment import AggregateSample, Aligner, HostInterval
 from iotui.core.remote.lifeline import HostEnded, HostLine, HostReady, HostRunner
 from iotui.core.remote.plan import RemotePlan
@@ -87,6 +88,7 @@ class MultiHostSession(EventLog):
         self.release_spread_ms: float | None = None
         self._started_monotonic = time.monotonic()
         self._failure: str | None = None
+        self._starting_closed = False
 
     # -- control ------------------------------------------------------------
     def request_stop(self) -> None:
@@ -117,11 +119,14 @@ class MultiHostSession(EventLog):
         self._started_monotonic = time.monotonic()
         events: asyncio.Queue = asyncio.Queue()
         pumps: list[asyncio.Task] = []
+        # Hosts start a few at a time, each until it is ready: every session runs the login's
+        # shell start-up and lays fio's files out, and 128 of those at once on one machine (or
+        # one shared filesystem) only make every host slower to get ready.
+        gate = asyncio.Semaphore(CONNECT_CONCURRENCY)
         try:
             for host, state in self.states.items():
                 state.runner = self.runner_factory(host)
-                await state.runner.start()
-                pumps.append(asyncio.create_task(self._pump(host, state.runner, events)))
+                pumps.append(asyncio.create_task(self._pump(host, state.runner, events, gate)))
             if await self._wait_ready(events) and not self.stop_requested:
                 self._release()
                 # Nothing made before the hosts started is walked by the collector while they run.
@@ -134,6 +139,7 @@ class MultiHostSession(EventLog):
             self.stop_requested = True
             raise
         finally:
+            self._starting_closed = True
             await self._stop_all()
             for task in pumps:
                 task.cancel()
@@ -141,10 +147,27 @@ class MultiHostSession(EventLog):
             await self.plan.close()
         return self._finish(started)
 
-    async def _pump(self, host: str, runner: HostRunner, events: asyncio.Queue) -> None:
-        async for event in runner.events():
-            events.put_nowait((host, event, time.monotonic()))
-        events.put_nowait((host, None, time.monotonic()))
+    async def _pump(self, host: str, runner: HostRunner, events: asyncio.Queue, gate: asyncio.Semaphore) -> None:
+        held = False
+        try:
+            await gate.acquire()
+            held = True
+            if self._starting_closed or self.stop_requested:
+                return
+            try:
+                await runner.start()
+            except OSError as error:
+                events.put_nowait((host, HostLine(f"cannot start ssh ({error.strerror or error})"), time.monotonic()))
+                return
+            async for event in runner.events():
+                if held and isinstance(event, (HostReady, HostEnded)):
+                    gate.release()
+                    held = False
+                events.put_nowait((host, event, time.monotonic()))
+        finally:
+            if held:
+                gate.release()
+            events.put_nowait((host, None, time.monotonic()))
 
     async def _wait_ready(self, events: asyncio.Queue) -> bool:
         deadline = time.monotonic() + READY_TIMEOUT_S
@@ -153,10 +176,16 @@ class MultiHostSession(EventLog):
             try:
                 host, event, arrived = await asyncio.wait_for(events.get(), max(0.01, deadline - time.monotonic()))
             except asyncio.TimeoutError:
-                self._failure = f"{', '.join(sorted(waiting))} did not get ready within {READY_TIMEOUT_S:.0f} s."
+                self._failure = (
+                    f"{', '.join(sorted(waiting))} did not get ready (no host got ready in the last "
+                    f"{READY_TIMEOUT_S:.0f} s)."
+                )
                 return False
             if isinstance(event, HostReady):
                 waiting.discard(host)
+                # Many hosts lay their files out on shared storage (or one machine) more slowly
+                # than one: the limit is on a stall, READY_TIMEOUT_S with no host getting ready.
+                deadline = time.monotonic() + READY_TIMEOUT_S
             elif isinstance(event, HostLine):
                 self.states[host].lines.append(event.text)
                 self._log("stderr", f"{host}: {event.text}")
