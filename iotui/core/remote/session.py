@@ -23,14 +23,13 @@ from iotui.core.remote.connections import CONNECT_CONCURRENCY
 from iotui.core.remote.alignment import AggregateSample, Aligner, HostInterval
 from iotui.core.remote.lifeline import HostEnded, HostLine, HostReady, HostRunner
 from iotui.core.remote.plan import RemotePlan
-from iotui.core.remote.record import HostState, build_record
+from iotui.core.remote.record import STALL_S, HostState, build_record
 from iotui.core.runs.record import RunRecord
 from iotui.core.runs.record_files import save_record
 from iotui.core.runs.record_schema import RecordError
 from iotui.core.runs.events import EventLog, RunFinished
 
 READY_TIMEOUT_S = 30.0
-STALL_S = 10.0  # a released host with no document this long is failed
 TICK_S = 0.2
 
 
@@ -234,6 +233,7 @@ class MultiHostSession(EventLog):
                 continue
             last = state.last_arrival_s if state.last_arrival_s is not None else 0.0
             if now - last > STALL_S:
+                state.silent = True
                 self._fail(host, now, f"no report from {host} for {STALL_S:.0f} s")
                 if state.runner is not None:
                     asyncio.ensure_future(state.runner.stop())
