@@ -181,7 +181,7 @@ def measured_run(cluster: Cluster, work: Path, runtime_s: int, rate_iops: int, e
     first_line_s = wait_for_line(process, f"{total}/{total} hosts", 300)
     if first_line_s is None:
         _, stderr = process.communicate(timeout=120)
-        return {"started": False, "error": stderr.strip().splitlines()[-3:]}
+        return {"started": False, "error": _said(stderr)}
     # The middle of the run: from 3 s after the first full line to 3 s before the end.
     time.sleep(3)
     window_s = max(2.0, runtime_s - 8.0)
@@ -218,13 +218,18 @@ def measured_run(cluster: Cluster, work: Path, runtime_s: int, rate_iops: int, e
     }
 
 
+def _said(stderr: str) -> list[str]:
+    """iotui's own sentences (not the hosts' lines it relays), the last few."""
+    return [line[:400] for line in stderr.splitlines() if line.startswith("iotui:")][-3:]
+
+
 def signal_run(cluster: Cluster, work: Path, rate_iops: int, signum: int, extra: list[str]) -> dict:
     process = start(cluster, work, 120, rate_iops, extra)
     total = len(cluster.hosts)
     if wait_for_line(process, f"{total}/{total} hosts", 300) is None:
         process.kill()
         _, stderr = process.communicate(timeout=60)
-        return {"started": False, "error": stderr.strip().splitlines()[-3:]}
+        return {"started": False, "error": _said(stderr)}
     running = len(fio_under(work / "target"))
     process.send_signal(signum)
     began = time.monotonic()

@@ -48,6 +48,8 @@ CONNECT_RETRIES = 2
 _DROPPED_BEFORE_KEX = "kex_exchange_identification"
 PREFLIGHT_END = "IOTUI-PREFLIGHT-END"
 CLOSE_GRACE_S = 2.0
+# Once connected, how long the check itself may take (the login's shell start-up included).
+CHECK_TIMEOUT_S = 60.0
 # A unix socket's path is limited to 108 bytes (104 on some systems); ssh refuses longer ones.
 _SOCKET_PATH_MAX = 100
 _OWN_SHARING_OPTIONS = ("controlmaster", "controlpath", "controlpersist")
@@ -152,12 +154,28 @@ class HostConnections:
             )
         except OSError as error:
             raise RemoteError("ssh-missing", host, f"Cannot start {self.ssh[0]} ({error.strerror or error}).") from None
+        reading = asyncio.ensure_future(_read_until_end(process))
+        connected = False
         try:
-            output, marked = await asyncio.wait_for(_read_until_end(process), timeout_s)
+            if hold:
+                # The limit is on answering: once the shared connection is up (its socket is
+                # there), the check has its own, longer limit (a login's shell start-up can be slow).
+                connected = await _until_connected(reading, self._socket(host), timeout_s)
+                output, marked = await asyncio.wait_for(reading, CHECK_TIMEOUT_S)
+            else:
+                output, marked = await asyncio.wait_for(reading, timeout_s)
         except asyncio.TimeoutError:
+            reading.cancel()
             await _end(process)
+            if connected:
+                raise RemoteError(
+                    "check-timeout", host,
+                    f"{host}: ssh connected, but the pre-flight check (a few shell commands) did not finish "
+                    f"within {CHECK_TIMEOUT_S:.0f} s.",
+                ) from None
             raise RemoteError("ssh-timeout", host, f"{host}: ssh did not answer within {limit_s:.0f} s.") from None
         except BaseException:
+            reading.cancel()
             await _end(process)
             raise
         if not marked or not hold:
@@ -199,6 +217,18 @@ class HostConnections:
         await asyncio.gather(*(_end(process, CLOSE_GRACE_S) for process in masters), return_exceptions=True)
         if self.directory is not None:
             shutil.rmtree(self.directory, ignore_errors=True)
+
+
+async def _until_connected(reading: asyncio.Future, socket: Path, timeout_s: float) -> bool:
+    """Wait for the master's socket (connected) or the check's end; TimeoutError after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while not reading.done():
+        if socket.exists():
+            return True
+        if time.monotonic() >= deadline:
+            raise asyncio.TimeoutError
+        await asyncio.wait({reading}, timeout=0.1)
+    return True
 
 
 async def _read_until_end(process: asyncio.subprocess.Process) -> tuple[bytes, bool]:
