@@ -45,8 +45,8 @@ class HostState:
     returncode: int | None = None
     exit_status: int | None = None
     failed_at_s: float | None = None
-    # Failed for silence (nothing from it for the stall limit), not for an exit of its own.
-    silent: bool = False
+    # Failed for silence: how long nothing came from it (not for an exit of its own).
+    silent_s: float | None = None
 
     def __post_init__(self) -> None:
         self.deriver = HostDeriver(self.name)
@@ -119,7 +119,7 @@ def build_record(
         status = "stopped"
     elif not completed:
         status = "failed"
-    elif any(not states[name].silent for name in failed):
+    elif any(states[name].silent_s is None for name in failed):
         # A host that went silent is left out and named; the run goes on and completes
         # with the others. A host whose fio failed fails the run.
         status = "failed"
@@ -178,7 +178,8 @@ def build_record(
         record.add_warning("fio-versions", warning)
     for name in failed:
         state = states[name]
-        what = f"sent nothing for {STALL_S:.0f} s and was marked failed" if state.silent else "failed"
+        silent_s = state.silent_s
+        what = "failed" if silent_s is None else f"sent nothing for {silent_s:.0f} s and was marked failed"
         record.add_warning(
             "host-failed",
             f"{name} {what} at {state.failed_at_s:.1f} s; the aggregate holds the {len(completed)} of "

@@ -30,6 +30,7 @@ from iotui.core.runs.record_schema import RecordError
 from iotui.core.runs.events import EventLog, RunFinished
 
 READY_TIMEOUT_S = 30.0
+FIRST_REPORT_S = 30.0  # a released host with no first document this long is failed
 TICK_S = 0.2
 
 
@@ -231,10 +232,15 @@ class MultiHostSession(EventLog):
         for host, state in self.states.items():
             if state.ended or state.failed_at_s is not None:
                 continue
-            last = state.last_arrival_s if state.last_arrival_s is not None else 0.0
-            if now - last > STALL_S:
-                state.silent = True
-                self._fail(host, now, f"no report from {host} for {STALL_S:.0f} s")
+            # Silence is counted from a host's last document; before its first, from the release,
+            # with the ready limit: many fio starting at once on a busy host take a while.
+            if state.last_arrival_s is None:
+                limit_s, last = FIRST_REPORT_S, 0.0
+            else:
+                limit_s, last = STALL_S, state.last_arrival_s
+            if now - last > limit_s:
+                state.silent_s = limit_s
+                self._fail(host, now, f"no report from {host} for {limit_s:.0f} s")
                 if state.runner is not None:
                     asyncio.ensure_future(state.runner.stop())
 
