@@ -32,6 +32,7 @@ from iotui.core.runs.events import EventLog, RunFinished
 READY_TIMEOUT_S = 30.0
 FIRST_REPORT_S = 30.0  # a released host with no first document this long is failed
 TICK_S = 0.2
+LATE_TICK_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ class MultiHostSession(EventLog):
         self._started_monotonic = time.monotonic()
         self._failure: str | None = None
         self._starting_closed = False
+        self._last_tick_s: float | None = None
 
     # -- control ------------------------------------------------------------
     def request_stop(self) -> None:
@@ -212,14 +214,19 @@ class MultiHostSession(EventLog):
         running = set(self.states)
         while running:
             try:
-                host, event, arrived = await asyncio.wait_for(events.get(), TICK_S)
+                item = await asyncio.wait_for(events.get(), TICK_S)
             except asyncio.TimeoutError:
                 self._tick()
                 continue
-            if event is None:
-                running.discard(host)
-                continue
-            self._handle(host, event, arrived)
+            # Everything that has come is handled before silence is judged: after a moment
+            # without the CPU, every host's document is waiting here, none of them silent.
+            while item is not None:
+                host, event, arrived = item
+                if event is None:
+                    running.discard(host)
+                else:
+                    self._handle(host, event, arrived)
+                item = events.get_nowait() if not events.empty() else None
             self._tick()
 
     def _tick(self) -> None:
@@ -229,13 +236,24 @@ class MultiHostSession(EventLog):
             self._emit_aggregate(aggregate)
         if self.stop_requested:
             return
+        # A tick long after the last one means iotui itself did not run (a loaded machine):
+        # the hosts' documents may still be in the pipes, so silence is judged next time.
+        late = self._last_tick_s is not None and now - self._last_tick_s > LATE_TICK_S
+        self._last_tick_s = now
+        if late:
+            return
+        ending_s = self.plan.estimated_duration_s if self.plan.estimated_duration_s is not None else float("inf")
         for host, state in self.states.items():
             if state.ended or state.failed_at_s is not None:
                 continue
             # Silence is counted from a host's last document; before its first, from the release,
-            # with the ready limit: many fio starting at once on a busy host take a while.
+            # with a longer limit: many fio starting at once on a busy host take a while.
+            # After the job's estimated end, a host is writing its final report and removing its
+            # files, which a loaded host can be slow at: the longer limit too.
             if state.last_arrival_s is None:
                 limit_s, last = FIRST_REPORT_S, 0.0
+            elif now > ending_s:
+                limit_s, last = FIRST_REPORT_S, state.last_arrival_s
             else:
                 limit_s, last = STALL_S, state.last_arrival_s
             if now - last > limit_s:
