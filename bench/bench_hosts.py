@@ -186,9 +186,13 @@ def measured_run(cluster: Cluster, work: Path, runtime_s: int, rate_iops: int, e
     time.sleep(3)
     window_s = max(2.0, runtime_s - 8.0)
     ssh = children(process.pid)
-    cpu0, ssh0, t0 = cpu_s(process.pid), sum(cpu_s(pid) for pid in ssh), time.monotonic()
+    before = {pid: cpu_s(pid) for pid in ssh}
+    cpu0, t0 = cpu_s(process.pid), time.monotonic()
     time.sleep(window_s)
-    cpu1, ssh1, t1 = cpu_s(process.pid), sum(cpu_s(pid) for pid in ssh), time.monotonic()
+    cpu1, t1 = cpu_s(process.pid), time.monotonic()
+    after = {pid: cpu_s(pid) for pid in ssh}
+    # Only the ssh processes there at both readings (one that ended reads as 0).
+    ssh_s = sum(after[pid] - before[pid] for pid in ssh if before[pid] > 0 and after[pid] >= before[pid])
     stdout, stderr = process.communicate(timeout=300)
     record = load_record(work)
     hosts = record["hosts"]
@@ -209,7 +213,7 @@ def measured_run(cluster: Cluster, work: Path, runtime_s: int, rate_iops: int, e
         "start_spread_ms": record["run"].get("start_spread_ms"),
         "release_spread_ms": record["run"].get("release_spread_ms"),
         "iotui_cpu_pct": round(100 * (cpu1 - cpu0) / (t1 - t0), 1),
-        "ssh_cpu_pct": round(100 * (ssh1 - ssh0) / (t1 - t0), 1),
+        "ssh_cpu_pct": round(100 * ssh_s / (t1 - t0), 1),
         "ssh_processes": len(ssh),
         "lag_median_s": round(statistics.median(lags), 3) if lags else None,
         "lag_max_s": round(max(lags), 3) if lags else None,

@@ -89,3 +89,30 @@ def test_connections_open_at_most_the_bound_at_once_and_a_host_that_does_not_ans
         await connections.close()
 
     asyncio.run(scenario())
+
+
+def test_the_app_s_question_when_hosts_fail_starts_without_them_or_refuses(sshd, tmp_path):
+    from iotui.core.runs.preset_files import find_preset
+    from iotui.core.remote.plan import make_remote_plan
+
+    asked: list[tuple[list[tuple[str, str]], int]] = []
+
+    async def plan_with(answer: bool):
+        async def ask(left_out, passed):
+            asked.append((left_out, passed))
+            return answer
+
+        return await make_remote_plan(
+            find_preset("quick"), ["127.0.0.1", "127.0.0.9", "127.0.0.2"], _ssh(sshd), str(tmp_path), ask_left_out=ask
+        )
+
+    plan = asyncio.run(plan_with(True))
+    try:
+        assert plan.hosts == ["127.0.0.1", "127.0.0.2"]
+        assert [host for host, _ in plan.left_out] == ["127.0.0.9"]
+        assert asked[0][1] == 2 and "127.0.0.9" in asked[0][0][0][1]
+    finally:
+        asyncio.run(plan.close())
+    with pytest.raises(RemoteError) as refused:
+        asyncio.run(plan_with(False))
+    assert refused.value.host == "127.0.0.9"

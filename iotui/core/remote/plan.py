@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Awaitable, Callable
 
 from iotui.core.fio import argv as command
 from iotui.core.fio import policy
@@ -20,6 +21,10 @@ from iotui.core.remote.transport import HostFacts, RemoteError
 from iotui.core.runs.estimate import estimate
 from iotui.core.runs.plan import effective_options
 from iotui.core.runs.preset_model import Preset, PresetPolicyError
+
+# Asked (by the app) when some hosts failed the check: (each left-out host and why, how many
+# passed) -> whether to start without them.
+AskLeftOut = Callable[[list[tuple[str, str]], int], Awaitable[bool]]
 
 # fio runs inside the lifeline's private directory, so the file name is relative.
 REMOTE_TEST_FILE = Path("iotui.fio-test")
@@ -94,6 +99,7 @@ async def make_remote_plan(
     allow_cache: bool = False,
     min_hosts: int | None = None,
     connections: HostConnections | None = None,
+    ask_left_out: AskLeftOut | None = None,
 ) -> RemotePlan:
     """Check the job and every host (a few connections at a time).
 
@@ -101,6 +107,8 @@ async def make_remote_plan(
     out and named in ``left_out``. With fewer, the first refusal is raised,
     naming every host that failed. The plan holds the hosts' connections: call
     :meth:`RemotePlan.close` when done (the session does at its end).
+    ``ask_left_out(left_out, passed)``, where given, is asked instead of refusing
+    when fewer pass but some do (the app's question); True starts without the others.
     """
     if not hosts:
         raise RemoteError("no-hosts", "", "No hosts were given.")
@@ -115,7 +123,7 @@ async def make_remote_plan(
         raise RemoteError("policy", "", str(error)) from None
     connections = connections or HostConnections(ssh)
     try:
-        return await _checked_plan(preset, hosts, ssh, target, fio_args, connections, needed, allow_cache)
+        return await _checked_plan(preset, hosts, ssh, target, fio_args, connections, needed, allow_cache, ask_left_out)
     except BaseException:
         await connections.close()
         raise
@@ -123,7 +131,7 @@ async def make_remote_plan(
 
 async def _checked_plan(
     preset: Preset, hosts: list[str], ssh: list[str], target: str | None, fio_args: list[str],
-    connections: HostConnections, needed: int, allow_cache: bool,
+    connections: HostConnections, needed: int, allow_cache: bool, ask_left_out: AskLeftOut | None,
 ) -> RemotePlan:
     results = await asyncio.gather(*(connections.preflight(host, target) for host in hosts), return_exceptions=True)
     needs_bytes = command.required_bytes(preset)
@@ -143,7 +151,9 @@ async def _checked_plan(
         except RemoteError as error:
             failures.append(error)
     if len(facts) < needed:
-        raise _refusal(failures, len(hosts), needed)
+        left_out = [(failure.host, str(failure)) for failure in failures]
+        if not facts or ask_left_out is None or not await ask_left_out(left_out, len(facts)):
+            raise _refusal(failures, len(hosts), needed)
     for failure in failures:
         await connections.forget(failure.host)
     duration_s, _ = estimate(preset)
