@@ -35,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -130,28 +131,55 @@ def command(cluster: Cluster, work: Path, runtime_s: int, rate_iops: int, extra:
     ]
 
 
-def start(cluster: Cluster, work: Path, runtime_s: int, rate_iops: int, extra: list[str]) -> subprocess.Popen:
+class Watched:
+    """iotui's process with its stdout and stderr read all the time (a full pipe would stop it)."""
+
+    def __init__(self, process: subprocess.Popen) -> None:
+        self.process = process
+        self.pid = process.pid
+        self.stdout: list[str] = []
+        self.stderr: list[str] = []
+        self.readers = [
+            threading.Thread(target=self._read, args=(process.stdout, self.stdout), daemon=True),
+            threading.Thread(target=self._read, args=(process.stderr, self.stderr), daemon=True),
+        ]
+        for reader in self.readers:
+            reader.start()
+
+    @staticmethod
+    def _read(stream, lines: list[str]) -> None:
+        for line in stream:
+            lines.append(line)
+
+    def wait_for_line(self, text: str, timeout_s: float) -> float | None:
+        """Wall seconds until iotui printed a line holding ``text`` (None: it ended or the time ran out)."""
+        began = time.monotonic()
+        seen = 0
+        while time.monotonic() - began < timeout_s:
+            while seen < len(self.stdout):
+                if text in self.stdout[seen]:
+                    return time.monotonic() - began
+                seen += 1
+            if self.process.poll() is not None and seen >= len(self.stdout):
+                return None
+            time.sleep(0.05)
+        return None
+
+    def finish(self, timeout_s: float) -> str:
+        self.process.wait(timeout=timeout_s)
+        for reader in self.readers:
+            reader.join(timeout=10)
+        return "".join(self.stderr)
+
+
+def start(cluster: Cluster, work: Path, runtime_s: int, rate_iops: int, extra: list[str]) -> Watched:
     shutil.rmtree(work, ignore_errors=True)
     (work / "target").mkdir(parents=True)
     env = {**os.environ, "IOTUI_SSH": cluster.ssh_command, "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen(
+    return Watched(subprocess.Popen(
         command(cluster, work, runtime_s, rate_iops, extra), env=env, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True, cwd=ROOT,
-    )
-
-
-def wait_for_line(process: subprocess.Popen, text: str, timeout_s: float) -> float | None:
-    """Wall seconds until iotui printed a line holding ``text`` (None: it ended or the time ran out)."""
-    began = time.monotonic()
-    assert process.stdout is not None
-    os.set_blocking(process.stdout.fileno(), True)
-    while time.monotonic() - began < timeout_s:
-        line = process.stdout.readline()
-        if not line:
-            return None
-        if text in line:
-            return time.monotonic() - began
-    return None
+    ))
 
 
 def lags_s(record: dict) -> list[float]:
@@ -178,10 +206,9 @@ def measured_run(cluster: Cluster, work: Path, runtime_s: int, rate_iops: int, e
     began = time.monotonic()
     process = start(cluster, work, runtime_s, rate_iops, extra)
     total = len(cluster.hosts)
-    first_line_s = wait_for_line(process, f"{total}/{total} hosts", 300)
+    first_line_s = process.wait_for_line(f"{total}/{total} hosts", 300)
     if first_line_s is None:
-        _, stderr = process.communicate(timeout=120)
-        return {"started": False, "error": _said(stderr)}
+        return {"started": False, "error": _said(process.finish(120))}
     # The middle of the run: from 3 s after the first full line to 3 s before the end.
     time.sleep(3)
     window_s = max(2.0, runtime_s - 8.0)
@@ -193,7 +220,7 @@ def measured_run(cluster: Cluster, work: Path, runtime_s: int, rate_iops: int, e
     after = {pid: cpu_s(pid) for pid in ssh}
     # Only the ssh processes there at both readings (one that ended reads as 0).
     ssh_s = sum(after[pid] - before[pid] for pid in ssh if before[pid] > 0 and after[pid] >= before[pid])
-    stdout, stderr = process.communicate(timeout=300)
+    process.finish(300)
     record = load_record(work)
     hosts = record["hosts"]
     sums = []
@@ -205,7 +232,7 @@ def measured_run(cluster: Cluster, work: Path, runtime_s: int, rate_iops: int, e
     lags = lags_s(record)
     return {
         "started": True,
-        "exit": process.returncode,
+        "exit": process.process.returncode,
         "status": record["run"]["status"],
         "hosts_in_record": len(hosts),
         "first_full_line_s": round(first_line_s, 1),
@@ -230,18 +257,17 @@ def _said(stderr: str) -> list[str]:
 def signal_run(cluster: Cluster, work: Path, rate_iops: int, signum: int, extra: list[str]) -> dict:
     process = start(cluster, work, 120, rate_iops, extra)
     total = len(cluster.hosts)
-    if wait_for_line(process, f"{total}/{total} hosts", 300) is None:
-        process.kill()
-        _, stderr = process.communicate(timeout=60)
-        return {"started": False, "error": _said(stderr)}
+    if process.wait_for_line(f"{total}/{total} hosts", 300) is None:
+        process.process.kill()
+        return {"started": False, "error": _said(process.finish(60))}
     running = len(fio_under(work / "target"))
-    process.send_signal(signum)
+    process.process.send_signal(signum)
     began = time.monotonic()
     while fio_under(work / "target") and time.monotonic() - began < 30:
         time.sleep(0.05)
     gone_s = time.monotonic() - began
     left = len(fio_under(work / "target"))
-    process.communicate(timeout=60)
+    process.finish(60)
     return {"fio_running_before": running, "no_fio_after_s": round(gone_s, 2), "fio_left": left}
 
 
