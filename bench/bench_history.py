@@ -17,7 +17,7 @@ temporary runs directory, then times:
 
 With --cold-open the records are copied in with no index and History is opened at once: from
 the h key until the rows are painted, the cold build (in a thread) included. With --saved each
-record is written by save_record, as `iotui run`, a sweep or `iotui import` writes it (the
+record is written by save_indexed, as `iotui run`, a sweep or `iotui import` writes it (the
 index filled as each is saved), and History is opened with no sync before it.
 """
 
@@ -36,8 +36,7 @@ import tomli_w
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from iotui.core.runs.history_index import INDEX_FILE_NAME, sync  # noqa: E402
-from iotui.core.runs.record_files import save_record  # noqa: E402
+from iotui.core.runs.history_index import INDEX_FILE_NAME, save_indexed, sync  # noqa: E402
 from iotui.core.runs.record import RunRecord  # noqa: E402
 
 PRESETS = ("quick", "rnd4k-q32t1", "seq1m-q8t1", "numjobs-scaling", "blocksize-table")
@@ -151,9 +150,9 @@ def main() -> None:
             if args.saved:
                 began = time.perf_counter()
                 for index in range(args.records):
-                    save_record(make_record(index), directory)
+                    save_indexed(make_record(index), directory)
                 seconds = time.perf_counter() - began
-                print(f"saved {args.records} records with save_record in {seconds:.1f} s ({seconds / args.records * 1000:.1f} ms each)")
+                print(f"saved {args.records} records with save_indexed in {seconds:.1f} s ({seconds / args.records * 1000:.1f} ms each)")
             else:
                 write_records(directory, args.records)
                 (directory / INDEX_FILE_NAME).unlink(missing_ok=True)

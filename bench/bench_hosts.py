@@ -1,7 +1,7 @@
 """Many hosts for real: `iotui run --hosts` on up to 128 loopback addresses, each with its own sshd.
 
     .venv/bin/python bench/bench_hosts.py [--hosts 128] [--runtime 20] [--rate-iops 100]
-                                          [--skip-signals] [--keep-going]
+                                          [--skip-signals | --signals-only]
 
 Starts private sshd daemons on 127.0.0.1 to 127.0.0.N (sshd listens on at most 16 addresses, so
 one daemon per 16; throwaway host and user keys, one high port, keys only, never the system
@@ -277,6 +277,7 @@ def main() -> None:
     parser.add_argument("--runtime", type=int, default=20)
     parser.add_argument("--rate-iops", type=int, default=100)
     parser.add_argument("--skip-signals", action="store_true")
+    parser.add_argument("--signals-only", action="store_true", help="only the SIGINT and SIGKILL runs")
     args = parser.parse_args()
     if not 1 <= args.hosts <= 254:
         parser.error("--hosts is 1 to 254 (127.0.0.1 to 127.0.0.254)")
@@ -290,7 +291,7 @@ def main() -> None:
     cluster = Cluster(args.hosts)
     work = Path(tempfile.mkdtemp(prefix="iotui-bench-hosts-"))
     try:
-        for label, extra in modes.items():
+        for label, extra in ({} if args.signals_only else modes).items():
             print(f"{args.hosts} hosts, {label}: {json.dumps(measured_run(cluster, work / 'run', args.runtime, args.rate_iops, extra))}", flush=True)
         if not args.skip_signals:
             for name, signum in (("SIGINT", signal.SIGINT), ("SIGKILL", signal.SIGKILL)):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.history_index import INDEX_FILE_NAME, RunFilter, query, sync
+from iotui.core.runs.history_index import INDEX_FILE_NAME, RunFilter, query, save_indexed, sync
 from iotui.core.runs.record import RunRecord
 from iotui.core.runs.record_edit import annotate, delete_records, parse_age, parse_tags
 from iotui.core.runs.record_files import load_record, save_record
@@ -41,7 +41,6 @@ def ids(runs_dir: Path, run_filter: RunFilter | None = None) -> list[str]:
 
 
 def test_cold_build_then_warm_sync_parses_nothing(runs: Path) -> None:
-    (runs / INDEX_FILE_NAME).unlink()  # records copied in from elsewhere: no index yet
     seen = []
     first = sync(runs, progress=lambda done, total: seen.append((done, total)))
     assert first.cold and first.parsed == 3 and first.total == 3 and seen[-1] == (3, 3)
@@ -61,8 +60,7 @@ def test_the_index_follows_new_changed_removed_and_bad_files(runs: Path) -> None
     next(runs.glob("*bbbbbbbb.toml")).unlink()
     (runs / "20261130-000000-broken-eeeeeeee.toml").write_text("not = [toml")
     result = sync(runs)
-    # The new record was indexed as it was saved; the changed and the broken file are parsed.
-    assert result.parsed == 2 and result.removed == 1
+    assert result.parsed == 3 and result.removed == 1
     found = {run.run_id or run.path.name: run for run in query(runs)[0]}
     assert set(found) == {"dddddddd04", "cccccccc03", "aaaaaaaa01", "20261130-000000-broken-eeeeeeee.toml"}
     assert found["aaaaaaaa01"].status == "stopped"
@@ -71,8 +69,8 @@ def test_the_index_follows_new_changed_removed_and_bad_files(runs: Path) -> None
 
 
 def test_records_iotui_saves_are_indexed_as_saved_so_history_opens_warm(tmp_path: Path) -> None:
-    save_record(make("aaaaaaaa01", 1, iops=123.5), tmp_path)
-    save_record(make("bbbbbbbb02", 2), tmp_path)
+    save_indexed(make("aaaaaaaa01", 1, iops=123.5), tmp_path)
+    save_indexed(make("bbbbbbbb02", 2), tmp_path)
     listed, total = query(tmp_path)  # no sync
     assert total == 2 and [run.run_id for run in listed] == ["bbbbbbbb02", "aaaaaaaa01"]
     assert listed[1].read_iops == (123.5,)

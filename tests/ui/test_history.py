@@ -149,9 +149,6 @@ async def test_note_tags_delete_and_prune_by_keyboard(tmp_path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         await open_history(pilot)
-        # The saved runs were listed at once (indexed as saved) and the cursor stayed on the
-        # newest of them when the sync added the broken file above it: from the top, one down.
-        app.screen.query_one(HistoryTable).move_cursor(row=0)
         await pilot.press("down")  # the newest readable run: cccccccc03
         entry = app.screen.query_one(HistoryTable).current_entry()
         assert entry.run.run_id == "cccccccc03"
@@ -246,7 +243,6 @@ async def test_every_column_fits_80_columns_whole(tmp_path) -> None:
         assert "19.2k|…" in sections and "0.090|…" in sections and sections.rstrip().endswith("done")
         assert any("‖ paused" in line and "! unresponsive" in line for line in lines)  # the legend
         assert all(len(line.rstrip()) <= 80 for line in lines)
-        app.screen.query_one(HistoryTable).move_cursor(row=0)  # saved runs were listed before the sync
         await pilot.press("down")  # the stopped run: its marks in words below the table
         await pilot.pause()
         text = " ".join(screen_text(app).split())

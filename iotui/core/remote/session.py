@@ -25,7 +25,7 @@ from iotui.core.remote.lifeline import HostEnded, HostLine, HostReady, HostRunne
 from iotui.core.remote.plan import RemotePlan
 from iotui.core.remote.record import STALL_S, HostState, build_record
 from iotui.core.runs.record import RunRecord
-from iotui.core.runs.record_files import save_record
+from iotui.core.runs.history_index import save_indexed
 from iotui.core.runs.record_schema import RecordError
 from iotui.core.runs.events import EventLog, RunFinished
 
@@ -33,6 +33,7 @@ READY_TIMEOUT_S = 30.0
 FIRST_REPORT_S = 30.0  # a released host with no first document this long is failed
 TICK_S = 0.2
 LATE_TICK_S = 1.0
+DRAIN_BATCH = 32
 
 
 @dataclass(frozen=True)
@@ -220,12 +221,17 @@ class MultiHostSession(EventLog):
                 continue
             # Everything that has come is handled before silence is judged: after a moment
             # without the CPU, every host's document is waiting here, none of them silent.
+            handled = 0
             while item is not None:
                 host, event, arrived = item
                 if event is None:
                     running.discard(host)
                 else:
                     self._handle(host, event, arrived)
+                handled += 1
+                if handled % DRAIN_BATCH == 0:
+                    # A long backlog (iotui short of CPU) must not hold up a stop or the pipes' reading.
+                    await asyncio.sleep(0)
                 item = events.get_nowait() if not events.empty() else None
             self._tick()
 
@@ -347,7 +353,7 @@ class MultiHostSession(EventLog):
         if self.runs_dir is not None:
             reports = {host: s.last_document for host, s in self.states.items() if s.last_document}
             try:
-                saved_path = save_record(record, self.runs_dir, fio_report={"hosts": reports})
+                saved_path = save_indexed(record, self.runs_dir, fio_report={"hosts": reports})
             except RecordError as error:
                 save_error = str(error)
         self._emit(RunFinished(record, saved_path, save_error or self._failure))

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from iotui.core.runs.record import RunRecord, section_directions, section_metric
+from iotui.core.runs.record_files import save_record
 from iotui.core.runs.record_headers import load_record_headers
 from iotui.core.runs.record_schema import RecordError
 
@@ -213,6 +214,13 @@ def sync(runs_dir: Path, progress: ProgressCallback | None = None) -> SyncResult
     finally:
         connection.close()
     return SyncResult(len(to_parse), len(removed), len(on_disk), time.perf_counter() - began, cold and bool(to_parse))
+
+
+def save_indexed(record: RunRecord, runs_dir: Path, fio_report: dict | None = None) -> Path:
+    """:func:`save_record`, then the record in the index: how every record iotui makes is saved."""
+    path = save_record(record, runs_dir, fio_report=fio_report)
+    index_saved(path, record)
+    return path
 
 
 def index_saved(path: Path, record: RunRecord) -> None:

@@ -182,10 +182,6 @@ def save_record(
             "choose another runs directory (IOTUI_RUNS_DIR sets it)."
         ) from None
     record.path = path
-    # Imported here: the index reads records with this module's functions.
-    from iotui.core.runs.history_index import index_saved
-
-    index_saved(path, record)
     return path
 
 
