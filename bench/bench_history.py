@@ -1,6 +1,8 @@
 """History at scale: index build (cold), sync (warm), and History opening in the app with N records.
 
     .venv/bin/python bench/bench_history.py [--records 10000] [--keep DIR]
+    .venv/bin/python bench/bench_history.py --records 2000 --cold-open   # copied in, no index
+    .venv/bin/python bench/bench_history.py --records 2000 --saved       # saved by iotui
 
 Writes N records (copies of one real-shaped record, each with its own id, start
 time, preset and target, about 8 KB each with one sample per second) into a
@@ -12,6 +14,11 @@ temporary runs directory, then times:
     (measured inside the app, so the Pilot's polling is not counted),
   - History opened again (the app keeps the screen): the same, the list re-read on resume,
   - one filter keystroke: from the key until the refilled table is painted.
+
+With --cold-open the records are copied in with no index and History is opened at once: from
+the h key until the rows are painted, the cold build (in a thread) included. With --saved each
+record is written by save_indexed, as `iotui run`, a sweep or `iotui import` writes it (the
+index filled as each is saved), and History is opened with no sync before it.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import tomli_w
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from iotui.core.runs.history_index import sync  # noqa: E402
+from iotui.core.runs.history_index import INDEX_FILE_NAME, save_indexed, sync  # noqa: E402
 from iotui.core.runs.record import RunRecord  # noqa: E402
 
 PRESETS = ("quick", "rnd4k-q32t1", "seq1m-q8t1", "numjobs-scaling", "blocksize-table")
@@ -134,9 +141,24 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--records", type=int, default=10_000)
     parser.add_argument("--keep", type=Path, help="use (and keep) this directory instead of a temporary one")
+    parser.add_argument("--cold-open", action="store_true", help="copy the records in and open History with no index")
+    parser.add_argument("--saved", action="store_true", help="save the records as iotui does and open History")
     args = parser.parse_args()
     directory = args.keep or Path(tempfile.mkdtemp(prefix="iotui-bench-history-"))
     try:
+        if args.cold_open or args.saved:
+            if args.saved:
+                began = time.perf_counter()
+                for index in range(args.records):
+                    save_indexed(make_record(index), directory)
+                seconds = time.perf_counter() - began
+                print(f"saved {args.records} records with save_indexed in {seconds:.1f} s ({seconds / args.records * 1000:.1f} ms each)")
+            else:
+                write_records(directory, args.records)
+                (directory / INDEX_FILE_NAME).unlink(missing_ok=True)
+            first, _again, _filtered = asyncio.run(time_app(directory))
+            print(f"History's first open, h until the rows are painted: {first * 1000:.0f} ms")
+            return
         if not any(directory.glob("*.toml")):
             size = write_records(directory, args.records)
             print(f"wrote {args.records} records, {size / 1024:.1f} KiB each")

@@ -67,6 +67,10 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hosts", metavar="H1,H2", help="run on these ssh destinations at once ([user@]host, comma-separated)")
     parser.add_argument("--hosts-file", metavar="FILE", help="run on the ssh destinations in FILE (one a line)")
     parser.add_argument(
+        "--min-hosts", type=int, metavar="N",
+        help="start once at least N hosts pass the pre-flight check, leaving the others out (default: all hosts)",
+    )
+    parser.add_argument(
         "--ssh", metavar="CMD", help="the ssh command, split like a shell (default: $IOTUI_SSH or ssh); BatchMode=yes is always added"
     )
 

@@ -13,8 +13,9 @@ from iotui.commands import EXIT_FAILED, EXIT_OK
 from iotui.commands.record_args import add_runs_dir_option, runs_dir_from
 from iotui.core import format as fmt
 from iotui.core.fio.importer import ImportRefused, import_fio_runs
+from iotui.core.runs.history_index import save_indexed
 from iotui.core.runs.record import RunRecord, section_directions
-from iotui.core.runs.record_files import record_file_name, save_record, sync_paths
+from iotui.core.runs.record_files import record_file_name, sync_paths
 from iotui.core.runs.record_schema import RecordError
 
 
@@ -113,7 +114,7 @@ def handle(args: argparse.Namespace) -> int:
         for run in runs:
             existed = (runs_dir / record_file_name(run.record)).exists()
             try:
-                path = save_record(run.record, runs_dir, fio_report=run.fio_report, durable=False)
+                path = save_indexed(run.record, runs_dir, fio_report=run.fio_report, durable=False)
             except RecordError as error:
                 print(f"{file_name}: {error}", file=sys.stderr)
                 failed = True

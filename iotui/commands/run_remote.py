@@ -13,6 +13,7 @@ from typing import Any
 from iotui.cli_common import CommandError
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from iotui.core import format as fmt
+from iotui.core.remote.host_table import host_rows, slowest
 from iotui.core.remote.plan import make_remote_plan
 from iotui.core.remote.session import AggregateUpdate, HostFailed, MultiHostSession
 from iotui.core.remote.transport import RemoteError, parse_hosts, read_hosts_file, ssh_command
@@ -45,6 +46,8 @@ REMOTE_ADVICE = {
     "target-memory": "Choose a directory on a disk, or pass --allow-cache to measure memory anyway.",
     "no-hosts": "Name them with --hosts h1,h2 or --hosts-file FILE.",
     "ssh-command": "Give one with --ssh or IOTUI_SSH.",
+    "ssh-timeout": "Check that the host is up, or start without it with --min-hosts.",
+    "ssh-failed": "Check that `ssh HOST true` works without a password, or start without it with --min-hosts.",
 }
 
 
@@ -63,12 +66,16 @@ async def remote_session(
         ssh = ssh_command(getattr(args, "ssh", None))
         plan = await make_remote_plan(
             preset, hosts, ssh, target if target is not None else getattr(args, "target", None),
-            allow_cache=getattr(args, "allow_cache", False),
+            allow_cache=getattr(args, "allow_cache", False), min_hosts=getattr(args, "min_hosts", None),
         )
     except RemoteError as error:
         raise CommandError(f"{remote_refusal(error)} The run did not start on any host.") from None
     for code, message in plan.warnings:
         on_event(LogLine("iotui", f"warning [{code}]: {message}"))
+    for host, message in plan.left_out:
+        on_event(LogLine("iotui", f"left out [{host}]: {message}"))
+    if plan.left_out:
+        on_event(LogLine("iotui", f"Starting on {len(plan.hosts)} of {len(hosts)} hosts (--min-hosts {args.min_hosts})."))
     return MultiHostSession(plan, runs_dir=runs_dir, on_event=on_event)
 
 
@@ -108,20 +115,45 @@ def print_remote_summary(record: RunRecord, saved: Path | None, out: Any = None)
         f"{len(hosts)} hosts ({record.target.get('path')}), {record.run.get('tool_version')}",
         file=out,
     )
-    for section in sections:
+    for index, section in enumerate(sections):
         print(f"  aggregate [{section.get('name')}] of {section.get('hosts', len(hosts))} hosts", file=out)
         _print_directions(section, out, indent="    ")
-    for host in hosts:
-        state = f"failed at {host['failed_at_s']:.1f} s" if "failed_at_s" in host else f"exit {host.get('exit_status', '?')}"
-        print(f"  {host['name']} ({host.get('tool_version', '?')}, {host.get('filesystem', '?')}, {state})", file=out)
-        for section in host.get("sections", []):
-            _print_directions(section, out, indent="    ")
+        _print_host_table(hosts, index, out)
+    if not sections:
+        for index in range(max((len(h.get("sections") or []) for h in hosts), default=0)):
+            _print_host_table(hosts, index, out)
+    identities = {(h.get("tool_version", "?"), h.get("filesystem", "?"), h.get("kernel", "?")) for h in hosts}
+    if len(identities) > 1:
+        for host in hosts:
+            print(f"  {host['name']}: {host.get('tool_version', '?')}, {host.get('filesystem', '?')}, "
+                  f"kernel {host.get('kernel', '?')}", file=out)
     if "start_spread_ms" in record.run:
         print(f"  start spread {record.run['start_spread_ms']:.0f} ms", file=out)
     for warning in record.warnings:
         print(f"  warning [{warning['code']}]: {warning['message']}", file=out)
     if saved is not None:
         print(f"  saved: {saved}", file=out)
+
+
+def _print_host_table(hosts: list[dict], index: int, out: Any) -> None:
+    """Each host's own figures in the section (fio's, per host), then the slowest named."""
+    rows = host_rows(hosts, index)
+    width = max([len(row.name) for row in rows] + [4])
+    print(f"    {'host':<{width}} {'IOPS':>8} {'bandwidth':>11} {'p99':>9}  state", file=out)
+    for row, host in zip(rows, hosts):
+        if row.failed_at_s is not None:
+            state = f"failed at {row.failed_at_s:.1f} s"
+        else:
+            state = f"exit {host.get('exit_status', '?')}"
+        print(
+            f"    {row.name:<{width}} {fmt.iops(row.iops):>8} {fmt.bytes_per_s(row.bw_bytes):>11} "
+            f"{fmt.latency_ns(row.lat_p99_ns):>9}  {state}",
+            file=out,
+        )
+    found = slowest(rows)
+    if found is not None:
+        row, why = found
+        print(f"    slowest: {row.name} ({why}: {fmt.iops(row.iops)} IOPS, p99 {fmt.latency_ns(row.lat_p99_ns)})", file=out)
 
 
 def _print_directions(section: dict, out: Any, indent: str) -> None:
@@ -168,6 +200,7 @@ async def run_remote(args: argparse.Namespace, preset: Preset, runs_dir: Path | 
     try:
         session = await remote_session(args, preset, runs_dir=runs_dir, on_event=on_event)
         if interrupted:
+            await session.plan.close()
             print("iotui: stopped before any host started; nothing was saved.", file=sys.stderr)
             return EXIT_INTERRUPTED
         record = await session.run()

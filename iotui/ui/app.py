@@ -71,6 +71,8 @@ class IotuiApp(App[int]):
         self.current_session: Session | None = None
         self.ended_by_signal: str | None = None
         self._painting_stopped = False
+        if hasattr(services, "ask_left_out"):
+            services.ask_left_out = self._ask_left_out
 
     def get_driver_class(self) -> type[Driver]:
         driver_class = super().get_driver_class()
@@ -220,6 +222,15 @@ class IotuiApp(App[int]):
         finally:
             self.current_session = None
         return None
+
+    async def _ask_left_out(self, left_out: list[tuple[str, str]], passed: int) -> bool:
+        """Some hosts failed the check: start on those that passed? (from the run worker)"""
+        from iotui.ui.screens.confirm import ConfirmScreen
+
+        shown = [message for _host, message in left_out[:6]]
+        more = [f"... and {len(left_out) - 6} more."] if len(left_out) > 6 else []
+        question = f"Start on the {passed} hosts that passed, leaving these {len(left_out)} out (named in the record)?"
+        return bool(await self.push_screen_wait(ConfirmScreen(*shown, *more, question)))  # type: ignore[arg-type]
 
     async def _confirm_force(self, error: object) -> bool:
         """Ask whether to run past the run that holds the machine (from a worker)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
 
 from iotui.ui.service_types import Overrides, PlanPreview, RunRequest, SweepSetup
 
@@ -79,6 +79,9 @@ class Services:
         self.baseline_s = baseline_s
         self.cwd = cwd or os.getcwd()
         self.cpu_count = os.cpu_count() or 1
+        # Asked when some hosts of a multi-host run fail the check (the app sets it to its question):
+        # (each left-out host and why, how many passed) -> start without them?
+        self.ask_left_out: Callable[[list[tuple[str, str]], int], Awaitable[bool]] | None = None
 
     # -- fio ----------------------------------------------------------------
     def fio_binary(self) -> tuple[str, str | None]:
@@ -214,7 +217,9 @@ class Services:
         from iotui.core.remote.transport import RemoteError, ssh_command
 
         try:
-            plan = await make_remote_plan(request.preset, list(request.hosts), ssh_command(), request.target_path)
+            plan = await make_remote_plan(
+                request.preset, list(request.hosts), ssh_command(), request.target_path, ask_left_out=self.ask_left_out
+            )
         except RemoteError as error:
             advice = REMOTE_ADVICE.get(error.code)
             raise ServiceError(f"{error}{' ' + advice if advice else ''} Nothing started on any host.") from None

@@ -224,10 +224,10 @@ def test_the_remote_job_passes_the_same_name_check() -> None:
 def test_each_host_s_memory_is_checked_and_an_unreadable_size_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     memory = {"roomy": 64 << 30, "small": 256 << 20, "silent": None}
 
-    async def preflight(ssh: list[str], host: str, target: str | None) -> HostFacts:
+    async def preflight(self: object, host: str, target: str | None, timeout_s: float = 0) -> HostFacts:
         return _facts(host, memory[host])
 
-    monkeypatch.setattr(remote_plan, "preflight", preflight)
+    monkeypatch.setattr(remote_plan.HostConnections, "preflight", preflight)
     preset = _preset({"size": "1M", "numjobs": "4", "iodepth": "128", "bs": "1M"})
     asyncio.run(remote_plan.make_remote_plan(preset, ["roomy", "silent"], ["ssh"], None))
     with pytest.raises(RemoteError) as caught:

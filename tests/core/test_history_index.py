@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.history_index import INDEX_FILE_NAME, RunFilter, query, sync
+from iotui.core.runs.history_index import INDEX_FILE_NAME, RunFilter, query, save_indexed, sync
 from iotui.core.runs.record import RunRecord
 from iotui.core.runs.record_edit import annotate, delete_records, parse_age, parse_tags
 from iotui.core.runs.record_files import load_record, save_record
@@ -66,6 +66,15 @@ def test_the_index_follows_new_changed_removed_and_bad_files(runs: Path) -> None
     assert found["aaaaaaaa01"].status == "stopped"
     bad = found["20261130-000000-broken-eeeeeeee.toml"]
     assert bad.status == "bad file" and "not valid TOML" in bad.error
+
+
+def test_records_iotui_saves_are_indexed_as_saved_so_history_opens_warm(tmp_path: Path) -> None:
+    save_indexed(make("aaaaaaaa01", 1, iops=123.5), tmp_path)
+    save_indexed(make("bbbbbbbb02", 2), tmp_path)
+    listed, total = query(tmp_path)  # no sync
+    assert total == 2 and [run.run_id for run in listed] == ["bbbbbbbb02", "aaaaaaaa01"]
+    assert listed[1].read_iops == (123.5,)
+    assert sync(tmp_path).parsed == 0
 
 
 def test_sweep_records_and_hidden_files_are_not_runs(runs: Path) -> None:

@@ -65,59 +65,75 @@ class PrivateSshd:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
+def make_keys(directory: Path) -> None:
+    """Throwaway host and user keys, the user's key the one authorised."""
+    for name in ("host_key", "user_key"):
+        subprocess.run(
+            ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "iotui-test", "-f", str(directory / name)],
+            check=True, stdin=subprocess.DEVNULL,
+        )
+    shutil.copy(directory / "user_key.pub", directory / "authorized_keys")
+
+
+def spawn_sshd(directory: Path, port: int, hosts: tuple[str, ...] | list[str], name: str = "sshd") -> subprocess.Popen:
+    """One sshd on ``hosts`` (sshd listens on at most 16 addresses) with the keys of ``directory``."""
+    config = directory / f"{name}_config"
+    config.write_text(
+        "\n".join(
+            [f"Port {port}"]
+            + [f"ListenAddress {host}" for host in hosts]
+            + [
+                f"HostKey {directory / 'host_key'}",
+                f"AuthorizedKeysFile {directory / 'authorized_keys'}",
+                f"PidFile {directory / (name + '.pid')}",
+                "PasswordAuthentication no",
+                "KbdInteractiveAuthentication no",
+                "PermitRootLogin prohibit-password",
+                "StrictModes no",
+                "UsePAM no",
+                "AllowTcpForwarding no",
+                "X11Forwarding no",
+                "PermitTunnel no",
+                "Subsystem sftp internal-sftp",
+            ]
+        )
+        + "\n"
+    )
+    if os.geteuid() == 0:
+        # sshd's privilege-separation directory (the package makes it at boot).
+        os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
+    return subprocess.Popen(
+        [SSHD, "-f", str(config), "-D", "-e"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(directory / f"{name}.log", "wb"),
+    )
+
+
+def wait_listening(process: subprocess.Popen, host: str, port: int, log: Path, timeout_s: float = 15) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the private sshd did not start: {log.read_text(errors='replace')}")
+        try:
+            with socket.create_connection((host, port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"the private sshd did not listen on {host} within {timeout_s:.0f} s")
+
+
 def start_private_sshd() -> PrivateSshd:
     directory = Path(tempfile.mkdtemp(prefix="iotui-sshd-"))
     try:
-        for name in ("host_key", "user_key"):
-            subprocess.run(
-                ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "iotui-test", "-f", str(directory / name)],
-                check=True, stdin=subprocess.DEVNULL,
-            )
-        shutil.copy(directory / "user_key.pub", directory / "authorized_keys")
+        make_keys(directory)
         port = _free_port()
-        config = directory / "sshd_config"
-        config.write_text(
-            "\n".join(
-                [f"Port {port}"]
-                + [f"ListenAddress {host}" for host in HOSTS]
-                + [
-                    f"HostKey {directory / 'host_key'}",
-                    f"AuthorizedKeysFile {directory / 'authorized_keys'}",
-                    f"PidFile {directory / 'sshd.pid'}",
-                    "PasswordAuthentication no",
-                    "KbdInteractiveAuthentication no",
-                    "PermitRootLogin prohibit-password",
-                    "StrictModes no",
-                    "UsePAM no",
-                    "AllowTcpForwarding no",
-                    "X11Forwarding no",
-                    "PermitTunnel no",
-                    "Subsystem sftp internal-sftp",
-                ]
-            )
-            + "\n"
-        )
-        if os.geteuid() == 0:
-            # sshd's privilege-separation directory (the package makes it at boot).
-            os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
-        process = subprocess.Popen(
-            [SSHD, "-f", str(config), "-D", "-e"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=open(directory / "sshd.log", "wb"),
-        )
+        process = spawn_sshd(directory, port, HOSTS)
     except BaseException:
         shutil.rmtree(directory, ignore_errors=True)
         raise
     sshd = PrivateSshd(directory, port, process)
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            log = (directory / "sshd.log").read_text(errors="replace")
-            sshd.stop()
-            raise RuntimeError(f"the private sshd did not start: {log}")
-        try:
-            with socket.create_connection((HOSTS[-1], port), timeout=1):
-                return sshd
-        except OSError:
-            time.sleep(0.1)
-    sshd.stop()
-    raise RuntimeError("the private sshd did not listen within 15 s")
+    try:
+        wait_listening(process, HOSTS[-1], port, directory / "sshd.log")
+    except RuntimeError:
+        sshd.stop()
+        raise
+    return sshd

@@ -190,3 +190,63 @@ def test_a_host_that_cannot_be_reached_refuses_the_run_naming_it(sshd, tmp_path)
     assert "127.0.0.4" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").glob("*.toml"))
     assert list((tmp_path / "target").iterdir()) == []
+
+
+def test_min_hosts_starts_without_a_host_that_cannot_be_reached_and_names_it(sshd, tmp_path):
+    (tmp_path / "target").mkdir()
+    command = _command(tmp_path, 2, "--min-hosts", "2")
+    command[command.index("--hosts") + 1] = "127.0.0.1,127.0.0.4,127.0.0.2"
+    done = subprocess.run(command, env=_env(sshd), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "left out [127.0.0.4]" in done.stderr and "Traceback" not in done.stderr
+    record = _record(tmp_path)
+    assert record["run"]["status"] == "completed"
+    assert [host["name"] for host in record["hosts"]] == ["127.0.0.1", "127.0.0.2"]
+    left_out = [w["message"] for w in record["warnings"] if w["code"] == "host-left-out"]
+    assert len(left_out) == 1 and "127.0.0.4" in left_out[0]
+    assert record["sections"][0]["hosts"] == 2
+
+
+def test_min_hosts_above_what_passes_refuses_naming_every_failed_host(sshd, tmp_path):
+    (tmp_path / "target").mkdir()
+    command = _command(tmp_path, 1, "--min-hosts", "2")
+    command[command.index("--hosts") + 1] = "127.0.0.1,127.0.0.4,127.0.0.5"
+    done = subprocess.run(command, env=_env(sshd), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "127.0.0.4" in done.stderr and "127.0.0.5" in done.stderr and "Traceback" not in done.stderr
+    assert "1 passed and 2 are needed" in done.stderr
+    assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").glob("*.toml"))
+
+
+@pytest.mark.slow
+def test_a_host_whose_fio_stops_answering_is_failed_after_10_s_and_the_run_completes(sshd, tmp_path):
+    (tmp_path / "target").mkdir()
+    command = _command(tmp_path, 16)
+    command[command.index("rnd4k-q1t1")] = "quick"  # one section, so the run is 16 s
+    process = subprocess.Popen(command, env=_env(sshd), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _read_until(process, "3/3 hosts")
+    victims = _fio_under(tmp_path / "target")
+    assert len(victims) == 3
+    stopped_at = time.monotonic()
+    os.kill(victims[0], signal.SIGSTOP)  # alive, holding its files, saying nothing
+    try:
+        stdout, stderr = process.communicate(timeout=120)
+    finally:
+        try:
+            os.kill(victims[0], signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+    assert time.monotonic() - stopped_at >= 10
+    assert process.returncode == 0, stderr
+    assert "no report from" in stderr and "the other hosts go on" in stderr
+    live = [m for m in (LINE.match(line) for line in stdout.splitlines()) if m]
+    assert live[-1]["live"] == "2", stdout
+    record = _record(tmp_path)
+    assert record["run"]["status"] == "completed"
+    failed = [host for host in record["hosts"] if "failed_at_s" in host]
+    assert len(failed) == 1 and 10 <= failed[0]["failed_at_s"] <= 14, failed
+    warnings = [w["message"] for w in record["warnings"] if w["code"] == "host-failed"]
+    assert len(warnings) == 1 and failed[0]["name"] in warnings[0] and "sent nothing for 10 s" in warnings[0]
+    assert record["sections"][0]["hosts"] == 2
+    _wait_no_fio(tmp_path / "target", within_s=5.0)
+    assert list((tmp_path / "target").iterdir()) == []

@@ -8,7 +8,8 @@ import shutil
 import pytest
 
 from iotui.core.remote.plan import check_host_target
-from iotui.core.remote.transport import RemoteError, preflight
+from iotui.core.remote.connections import preflight
+from iotui.core.remote.transport import RemoteError
 
 LOCAL_SHELL = ["sh", "-c", 'exec sh -c "$3"', "local"]
 

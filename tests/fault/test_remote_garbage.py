@@ -195,7 +195,8 @@ def test_a_clean_document_passes_untouched_and_every_fault_is_still_found() -> N
 def test_a_pre_flight_that_never_answers_is_ended_cleanly() -> None:
     code = (
         "import asyncio\n"
-        "from iotui.core.remote.transport import RemoteError, preflight\n"
+        "from iotui.core.remote.connections import preflight\n"
+        "from iotui.core.remote.transport import RemoteError\n"
         f"ssh = [{str(FAKES / 'fake_remote.py')!r}, '-o', 'BatchMode=yes']\n"
         "async def main():\n"
         "    try:\n"

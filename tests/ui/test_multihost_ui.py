@@ -54,3 +54,39 @@ def test_each_host_row_says_how_fresh_its_figures_are() -> None:
     assert lines[1].startswith("○ h2")  # nothing for 1.9 s: stale after 1.6 s
     assert lines[2] == "✗ h3  failed at 2.5 s"
     assert rows.render_rows(now=101.7).plain.splitlines()[0].startswith("○ h1")
+
+
+async def test_results_of_a_multi_host_run_list_each_host_of_the_picked_section_and_name_the_slowest(tmp_path) -> None:
+    from tests.ui.test_results_sections import blocksize_record
+
+    from iotui.ui.screens.results import ResultsScreen
+    from iotui.ui.widgets.section_table import SectionTable
+
+    record = blocksize_record()
+
+    def host(name: str, iops: tuple[float, float, float], failed: float | None = None) -> dict:
+        sections = [
+            {"name": s["name"], "read": {**s["read"], "iops": value, "lat_p99_ns": 1000.0 * value}}
+            for s, value in zip(record.sections, iops)
+        ]
+        entry = {"name": name, "tool_version": "fio-3.33", "exit_status": 0, "sections": sections, "samples": []}
+        if failed is not None:
+            entry["failed_at_s"] = failed
+        return entry
+
+    record.hosts = [host("nfs1", (9_000.0, 3_000.0, 270.0)), host("nfs2", (10_200.0, 3_300.0, 277.0)),
+                    host("nfs3", (12.0, 1.0, 1.0), failed=2.5)]
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await app.push_screen(ResultsScreen(record, None, app.services))
+        await pilot.pause()
+        table = app.screen.query_one("#hosts-table")
+        text = table.render().plain  # type: ignore[union-attr]
+        assert "nfs1" in text and "9.0k" in text and "10.2k" in text and "failed at 2.5 s" in text
+        assert "slowest: nfs1 (fewest IOPS" in text  # the failed host is never the slowest
+        app.screen.query_one(SectionTable).move_cursor(row=1)
+        await pilot.pause()
+        text = app.screen.query_one("#hosts-table").render().plain  # type: ignore[union-attr]
+        assert "3.0k" in text and "3.3k" in text and "slowest: nfs1" in text
+        assert "section 2" in str(app.screen.query_one("#hosts-table").border_title)

@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import shlex
-import signal
-import sys
 from dataclasses import dataclass
 from typing import AsyncIterator, Awaitable, Callable
 
 from iotui.core.fio.status import FioDocument, FioText, LineChunker, StatusSplitter
 from iotui.core.input_files import MAX_INPUT_BYTES, size_text
+from iotui.core.remote.connections import parent_death_signal
 from iotui.core.remote.transport import ssh_argv
 from iotui.core.terminal_text import terminal_safe
 
@@ -88,7 +87,9 @@ if [ -n "$stop" ]; then finish 98; fi
 if [ "$status" -ne 0 ]; then sed 's/^/IOTUI-ERROR /' .iotui-layout >&2; finish 97; fi
 rm -f .iotui-layout
 echo "IOTUI-READY $d" >&2
-while [ -z "$go$stop" ]; do sleep 0.05 & wait $! 2>/dev/null; done
+# The go signal (USR1) ends wait at once; the sleep only bounds a signal that lands between
+# the test and the wait. A short sleep here was 20 forks a second on each of 128 hosts.
+while [ -z "$go$stop" ]; do sleep 1 & s=$!; [ -n "$go$stop" ] || wait $s 2>/dev/null; kill $s 2>/dev/null; done
 if [ -n "$stop" ]; then finish 98; fi
 run "$@"
 finish "$status"
@@ -127,17 +128,6 @@ class HostEnded:
 HostEvent = HostReady | FioDocument | FioText | HostLine | HostEnded
 
 
-def _parent_death_signal() -> None:  # pragma: no cover - runs in the child
-    # ssh ends when iotui dies, so the host's stdin closes at once.
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
-        except OSError:
-            pass
-
-
 def over_limit_line(host: str, stream: str) -> str:
     return (
         f"{host} sent more than {size_text(MAX_INPUT_BYTES)} on its {stream}, over iotui's limit for a remote "
@@ -166,7 +156,7 @@ class HostRunner:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=_parent_death_signal,
+            preexec_fn=parent_death_signal,
         )
         asyncio.create_task(self._pump())
 

@@ -11,15 +11,21 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Awaitable, Callable
 
 from iotui.core.fio import argv as command
 from iotui.core.fio import policy
 from iotui.core.host import targets as target_checks
-from iotui.core.remote.transport import HostFacts, RemoteError, preflight
 from iotui.core.host.memory import buffers_problem
+from iotui.core.remote.connections import HostConnections
+from iotui.core.remote.transport import HostFacts, RemoteError
 from iotui.core.runs.estimate import buffer_estimate, disk_estimate, estimate
 from iotui.core.runs.plan import effective_options
 from iotui.core.runs.preset_model import Preset, PresetPolicyError
+
+# Asked (by the app) when some hosts failed the check: (each left-out host and why, how many
+# passed) -> whether to start without them.
+AskLeftOut = Callable[[list[tuple[str, str]], int], Awaitable[bool]]
 
 # fio runs inside the lifeline's private directory, so the file name is relative.
 REMOTE_TEST_FILE = Path("iotui.fio-test")
@@ -38,6 +44,18 @@ class RemotePlan:
     warnings: list[tuple[str, str]] = field(default_factory=list)
     estimated_duration_s: float | None = None
     numjobs: int | None = None
+    connections: HostConnections | None = None
+    # Hosts that failed the pre-flight and were left out (``--min-hosts``): (host, what happened).
+    left_out: list[tuple[str, str]] = field(default_factory=list)
+
+    def ssh_for(self, host: str) -> list[str]:
+        """ssh's words for a session on the host: over its shared connection where there is one."""
+        return self.connections.argv(host) if self.connections is not None else list(self.ssh)
+
+    async def close(self) -> None:
+        """End the hosts' shared connections (after the run, or when it does not start)."""
+        if self.connections is not None:
+            await self.connections.close()
 
 
 def fio_args_for(preset: Preset) -> list[str]:
@@ -70,11 +88,32 @@ def check_host_target(facts: HostFacts, *, needs_bytes: int | None, allow_cache:
 
 
 async def make_remote_plan(
-    preset: Preset, hosts: list[str], ssh: list[str], target: str | None, *, allow_cache: bool = False
+    preset: Preset,
+    hosts: list[str],
+    ssh: list[str],
+    target: str | None,
+    *,
+    allow_cache: bool = False,
+    min_hosts: int | None = None,
+    connections: HostConnections | None = None,
+    ask_left_out: AskLeftOut | None = None,
 ) -> RemotePlan:
-    """Check the job and every host (concurrently); the first refusal is raised."""
+    """Check the job and every host (a few connections at a time).
+
+    ``min_hosts`` (default: all of them) hosts must pass; the others are left
+    out and named in ``left_out``. With fewer, the first refusal is raised,
+    naming every host that failed. The plan holds the hosts' connections: call
+    :meth:`RemotePlan.close` when done (the session does at its end).
+    ``ask_left_out(left_out, passed)``, where given, is asked instead of refusing
+    when fewer pass but some do (the app's question); True starts without the others.
+    """
     if not hosts:
         raise RemoteError("no-hosts", "", "No hosts were given.")
+    needed = len(hosts) if min_hosts is None else min_hosts
+    if needed < 1 or needed > len(hosts):
+        raise RemoteError(
+            "min-hosts", "", f"At least 1 and at most {len(hosts)} hosts can be required to start (asked for {needed})."
+        )
     try:
         preset = command.checked_preset(preset)
         fio_args = fio_args_for(preset)
@@ -87,25 +126,53 @@ async def make_remote_plan(
     buffers_bytes, how = buffer_estimate(preset)
     if buffers_bytes is None:
         raise RemoteError("size-unknown", "", f"{how}, so iotui cannot check the memory the run's I/O buffers take.")
-    results = await asyncio.gather(*(preflight(ssh, host, target) for host in hosts), return_exceptions=True)
+    connections = connections or HostConnections(ssh)
+    try:
+        return await _checked_plan(
+            preset, hosts, ssh, target, fio_args, connections, needed, allow_cache, ask_left_out,
+            needs_bytes=needs_bytes, buffers=(buffers_bytes, how),
+        )
+    except BaseException:
+        await connections.close()
+        raise
+
+
+async def _checked_plan(
+    preset: Preset, hosts: list[str], ssh: list[str], target: str | None, fio_args: list[str],
+    connections: HostConnections, needed: int, allow_cache: bool, ask_left_out: AskLeftOut | None,
+    *, needs_bytes: int, buffers: tuple[int, str],
+) -> RemotePlan:
+    results = await asyncio.gather(*(connections.preflight(host, target) for host in hosts), return_exceptions=True)
     facts: dict[str, HostFacts] = {}
-    for host, result in zip(hosts, results):
-        if isinstance(result, RemoteError):
-            raise result
-        if isinstance(result, BaseException):
-            raise RemoteError("ssh-failed", host, f"{host}: the pre-flight check failed ({result!r}).")
-        facts[host] = result
+    failures: list[RemoteError] = []
     warnings: list[tuple[str, str]] = []
-    for host in hosts:
-        warnings += check_host_target(facts[host], needs_bytes=needs_bytes, allow_cache=allow_cache)
-        memory_problem = buffers_problem(buffers_bytes, how, facts[host].mem_available_bytes, host)
-        if memory_problem:
-            raise RemoteError("memory", host, f"{host}: {memory_problem}")
+    for host, result in zip(hosts, results):
+        if isinstance(result, BaseException) and not isinstance(result, Exception):
+            raise result
+        try:
+            if isinstance(result, RemoteError):
+                raise result
+            if isinstance(result, BaseException):
+                raise RemoteError("ssh-failed", host, f"{host}: the pre-flight check failed ({result!r}).")
+            host_warnings = check_host_target(result, needs_bytes=needs_bytes, allow_cache=allow_cache)
+            memory_problem = buffers_problem(buffers[0], buffers[1], result.mem_available_bytes, host)
+            if memory_problem:
+                raise RemoteError("memory", host, f"{host}: {memory_problem}")
+            warnings += host_warnings
+            facts[host] = result
+        except RemoteError as error:
+            failures.append(error)
+    if len(facts) < needed:
+        left_out = [(failure.host, str(failure)) for failure in failures]
+        if not facts or ask_left_out is None or not await ask_left_out(left_out, len(facts)):
+            raise _refusal(failures, len(hosts), needed)
+    for failure in failures:
+        await connections.forget(failure.host)
     duration_s, _ = estimate(preset)
     return RemotePlan(
         preset_name=preset.name,
         title=preset.title,
-        hosts=list(hosts),
+        hosts=[host for host in hosts if host in facts],
         ssh=list(ssh),
         target=target,
         fio_args=fio_args,
@@ -113,4 +180,20 @@ async def make_remote_plan(
         facts=facts,
         warnings=warnings,
         estimated_duration_s=duration_s,
+        connections=connections,
+        left_out=[(failure.host, str(failure)) for failure in failures],
+    )
+
+
+def _refusal(failures: list[RemoteError], total: int, needed: int) -> RemoteError:
+    """The first failure's own sentence; with several, every failed host named after it."""
+    first = failures[0]
+    if len(failures) == 1:
+        return first
+    others = ", ".join(failure.host for failure in failures[1:])
+    passed = total - len(failures)
+    return RemoteError(
+        first.code, first.host,
+        f"{first} {len(failures)} of {total} hosts failed the pre-flight check (also {others}); "
+        f"{passed} passed and {needed} are needed.",
     )

@@ -22,6 +22,9 @@ from iotui.core.runs.record import RunRecord
 from iotui.core.runs.section_figures import assign_sections
 from iotui.core.host.identity import host_identity
 
+STALL_S = 10.0  # a released host with no document this long is failed (and its run goes on)
+
+
 @dataclass
 class HostState:
     name: str
@@ -42,6 +45,8 @@ class HostState:
     returncode: int | None = None
     exit_status: int | None = None
     failed_at_s: float | None = None
+    # Failed for silence: how long nothing came from it (not for an exit of its own).
+    silent_s: float | None = None
 
     def __post_init__(self) -> None:
         self.deriver = HostDeriver(self.name)
@@ -115,7 +120,9 @@ def build_record(
         status = "stopped"
     elif not completed:
         status = "failed"
-    elif failed:
+    elif any(states[name].silent_s is None for name in failed):
+        # A host that went silent is left out and named; the run goes on and completes
+        # with the others. A host whose fio failed fails the run.
         status = "failed"
     else:
         status = "completed"
@@ -165,14 +172,18 @@ def build_record(
     )
     for code, message in plan.warnings:
         record.add_warning(code, message)
+    for _host, message in plan.left_out:
+        record.add_warning("host-left-out", f"Left out of the run: {message}")
     warning = version_warning(versions)
     if warning:
         record.add_warning("fio-versions", warning)
     for name in failed:
         state = states[name]
+        silent_s = state.silent_s
+        what = "failed" if silent_s is None else f"sent nothing for {silent_s:.0f} s and was marked failed"
         record.add_warning(
             "host-failed",
-            f"{name} failed at {state.failed_at_s:.1f} s; the aggregate holds the {len(completed)} of "
+            f"{name} {what} at {state.failed_at_s:.1f} s; the aggregate holds the {len(completed)} of "
             f"{len(states)} hosts that ran to the end.",
         )
     if failure:

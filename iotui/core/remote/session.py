@@ -19,20 +19,23 @@ from typing import Any, Callable
 from iotui.core.fio.status import FioDocument, FioText
 from iotui.core.fio.summary import sample_row
 from iotui.core.heap import hold_for_run, release_after_run
+from iotui.core.remote.connections import CONNECT_CONCURRENCY
 from iotui.core.remote.alignment import AggregateSample, Aligner, HostInterval
 from iotui.core.remote.document_check import checked_document
 from iotui.core.remote.lifeline import HostEnded, HostLine, HostReady, HostRunner
 from iotui.core.remote.plan import RemotePlan
-from iotui.core.remote.record import HostState, build_record
+from iotui.core.remote.record import STALL_S, HostState, build_record
 from iotui.core.runs.record import RunRecord
-from iotui.core.runs.record_files import save_record
+from iotui.core.runs.history_index import save_indexed
 from iotui.core.runs.record_schema import RecordError
 from iotui.core.runs.events import EventLog, RunFinished
 from iotui.core.terminal_text import terminal_safe
 
 READY_TIMEOUT_S = 30.0
-STALL_S = 10.0  # a released host with no document this long is failed
+FIRST_REPORT_S = 30.0  # a released host with no first document this long is failed
 TICK_S = 0.2
+LATE_TICK_S = 1.0
+DRAIN_BATCH = 32
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,7 @@ class MultiHostSession(EventLog):
         self.on_event = on_event or (lambda event: None)
         self.run_id = run_id or uuid.uuid4().hex
         self.runner_factory = runner_factory or (
-            lambda host: HostRunner(plan.ssh, host, plan.target, plan.fio_args)
+            lambda host: HostRunner(plan.ssh_for(host), host, plan.target, plan.fio_args)
         )
         self.states = {host: HostState(host, plan.facts.get(host)) for host in plan.hosts}
         self.aligner = Aligner(plan.hosts)
@@ -92,6 +95,8 @@ class MultiHostSession(EventLog):
         self.release_spread_ms: float | None = None
         self._started_monotonic = time.monotonic()
         self._failure: str | None = None
+        self._starting_closed = False
+        self._last_tick_s: float | None = None
 
     # -- control ------------------------------------------------------------
     def request_stop(self, ended_by: str = "user") -> None:
@@ -124,11 +129,14 @@ class MultiHostSession(EventLog):
         self._started_monotonic = time.monotonic()
         events: asyncio.Queue = asyncio.Queue()
         pumps: list[asyncio.Task] = []
+        # Hosts start a few at a time, each until it is ready: every session runs the login's
+        # shell start-up and lays fio's files out, and 128 of those at once on one machine (or
+        # one shared filesystem) only make every host slower to get ready.
+        gate = asyncio.Semaphore(CONNECT_CONCURRENCY)
         try:
             for host, state in self.states.items():
                 state.runner = self.runner_factory(host)
-                await state.runner.start()
-                pumps.append(asyncio.create_task(self._pump(host, state.runner, events)))
+                pumps.append(asyncio.create_task(self._pump(host, state.runner, events, gate)))
             if await self._wait_ready(events) and not self.stop_requested:
                 self._release()
                 # Nothing made before the hosts started is walked by the collector while they run.
@@ -142,15 +150,35 @@ class MultiHostSession(EventLog):
             self.ended_by = self.ended_by or "user"
             raise
         finally:
+            self._starting_closed = True
             await self._stop_all()
             for task in pumps:
                 task.cancel()
+            # The shared connections end with the run (their sessions have).
+            await self.plan.close()
         return self._finish(started)
 
-    async def _pump(self, host: str, runner: HostRunner, events: asyncio.Queue) -> None:
-        async for event in runner.events():
-            events.put_nowait((host, event, time.monotonic()))
-        events.put_nowait((host, None, time.monotonic()))
+    async def _pump(self, host: str, runner: HostRunner, events: asyncio.Queue, gate: asyncio.Semaphore) -> None:
+        held = False
+        try:
+            await gate.acquire()
+            held = True
+            if self._starting_closed or self.stop_requested:
+                return
+            try:
+                await runner.start()
+            except OSError as error:
+                events.put_nowait((host, HostLine(f"cannot start ssh ({error.strerror or error})"), time.monotonic()))
+                return
+            async for event in runner.events():
+                if held and isinstance(event, (HostReady, HostEnded)):
+                    gate.release()
+                    held = False
+                events.put_nowait((host, event, time.monotonic()))
+        finally:
+            if held:
+                gate.release()
+            events.put_nowait((host, None, time.monotonic()))
 
     async def _wait_ready(self, events: asyncio.Queue) -> bool:
         deadline = time.monotonic() + READY_TIMEOUT_S
@@ -159,10 +187,16 @@ class MultiHostSession(EventLog):
             try:
                 host, event, arrived = await asyncio.wait_for(events.get(), max(0.01, deadline - time.monotonic()))
             except asyncio.TimeoutError:
-                self._failure = f"{', '.join(sorted(waiting))} did not get ready within {READY_TIMEOUT_S:.0f} s."
+                self._failure = (
+                    f"{', '.join(sorted(waiting))} did not get ready (no host got ready in the last "
+                    f"{READY_TIMEOUT_S:.0f} s)."
+                )
                 return False
             if isinstance(event, HostReady):
                 waiting.discard(host)
+                # Many hosts lay their files out on shared storage (or one machine) more slowly
+                # than one: the limit is on a stall, READY_TIMEOUT_S with no host getting ready.
+                deadline = time.monotonic() + READY_TIMEOUT_S
             elif isinstance(event, HostLine):
                 _keep_line(self.states[host], event.text)
                 self._log("stderr", f"{host}: {event.text}")
@@ -189,14 +223,24 @@ class MultiHostSession(EventLog):
         running = set(self.states)
         while running:
             try:
-                host, event, arrived = await asyncio.wait_for(events.get(), TICK_S)
+                item = await asyncio.wait_for(events.get(), TICK_S)
             except asyncio.TimeoutError:
                 self._tick()
                 continue
-            if event is None:
-                running.discard(host)
-                continue
-            self._handle(host, event, arrived)
+            # Everything that has come is handled before silence is judged: after a moment
+            # without the CPU, every host's document is waiting here, none of them silent.
+            handled = 0
+            while item is not None:
+                host, event, arrived = item
+                if event is None:
+                    running.discard(host)
+                else:
+                    self._handle(host, event, arrived)
+                handled += 1
+                if handled % DRAIN_BATCH == 0:
+                    # A long backlog (iotui short of CPU) must not hold up a stop or the pipes' reading.
+                    await asyncio.sleep(0)
+                item = events.get_nowait() if not events.empty() else None
             self._tick()
 
     def _tick(self) -> None:
@@ -206,12 +250,29 @@ class MultiHostSession(EventLog):
             self._emit_aggregate(aggregate)
         if self.stop_requested:
             return
+        # A tick long after the last one means iotui itself did not run (a loaded machine):
+        # the hosts' documents may still be in the pipes, so silence is judged next time.
+        late = self._last_tick_s is not None and now - self._last_tick_s > LATE_TICK_S
+        self._last_tick_s = now
+        if late:
+            return
+        ending_s = self.plan.estimated_duration_s if self.plan.estimated_duration_s is not None else float("inf")
         for host, state in self.states.items():
             if state.ended or state.failed_at_s is not None:
                 continue
-            last = state.last_arrival_s if state.last_arrival_s is not None else 0.0
-            if now - last > STALL_S:
-                self._fail(host, now, f"no report from {host} for {STALL_S:.0f} s")
+            # Silence is counted from a host's last document; before its first, from the release,
+            # with a longer limit: many fio starting at once on a busy host take a while.
+            # After the job's estimated end, a host is writing its final report and removing its
+            # files, which a loaded host can be slow at: the longer limit too.
+            if state.last_arrival_s is None:
+                limit_s, last = FIRST_REPORT_S, 0.0
+            elif now > ending_s:
+                limit_s, last = FIRST_REPORT_S, state.last_arrival_s
+            else:
+                limit_s, last = STALL_S, state.last_arrival_s
+            if now - last > limit_s:
+                state.silent_s = limit_s
+                self._fail(host, now, f"no report from {host} for {limit_s:.0f} s")
                 if state.runner is not None:
                     asyncio.ensure_future(state.runner.stop())
 
@@ -312,7 +373,7 @@ class MultiHostSession(EventLog):
         if self.runs_dir is not None:
             reports = {host: s.last_document for host, s in self.states.items() if s.last_document}
             try:
-                saved_path = save_record(record, self.runs_dir, fio_report={"hosts": reports})
+                saved_path = save_indexed(record, self.runs_dir, fio_report={"hosts": reports})
             except RecordError as error:
                 save_error = str(error)
         self._emit(RunFinished(record, saved_path, save_error or self._failure))

@@ -8,7 +8,6 @@ password. Nothing listens on a port and no fio server runs.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shlex
 from dataclasses import dataclass
@@ -100,7 +99,7 @@ def ssh_argv(ssh: list[str], host: str, remote_command: str) -> list[str]:
 # -- pre-flight -----------------------------------------------------------------
 
 # Prints key=value lines about fio, the kernel and the target. Never writes.
-_PREFLIGHT = r"""
+PREFLIGHT_SCRIPT = r"""
 t="$1"
 [ -n "$t" ] || t="$HOME"
 echo "kernel=$(uname -r 2>/dev/null)"
@@ -153,78 +152,11 @@ PREFLIGHT_MAX_BYTES = 1024 * 1024
 """The pre-flight prints a few hundred bytes; a host that answers more is cut off here."""
 
 
-class _TooMuch(Exception):
-    pass
-
-
-async def _bounded_output(process: asyncio.subprocess.Process) -> tuple[bytes, bytes]:
-    """Like communicate(), but no stream may pass PREFLIGHT_MAX_BYTES (the process is killed).
-
-    Both streams are always read to their end, also after a kill: asyncio's ``wait()`` returns
-    only once every pipe is closed, and a reader that stopped early would leave a full pipe that
-    never closes, so the kill would hang until the timeout.
-    """
-    too_much: list[str] = []
-
-    def end() -> None:
-        if process.returncode is None:
-            try:
-                process.kill()
-            except ProcessLookupError:
-                pass
-
-    async def read(stream: asyncio.StreamReader | None, name: str) -> bytes:
-        data = bytearray()
-        while stream is not None and (chunk := await stream.read(65536)):
-            if too_much:
-                continue  # drained and dropped
-            data += chunk
-            if len(data) > PREFLIGHT_MAX_BYTES:
-                too_much.append(name)
-                end()
-        return bytes(data)
-
-    readers = [asyncio.ensure_future(read(process.stdout, "stdout")), asyncio.ensure_future(read(process.stderr, "stderr"))]
-    try:
-        await asyncio.wait(readers)
-    except asyncio.CancelledError:  # the timeout: end the host's ssh, let the readers see the end
-        end()
-        _, pending = await asyncio.wait(readers, timeout=2.0)
-        for reader in pending:
-            reader.cancel()
-        raise
-    await process.wait()
-    if too_much:
-        raise _TooMuch(too_much[0])
-    return readers[0].result(), readers[1].result()
-
-
-async def preflight(ssh: list[str], host: str, target: str | None, timeout_s: float = PREFLIGHT_TIMEOUT_S) -> HostFacts:
-    """Reach the host, find fio and look at the target; RemoteError names what failed."""
-    command = f"sh -c {shlex.quote(_PREFLIGHT)} iotui-preflight {shlex.quote(target or '')}"
-    try:
-        process = await asyncio.create_subprocess_exec(
-            *ssh_argv(ssh, host, command),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
-    except OSError as error:
-        raise RemoteError("ssh-missing", host, f"Cannot start {ssh[0]} ({error.strerror or error}).") from None
-    try:
-        stdout, stderr = await asyncio.wait_for(_bounded_output(process), timeout_s)
-    except asyncio.TimeoutError:  # _bounded_output has ended the process and its readers
-        raise RemoteError("ssh-timeout", host, f"{host}: ssh did not answer within {timeout_s:.0f} s.") from None
-    except _TooMuch as too_much:
-        raise RemoteError(
-            "ssh-failed", host,
-            f"{host}: its pre-flight answer is over {PREFLIGHT_MAX_BYTES >> 10} KiB on {too_much}; the pre-flight "
-            "prints a few lines, so something else answers there (a login banner loop, a shell profile).",
-        ) from None
-    if process.returncode == 255:
+def facts_from_output(host: str, target: str | None, stdout: str, stderr: bytes, returncode: int | None) -> HostFacts:
+    """What the pre-flight check printed on the host, judged; RemoteError names what failed."""
+    if returncode == 255:
         raise RemoteError("ssh-failed", host, f"{host}: ssh cannot reach it: {_ssh_message(stderr)}.")
-    facts = _parse_facts(host, stdout.decode("utf-8", "replace"))
+    facts = _parse_facts(host, stdout)
     if "fio_version" not in facts:
         detail = facts.get("fio_error") or _ssh_message(stderr)
         raise RemoteError("fio-missing", host, f"{host}: fio is not there or does not run: {detail}.")

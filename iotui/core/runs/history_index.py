@@ -5,8 +5,11 @@ beside them) holds one row per record file with what History lists and
 filters on, and the file's size and modification time. :func:`sync` brings it
 up to date from the directory (new, changed and removed files) every time it
 is opened, so a record written, edited or deleted by anything shows as it is.
-A cold build parses every record and reports its progress; once warm, a sync
-is one directory scan. An index that cannot be opened is rebuilt.
+A cold build reads every record's header tables (not its per-second samples,
+:mod:`iotui.core.runs.record_headers`) and reports its progress; once warm, a
+sync is one directory scan. Every record iotui saves is added as it is saved
+(:func:`index_saved`), so History opens warm after any iotui command. An index
+that cannot be opened is rebuilt.
 """
 
 from __future__ import annotations
@@ -23,7 +26,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from iotui.core.runs.record import RunRecord, section_directions, section_metric
-from iotui.core.runs.record_files import load_record
+from iotui.core.runs.record_files import save_record
+from iotui.core.runs.record_headers import load_record_headers
 from iotui.core.runs.record_schema import RecordError
 from iotui.core.terminal_text import terminal_safe
 
@@ -238,7 +242,7 @@ def sync(runs_dir: Path, progress: ProgressCallback | None = None) -> SyncResult
         rows = []
         for done, name in enumerate(to_parse, start=1):
             try:
-                record, error = load_record(runs_dir / name), None
+                record, error = load_record_headers(runs_dir / name), None
             except RecordError as failure:
                 record, error = None, str(failure)
             rows.append(_row_for(name, on_disk[name], record, error))
@@ -252,6 +256,41 @@ def sync(runs_dir: Path, progress: ProgressCallback | None = None) -> SyncResult
     finally:
         connection.close()
     return SyncResult(len(to_parse), len(removed), len(on_disk), time.perf_counter() - began, cold and bool(to_parse))
+
+
+def save_indexed(record: RunRecord, runs_dir: Path, fio_report: dict | None = None, *, durable: bool = True) -> Path:
+    """:func:`save_record`, then the record in the index: how every record iotui makes is saved.
+
+    ``durable=False`` as for :func:`save_record` (the caller syncs the lot once).
+    """
+    path = save_record(record, runs_dir, fio_report=fio_report, durable=durable)
+    index_saved(path, record)
+    return path
+
+
+def index_saved(path: Path, record: RunRecord) -> None:
+    """Add (or update) one record just written by iotui, so the next History opens warm.
+
+    The index is only a cache of the files: if it cannot be written now, the next
+    sync finds the record by its file, so a failure here is not an error.
+    """
+    path = Path(path)
+    if not is_record_file(path.name):
+        return
+    try:
+        stat = path.stat()
+        connection = _connect(path.parent)
+    except (OSError, sqlite3.Error):
+        return
+    try:
+        # A cache that the next sync rebuilds from the files: no need to wait for the disk.
+        connection.execute("PRAGMA synchronous = OFF")
+        _insert(connection, [_row_for(path.name, stat, record, None)])
+        connection.commit()
+    except sqlite3.Error:
+        pass
+    finally:
+        connection.close()
 
 
 def _insert(connection: sqlite3.Connection, rows: list[tuple]) -> None:

@@ -28,7 +28,7 @@ from iotui.core.host.watch import HostReading, HostWatch
 from iotui.core.runs.events import EventCallback, EventLog, HostUpdate, RunFinished
 from iotui.core.runs.lock import RunLock, acquire_run_lock, mark_overlap
 from iotui.core.runs.record import RunRecord
-from iotui.core.runs.record_files import save_record
+from iotui.core.runs.history_index import save_indexed
 from iotui.core.runs.record_schema import RecordError
 
 if TYPE_CHECKING:
@@ -206,7 +206,7 @@ class RunRecorder(EventLog):
         save_error: str | None = None
         if runs_dir is not None:
             try:
-                saved_path = save_record(record, runs_dir, fio_report=fio_report)
+                saved_path = save_indexed(record, runs_dir, fio_report=fio_report)
             except RecordError as error:
                 save_error = str(error)
         self._emit(RunFinished(record, saved_path, save_error or failure))

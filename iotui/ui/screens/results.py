@@ -26,6 +26,7 @@ from iotui.ui.widgets.desktop_table import DesktopTable
 from iotui.ui.widgets.direction_summary import DirectionSummary
 from iotui.ui.widgets.options_used import OptionsUsed
 from iotui.ui.widgets.run_chart import RunChart
+from iotui.ui.widgets.hosts_table import HostsTable
 from iotui.ui.widgets.section_table import SectionTable
 from iotui.ui.widgets.section_findings import SectionFindings
 from iotui.ui.widgets.warnings_list import WarningsList
@@ -104,6 +105,10 @@ class ResultsScreen(Screen):
             sections = SectionTable(self.record, id="sections")
             sections.border_title = "sections (fio's reporting groups)"
             yield sections
+            if self.record.hosts and self.record.status != "imported":
+                hosts = HostsTable(self.record, id="hosts-table")
+                hosts.border_title = f"{len(self.record.hosts)} hosts in {self._detail_title(0)}"
+                yield hosts
             with Horizontal(id="summaries"):
                 directions = DirectionSummary(self.record, id="directions")
                 directions.border_title = self._detail_title(0)
@@ -141,6 +146,9 @@ class ResultsScreen(Screen):
         directions.show_section(section)
         directions.border_title = self._detail_title(event.index)
         self.query_one("#cpu", CpuSummary).show_section(section)
+        for hosts in self.query("#hosts-table").results(HostsTable):
+            hosts.show_section(event.index)
+            hosts.border_title = f"{len(self.record.hosts)} hosts in {self._detail_title(event.index)}"
 
     def action_compare(self) -> None:
         try:

@@ -34,10 +34,14 @@ class HostRow:
 
 
 class HostRows(Static):
-    """One line per host; redrawn on each host interval and every half second (staleness)."""
+    """One line per host, scrolling past eight; redrawn every half second (figures and staleness).
+
+    Not on each host's interval: 128 hosts each reporting once a second would redraw 128
+    rows 128 times a second.
+    """
 
     DEFAULT_CSS = """
-    HostRows { height: auto; padding: 0 1; }
+    HostRows { height: auto; max-height: 8; overflow-y: auto; padding: 0 1; }
     """
 
     def __init__(self, hosts: list[str], **kwargs) -> None:
@@ -52,7 +56,6 @@ class HostRows(Static):
         row = self.rows.setdefault(host, HostRow(host))
         row.interval = interval
         row.arrived_monotonic = time.monotonic()
-        self.redraw()
 
     def mark_failed(self, host: str, at_s: float) -> None:
         self.rows.setdefault(host, HostRow(host)).failed_at_s = at_s
