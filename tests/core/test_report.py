@@ -122,6 +122,19 @@ def test_without_matplotlib_the_command_says_how_to_add_it(tmp_path: Path) -> No
     assert list(tmp_path.glob("*.html")) == []
 
 
+def test_without_matplotlib_a_missing_record_is_named_first(tmp_path: Path) -> None:
+    """A mistyped name is the first thing to fix: installing matplotlib would not help it."""
+    code = (
+        "import sys\n"
+        "sys.modules['matplotlib'] = None  # as if it were not installed\n"
+        "from iotui.cli import main\n"
+        f"sys.exit(main(['report', '--runs-dir', {str(tmp_path)!r}, {str(tmp_path / 'nope.toml')!r}]))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 1
+    assert "nope.toml: no such record" in result.stderr and "not installed" not in result.stderr
+
+
 def test_a_desktop_run_leads_with_its_desktop_table() -> None:
     record = _record()
     record.samples = []  # no charts to draw: this is about the table
