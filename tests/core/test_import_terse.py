@@ -66,3 +66,15 @@ def test_two_terse_runs_in_one_file_are_two_records(tmp_path: Path) -> None:
     path = tmp_path / "two.txt"
     path.write_text(text + text)  # the group number goes back to 0: the next run
     assert len(import_fio_file(path)) == 2
+
+
+@pytest.mark.parametrize("name", ["two-groups-terse-v3.txt", "two-groups-terse-v5.txt", "mixed-terse-v5.txt"])
+def test_the_disk_util_fields_name_the_device(name: str) -> None:
+    # each line ends ...;0.00%;vda;22897;843;14;0;1362;770;2134;67.38% (name, ios, merges, ticks, in_queue, util)
+    [record] = import_fio_file(FIO_333 / name)
+    assert record.target["device"] == "vda"
+
+
+def test_terse_v2_prints_no_disk_util() -> None:
+    [record] = import_fio_file(FIO_333 / "two-groups-terse-v2.txt")
+    assert record.target["device"] == "unknown"
