@@ -7,7 +7,8 @@ One line per job, fields separated by ``;`` (fio's ``show_thread_status_terse_al
 Version 2 has no fio version field; versions 2, 4 and 5 print read, write and
 trim, version 3 read and write; version 5 adds the bandwidth samples and IOPS
 statistics to each direction. With ``unified_rw_reporting`` the read slot is
-the ``mixed`` direction and no write or trim follows. Per direction: KiB moved,
+the ``mixed`` direction and no write or trim follows; with ``unified_rw_reporting=both``
+the mixed direction follows read, write (and trim). Per direction: KiB moved,
 KiB/s, IOPS (fio's integer division), runtime (ms), then latencies in µs. The
 terse line has no I/O count and no block size, so the figures are fio's
 printed ones. Jobs of one run are consecutive lines; a line that is not terse,
@@ -89,6 +90,13 @@ def _block(line: str) -> tuple[Block, str, list[str]]:
             at += width
             if did_io:
                 block.directions[direction] = figures
+        if not fields[at].endswith("%"):  # unified_rw_reporting=both: the mixed direction follows
+            figures, did_io = _direction(fields[at:at + width])
+            at += width
+            if did_io:
+                block.directions["mixed"] = figures
+    if not (fields[at].endswith("%") and fields[at + 1].endswith("%")):
+        raise ValueError("the CPU figures are not where this terse version puts them")
     usr, sys = (float(value.rstrip("%")) for value in fields[at:at + 2])
     block.cpu = {"usr": usr, "sys": sys}
     return block, fio_version, _disk_names(fields[at + _TO_DISKS:]) if version >= 3 else []
