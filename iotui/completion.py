@@ -16,6 +16,8 @@ from typing import Any, Iterable
 # Arguments (by dest) that take a preset name, and those that take record files.
 PRESET_ARGUMENTS = ("preset",)
 RECORD_ARGUMENTS = ("record", "records", "files")
+# Subcommands whose file arguments are fio's own output (any name), never records.
+FIO_OUTPUT_COMMANDS = ("import",)
 SHELLS = ("bash", "zsh", "fish")
 
 
@@ -46,18 +48,28 @@ def record_files(prefix: str, parsed_args: argparse.Namespace | None = None, **_
     return found
 
 
-def _actions(parser: argparse.ArgumentParser) -> Iterable[argparse.Action]:
+def any_files(prefix: str, **_: Any) -> list[str]:
+    """Every file and directory under the prefix: fio's output has no fixed suffix."""
+    import argcomplete
+
+    return list(argcomplete.FilesCompleter()(prefix))
+
+
+def _actions(parser: argparse.ArgumentParser, command: str = "") -> Iterable[tuple[str, argparse.Action]]:
+    """Each action with the subcommand it belongs to ("" for the top level)."""
     for action in parser._actions:
-        yield action
+        yield command, action
         if isinstance(action, argparse._SubParsersAction):
-            for subparser in action.choices.values():
-                yield from _actions(subparser)
+            for name, subparser in action.choices.items():
+                yield from _actions(subparser, name)
 
 
 def add_completers(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    for action in _actions(parser):
+    for command, action in _actions(parser):
         if action.dest in PRESET_ARGUMENTS:
             action.completer = preset_names  # type: ignore[attr-defined]
+        elif action.dest in RECORD_ARGUMENTS and command in FIO_OUTPUT_COMMANDS:
+            action.completer = any_files  # type: ignore[attr-defined]
         elif action.dest in RECORD_ARGUMENTS:
             action.completer = record_files  # type: ignore[attr-defined]
     return parser

@@ -35,7 +35,10 @@ def handle(args: argparse.Namespace) -> int:
         for preset in found:
             duration_s, disk_bytes = estimate(preset)
             print(f"{preset.name:<{width}}  {preset.description}")
-            print(f"{'':<{width}}  ~{fmt.duration_s(duration_s)}, {fmt.size_bytes(disk_bytes)} on disk. {preset.tells}")
+            # A duration nobody can know (fio ends a steady-state run itself) is left out, as in the app.
+            known = [f"~{fmt.duration_s(duration_s)}"] if duration_s is not None else []
+            known += [f"{fmt.size_bytes(disk_bytes)} on disk"] if disk_bytes is not None else []
+            print(f"{'':<{width}}  {', '.join(known)}{'. ' if known else ''}{preset.tells}")
     for error in errors:
         print(f"iotui: {error}", file=sys.stderr)
     return 1 if errors and not found else 0

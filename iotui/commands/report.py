@@ -42,7 +42,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     try:
-        require_charts()
         return _report(args)
     except ReportError as error:
         print(str(error), file=sys.stderr)
@@ -63,6 +62,7 @@ def _report(args: argparse.Namespace) -> int:
         except SweepRecordError as error:
             raise ReportError(str(error)) from None
         assert sweep.path is not None
+        require_charts()  # after the records load: a mistyped name is the first thing to fix
         first, errors = sweep.path, list[str]()
         text, specs = sweep_report(sweep, inline=inline)
     else:
@@ -71,6 +71,7 @@ def _report(args: argparse.Namespace) -> int:
             print(problem, file=sys.stderr)
         if not records:
             return EXIT_FAILED
+        require_charts()
         comparison = None
         if len(records) > 1:
             from iotui.commands.compare import _repeats

@@ -57,3 +57,15 @@ def test_argcomplete_is_not_imported_outside_completion() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stderr.strip().splitlines()[-1] == "False"
     assert "PYTHON_ARGCOMPLETE_OK" in Path(iotui.__file__).with_name("cli.py").read_text()[:1024]
+
+
+def test_import_completes_any_file_not_records(tmp_path: Path) -> None:
+    """import reads fio's output (JSON, text, terse: any name), never a record: it completes the
+    files under the prefix, and not the runs directory's records."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "20261121-quick-aa.toml").write_text("")
+    (tmp_path / "fio-out.json").write_text("{}")
+    (tmp_path / "fio-out.txt").write_text("")
+    assert _complete("iotui import fio", tmp_path, runs) == ["fio-out.json", "fio-out.txt"]
+    assert "20261121-quick-aa.toml" not in _complete("iotui import ", tmp_path, runs)

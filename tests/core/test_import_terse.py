@@ -66,3 +66,31 @@ def test_two_terse_runs_in_one_file_are_two_records(tmp_path: Path) -> None:
     path = tmp_path / "two.txt"
     path.write_text(text + text)  # the group number goes back to 0: the next run
     assert len(import_fio_file(path)) == 2
+
+
+@pytest.mark.parametrize("name", ["two-groups-terse-v3.txt", "two-groups-terse-v5.txt", "mixed-terse-v5.txt"])
+def test_the_disk_util_fields_name_the_device(name: str) -> None:
+    # each line ends ...;0.00%;vda;22897;843;14;0;1362;770;2134;67.38% (name, ios, merges, ticks, in_queue, util)
+    [record] = import_fio_file(FIO_333 / name)
+    assert record.target["device"] == "vda"
+
+
+def test_terse_v2_prints_no_disk_util() -> None:
+    [record] = import_fio_file(FIO_333 / "two-groups-terse-v2.txt")
+    assert record.target["device"] == "unknown"
+
+
+def test_terse_unified_both_keeps_read_write_and_the_mixed_direction() -> None:
+    # 3;fio-3.33;both;0;0;3620;3616;904;1001;... then write, then mixed 7432;7424;1856;1001;...;534.173308;...
+    # 50.000000%=10;90.000000%=2007;99.000000%=6062;99.900000%=9502;... then the CPU: 1.000000%;2.100000%
+    [record] = import_fio_file(FIO_333 / "mixed-both-minimal.txt")
+    [section] = record.sections
+    assert {"read", "write", "mixed"} <= set(section)
+    assert section["read"]["io_bytes"] == 3620 * 1024 and section["read"]["iops"] == 904
+    mixed = section["mixed"]
+    assert mixed["io_bytes"] == 7432 * 1024 and mixed["bw_bytes"] == 7424 * 1024 and mixed["iops"] == 1856
+    assert mixed["lat_mean_ns"] == pytest.approx(534_173.308)
+    assert (mixed["lat_p50_ns"], mixed["lat_p90_ns"], mixed["lat_p99_ns"], mixed["lat_p99_9_ns"]) == (
+        10_000, 2_007_000, 6_062_000, 9_502_000,
+    )
+    assert section["cpu"]["fio_cpu_cores"] == pytest.approx((1.0 + 2.1) / 100)

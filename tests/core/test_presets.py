@@ -573,3 +573,18 @@ def test_runtime_leaves_a_deletion_engine_one_pass(tmp_path: Path) -> None:
     preset = with_overrides(load_job_file(path), runtime_s=2)
     assert preset.options["time_based"] == "" and preset.options["runtime"] == "2"
     assert [dict(section.options).get("time_based") for section in preset.jobs] == ["0", None]
+
+
+def test_presets_listing_leaves_out_a_duration_it_cannot_know(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """steady-randwrite ends when fio sees IOPS settle: no "~-" placeholder, the disk size alone."""
+    from iotui.cli import main
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert main(["presets"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    estimate_line = lines[[line.split()[0] if line.strip() else "" for line in lines].index("steady-randwrite") + 1]
+    assert "~-" not in estimate_line and estimate_line.strip().startswith("1.0GiB on disk.")
+    quick_line = lines[[line.split()[0] if line.strip() else "" for line in lines].index("quick") + 1]
+    assert quick_line.strip().startswith("~20s, 256MiB on disk.")

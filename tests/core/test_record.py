@@ -110,3 +110,11 @@ def test_unwritable_runs_dir_is_a_sentence(tmp_path: Path) -> None:
 def test_runs_dir_defaults() -> None:
     assert default_runs_dir({"IOTUI_RUNS_DIR": "/x/runs"}) == Path("/x/runs")
     assert default_runs_dir({"XDG_DATA_HOME": "/d"}) == Path("/d/iotui/runs")
+
+
+def test_fio_output_given_as_a_record_points_to_import(tmp_path: Path) -> None:
+    """A new user's first mistake: fio's own output handed to show/compare/report."""
+    path = tmp_path / "fio.json"
+    path.write_text('{"fio version": "fio-3.33", "jobs": []}\n')
+    with pytest.raises(RecordError, match=r"not valid TOML .*iotui import"):
+        load_record(path)

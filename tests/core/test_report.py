@@ -122,6 +122,19 @@ def test_without_matplotlib_the_command_says_how_to_add_it(tmp_path: Path) -> No
     assert list(tmp_path.glob("*.html")) == []
 
 
+def test_without_matplotlib_a_missing_record_is_named_first(tmp_path: Path) -> None:
+    """A mistyped name is the first thing to fix: installing matplotlib would not help it."""
+    code = (
+        "import sys\n"
+        "sys.modules['matplotlib'] = None  # as if it were not installed\n"
+        "from iotui.cli import main\n"
+        f"sys.exit(main(['report', '--runs-dir', {str(tmp_path)!r}, {str(tmp_path / 'nope.toml')!r}]))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 1
+    assert "nope.toml: no such record" in result.stderr and "not installed" not in result.stderr
+
+
 def test_a_desktop_run_leads_with_its_desktop_table() -> None:
     record = _record()
     record.samples = []  # no charts to draw: this is about the table
@@ -156,3 +169,16 @@ def test_a_sweep_of_several_sections_gets_each_sections_table_and_curves(tmp_pat
     assert [round(x) for x, _ in read.data("sweet-spot")] == [1]  # numjobs=2 for randread
     write = drawn["sweep-1-lat_p99_ns"]
     assert [round(y) for _, y in write.data("write-0")] == [FIGURES[v][3] / 1000 for v in ("1", "2", "4")]
+
+
+def test_the_comparison_table_names_the_bandwidth_unit() -> None:
+    """Bandwidth cells print MiB/s figures without a unit (as the sections table does): the row names it."""
+    import re
+
+    from iotui.core.report.run_report import comparison_table
+    from iotui.core.runs.compare import compare_records
+
+    page = comparison_table(compare_records([_record("a"), _record("b")]), "metrics")
+    rows = re.findall(r"<tr>(.*?)</tr>", page, flags=re.S)
+    bandwidth = [row for row in rows if "bandwidth" in row]
+    assert bandwidth and all("MiB/s" in row for row in bandwidth)

@@ -7,7 +7,8 @@ One line per job, fields separated by ``;`` (fio's ``show_thread_status_terse_al
 Version 2 has no fio version field; versions 2, 4 and 5 print read, write and
 trim, version 3 read and write; version 5 adds the bandwidth samples and IOPS
 statistics to each direction. With ``unified_rw_reporting`` the read slot is
-the ``mixed`` direction and no write or trim follows. Per direction: KiB moved,
+the ``mixed`` direction and no write or trim follows; with ``unified_rw_reporting=both``
+the mixed direction follows read, write (and trim). Per direction: KiB moved,
 KiB/s, IOPS (fio's integer division), runtime (ms), then latencies in µs. The
 terse line has no I/O count and no block size, so the figures are fio's
 printed ones. Jobs of one run are consecutive lines; a line that is not terse,
@@ -27,6 +28,10 @@ _START = re.compile(r"^(?:2;[^;]*;\d+;-?\d+;|[345];fio-[^;]*;[^;]*;\d+;-?\d+;)")
 _PERCENTILE_NAMES = {"50.000000": "p50", "90.000000": "p90", "99.000000": "p99", "99.900000": "p99_9"}
 _DIRECTION_FIELDS = 41
 _V5_EXTRA = 6
+# After usr;sys: ctx, majf, minf, 7 I/O depths, 10 µs and 12 ms latency buckets; then (versions 3 to 5)
+# each disk as name;read ios;write ios;read merges;write merges;read ticks;write ticks;in_queue;util%.
+_TO_DISKS = 2 + 3 + 7 + 10 + 12
+_DISK = re.compile(r"[^;\d%][^;%]*(?:;\d+){7};\d+(?:\.\d+)?%")
 MIN_FIELDS = 4 + _DIRECTION_FIELDS + 5
 
 
@@ -51,8 +56,17 @@ def _direction(fields: list[str]) -> tuple[DirectionText, bool]:
     return figures, bool(runtime_ms and (io_kib or iops))
 
 
-def _block(line: str) -> tuple[Block, str]:
-    """One terse line -> a job block and the fio version it names ("" for version 2)."""
+def _disk_names(fields: list[str]) -> list[str]:
+    """The devices of the disk util fields (md members' aggregate figures, where printed, end the list)."""
+    names: list[str] = []
+    while len(fields) >= 9 and _DISK.fullmatch(";".join(fields[:9])):
+        names.append(fields[0])
+        fields = fields[9:]
+    return names
+
+
+def _block(line: str) -> tuple[Block, str, list[str]]:
+    """One terse line -> a job block, the fio version it names ("" for version 2) and its devices."""
     fields = line.rstrip("\r\n").split(";")
     version = int(fields[0])
     if version == 2:
@@ -76,9 +90,16 @@ def _block(line: str) -> tuple[Block, str]:
             at += width
             if did_io:
                 block.directions[direction] = figures
+        if not fields[at].endswith("%"):  # unified_rw_reporting=both: the mixed direction follows
+            figures, did_io = _direction(fields[at:at + width])
+            at += width
+            if did_io:
+                block.directions["mixed"] = figures
+    if not (fields[at].endswith("%") and fields[at + 1].endswith("%")):
+        raise ValueError("the CPU figures are not where this terse version puts them")
     usr, sys = (float(value.rstrip("%")) for value in fields[at:at + 2])
     block.cpu = {"usr": usr, "sys": sys}
-    return block, fio_version
+    return block, fio_version, _disk_names(fields[at + _TO_DISKS:]) if version >= 3 else []
 
 
 def read_terse_reports(text: str) -> list[TextReport]:
@@ -91,7 +112,7 @@ def read_terse_reports(text: str) -> list[TextReport]:
                 current = None
             continue
         try:
-            block, fio_version = _block(line)
+            block, fio_version, devices = _block(line)
         except (ValueError, IndexError, InvalidOperation):
             current = None
             continue
@@ -99,4 +120,5 @@ def read_terse_reports(text: str) -> list[TextReport]:
             current = TextReport({"version": fio_version} if fio_version else {}, closed=True)
             reports.append(current)
         current.blocks.append(block)
+        current.devices.extend(device for device in devices if device not in current.devices)
     return [report for report in reports if any(block.directions for block in report.blocks)]

@@ -111,7 +111,8 @@ def _metric_cells(row: MetricRow, labels: Sequence[str], path: str) -> list[Cell
     key = row.metric.key
     formatter = (fmt.latency_ns if key.startswith("lat_") else fmt.mib_per_s if key == "bw_bytes" else fmt.iops if key.startswith("iops")
                  else fmt.percent if key.endswith("_pct") else fmt.rate)
-    cells = [Cell(row.metric.group), Cell(row.metric.label)]
+    unit = " (MiB/s)" if key == "bw_bytes" else ""  # the cells hold bare MiB/s figures
+    cells = [Cell(row.metric.group), Cell(row.metric.label + unit)]
     for label, value in zip(labels, row.values):
         if value is None:
             cells.append(Cell(fmt.NO_VALUE))

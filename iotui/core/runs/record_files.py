@@ -101,7 +101,9 @@ def load_record(path: Path) -> RunRecord:
     except UnicodeDecodeError:
         raise RecordError(f"{path}: the record is not UTF-8 text.") from None
     except tomllib.TOMLDecodeError as error:
-        raise RecordError(f"{path}: the record is not valid TOML ({error}).") from None
+        raise RecordError(
+            f"{path}: the record is not valid TOML ({error}). If it is fio's own output, bring it in with: iotui import {path}"
+        ) from None
     except RecursionError:
         raise RecordError(f"{path}: the record nests too deeply to be a record.") from None
     except MemoryError:
