@@ -189,3 +189,21 @@ def test_buffers_larger_than_the_available_memory_are_refused_with_the_figures(w
     assert "I/O buffers need 512 MiB (numjobs 4 x iodepth 128 x bs 1,048,576 bytes)" in err
     assert "256 MiB available" in err
     _outside_untouched(world)
+
+
+@pytest.mark.parametrize("locked", ["1000T", "0x100000000000", "300M"])
+def test_memory_pinned_with_lockmem_counts_against_the_available_memory(world, capsys, monkeypatch, locked: str) -> None:
+    # fio mlock()s lockmem in every job, capped only at the machine's RAM less 128 MiB: as root it
+    # pinned nearly all of it and the OOM killer ended other programs.
+    monkeypatch.setattr(run_plan, "mem_available_bytes", lambda: 256 << 20)
+    err = _refused_run(["run", "quick", "--set", f"lockmem={locked}"], world, capsys)
+    assert "x lockmem" in err and "256 MiB available" in err
+    _outside_untouched(world)
+
+
+def test_lockmem_in_a_job_file_counts_once_per_job(world, capsys, monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(run_plan, "mem_available_bytes", lambda: 256 << 20)
+    job = tmp_path / "pinned.fio"
+    job.write_text("[a]\nrw=write\nnumjobs=3\nlockmem=100M\n")
+    err = _refused_run(["run", "--job-file", str(job)], world, capsys)
+    assert "numjobs 3 x lockmem 104,857,600 bytes" in err

@@ -130,7 +130,8 @@ _DEFAULT_BS = 4096
 
 def _section_buffers(options: Mapping[str, str], kb_base: KbBase) -> tuple[int, str]:
     """(bytes of I/O buffers, how) for one section: numjobs x iodepth x the largest block size, twice
-    with verify (fio keeps a buffer per I/O in flight, and verify reads each block back into another)."""
+    with verify (fio keeps a buffer per I/O in flight, and verify reads each block back into another),
+    plus numjobs x lockmem (memory each job pins)."""
     numjobs = _count(options, "numjobs", kb_base, 1)
     iodepth = _count(options, "iodepth", kb_base, 1)
     largest = 0
@@ -150,7 +151,12 @@ def _section_buffers(options: Mapping[str, str], kb_base: KbBase) -> tuple[int, 
     verify = str(lookup_option(options, "verify") or "0").strip(" ").lower() not in ("0", "none", "false", "")
     factor = 2 if verify else 1
     how = f"numjobs {numjobs} x iodepth {iodepth} x bs {largest:,} bytes" + (" x 2 (verify)" if verify else "")
-    return numjobs * iodepth * largest * factor, how
+    # lockmem: each job (every numjobs clone) allocates and mlock()s that much, which fio only caps at
+    # the machine's RAM less 128 MiB; as root, lockmem=1000T pinned all but that and woke the OOM killer.
+    locked = _largest_size(options, "lockmem", kb_base) or 0
+    if locked:
+        how += f" + numjobs {numjobs} x lockmem {locked:,} bytes"
+    return numjobs * (iodepth * largest * factor + locked), how
 
 
 def _sequential_groups(preset: Preset, values: Sequence[Number]) -> list[list[Number]]:
