@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.fio.importer import ImportRefused, import_fio_file, import_fio_runs
+from iotui.core.records.importer import ImportRefused, import_fio_file, import_fio_runs
 from iotui.core.fio.intervals import fio_percentiles
 from iotui.core.fio.normalize import plat_idx_to_val
-from iotui.core.runs.record_files import load_record, save_record
+from iotui.core.records.files import load_record, save_record
 from tests.conftest import FIO_FIXTURES, FIXTURES, fio_documents, requires_fio
 
 IMPORT_FIXTURES = FIXTURES / "import"

@@ -12,13 +12,13 @@ import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from iotui.core.fio import argv as command
+from iotui.core.presets import argv as command
 from iotui.core.fio import policy
 from iotui.core.host import targets as target_checks
 from iotui.core.remote.transport import HostFacts, RemoteError, preflight
-from iotui.core.runs.estimate import estimate
+from iotui.core.presets.estimate import estimate
 from iotui.core.runs.plan import effective_options
-from iotui.core.runs.preset_model import Preset, PresetPolicyError
+from iotui.core.presets.model import Preset, PresetPolicyError
 
 # fio runs inside the lifeline's private directory, so the file name is relative.
 REMOTE_TEST_FILE = Path("iotui.fio-test")

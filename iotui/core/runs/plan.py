@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from iotui.core.fio import argv as command
+from iotui.core.presets import argv as command
 from iotui.core.fio import policy as safety
 from iotui.core.host import targets as target_checks
 from iotui.core.host.block_devices import backing_devices
 from iotui.core.host.device_facts import target_device_facts
-from iotui.core.runs.estimate import estimate
-from iotui.core.runs.preset_model import Preset, section_options, uses_direct_io
+from iotui.core.presets.estimate import estimate
+from iotui.core.presets.model import Preset, section_options, uses_direct_io
 from iotui.core.runs.test_files import new_test_file_path
 
 
