@@ -6,8 +6,6 @@ import re
 
 _SIZE_PATTERN = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*")
 _SIZE_POWERS = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5, "e": 6}
-_NUMBER_PATTERN = re.compile(r"^\s*(\d+(?:\.\d+)?|\.\d+)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
-_SUFFIX_POWER = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 
 
 def parse_size_bytes(value: str | None, *, kb_base: int = 1024) -> int | None:
@@ -76,6 +74,12 @@ def size_problem(text: str) -> str | None:
     if value is None or value <= 0:
         return f"should be a size such as 4k, 1M or 1G, not {text!r}"
     return None
+
+
+# Sweeps order values by magnitude (see core/sweep/values.py value_order): looser than fio's own
+# reading, since it only ranks values the user typed, and fractions such as 1.5m still rank.
+_NUMBER_PATTERN = re.compile(r"^\s*(\d+(?:\.\d+)?|\.\d+)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
+_SUFFIX_POWER = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 
 
 def numeric_value(text: str) -> float | None:
