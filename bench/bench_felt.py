@@ -210,7 +210,7 @@ def main() -> int:
                         help="the felt baseline over all --idle seconds (default: the last 3 s of them)")
     parser.add_argument("--streams", type=Path, help="keep each workload's samples and felt verdicts here")
     args = parser.parse_args()
-    from iotui.core.runs.record_files import load_record
+    from iotui.core.records.files import load_record
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="felt-runs-") as runs:

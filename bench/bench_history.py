@@ -36,8 +36,8 @@ import tomli_w
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from iotui.core.runs.history_index import INDEX_FILE_NAME, save_indexed, sync  # noqa: E402
-from iotui.core.runs.record import RunRecord  # noqa: E402
+from iotui.core.records.history_index import INDEX_FILE_NAME, save_indexed, sync  # noqa: E402
+from iotui.core.records.record import RunRecord  # noqa: E402
 
 PRESETS = ("quick", "rnd4k-q32t1", "seq1m-q8t1", "numjobs-scaling", "blocksize-table")
 

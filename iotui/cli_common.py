@@ -9,16 +9,16 @@ from pathlib import Path
 # Kept in a light module of its own: the app's start reads these options without this module's imports.
 from iotui.cli_options import add_common_options  # noqa: F401  (used below, and by the commands)
 from iotui.core.fio.policy import PolicyError
-from iotui.core.runs.job_file import load_job_file
+from iotui.core.presets.job_file import load_job_file
 from iotui.core.runs.lock import RunLockHeld
-from iotui.core.runs.overrides import with_overrides
+from iotui.core.presets.overrides import with_overrides
 from iotui.core.runs.paths import default_runs_dir
-from iotui.core.runs.preset_files import find_preset, load_preset_file
-from iotui.core.runs.preset_model import Preset, PresetError
+from iotui.core.presets.files import find_preset, load_preset_file
+from iotui.core.presets.model import Preset, PresetError
 from iotui.core.runs.events import EventCallback
 from iotui.core.runs.session import RunSession
-from iotui.core.runs.start import StartError, StartRequest, start_run
-from iotui.core.runs.start import resolve_fio_binary as resolve_fio_for_run
+from iotui.core.start import StartError, StartRequest, start_run
+from iotui.core.start import resolve_fio_binary as resolve_fio_for_run
 
 
 class CommandError(Exception):

@@ -22,7 +22,7 @@ SHELLS = ("bash", "zsh", "fish")
 
 
 def preset_names(prefix: str, **_: Any) -> list[str]:
-    from iotui.core.runs.preset_dirs import preset_dirs, preset_files
+    from iotui.core.presets.dirs import preset_dirs, preset_files
 
     names = {path.stem for path in preset_files(preset_dirs())}
     return sorted(name for name in names if name.startswith(prefix))

@@ -9,11 +9,11 @@ import sys
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from iotui.commands.record_args import add_runs_dir_option, load_record_args, references_listing, runs_dir_from
 from iotui.core.remote.split import per_host
-from iotui.core.runs.compare import compare_records
-from iotui.core.runs.compare_answers import repeat_groups
-from iotui.core.runs.compare_render import comparison_markdown, comparison_text
-from iotui.core.runs.record_files import list_records
-from iotui.core.runs.record_schema import RecordError
+from iotui.core.compare.compare import compare_records
+from iotui.core.compare.answers import repeat_groups
+from iotui.core.compare.render import comparison_markdown, comparison_text
+from iotui.core.records.files import list_records
+from iotui.core.records.schema import RecordError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

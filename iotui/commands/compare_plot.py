@@ -16,9 +16,9 @@ from typing import Callable
 from plotext._figure import _figure_class as Figure
 
 from iotui.core import format as fmt
-from iotui.core.runs.compare import Comparison
-from iotui.core.runs.compare_samples import time_series
-from iotui.core.runs.record_schema import DIRECTIONS
+from iotui.core.compare.compare import Comparison
+from iotui.core.compare.samples import time_series
+from iotui.core.records.schema import DIRECTIONS
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from iotui.commands.record_args import add_runs_dir_option, load_record_args, references_listing, runs_dir_from
-from iotui.core.runs.export import FORMATS, export_records
+from iotui.core.records.export import FORMATS, export_records
 from iotui.core.remote.split import per_host
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 

@@ -10,8 +10,8 @@ import sys
 from iotui.cli_common import resolve_runs_dir
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from iotui.core import format as fmt
-from iotui.core.runs.history_index import IndexedRun, RunFilter, query, sync
-from iotui.core.runs.record_edit import delete_records, parse_age
+from iotui.core.records.history_index import IndexedRun, RunFilter, query, sync
+from iotui.core.records.edit import delete_records, parse_age
 from iotui.core.terminal_text import terminal_safe
 
 

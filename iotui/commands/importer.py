@@ -12,11 +12,11 @@ from pathlib import Path
 from iotui.commands import EXIT_FAILED, EXIT_OK
 from iotui.commands.record_args import add_runs_dir_option, runs_dir_from
 from iotui.core import format as fmt
-from iotui.core.fio.importer import ImportRefused, import_fio_runs
-from iotui.core.runs.history_index import save_indexed
-from iotui.core.runs.record import RunRecord, section_directions
-from iotui.core.runs.record_files import record_file_name, sync_paths
-from iotui.core.runs.record_schema import RecordError
+from iotui.core.records.importer import ImportRefused, import_fio_runs
+from iotui.core.records.history_index import save_indexed
+from iotui.core.records.record import RunRecord, section_directions
+from iotui.core.records.files import record_file_name, sync_paths
+from iotui.core.records.schema import RecordError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -7,8 +7,8 @@ import json
 import sys
 
 from iotui.core import format as fmt
-from iotui.core.runs.estimate import estimate
-from iotui.core.runs.preset_files import list_presets
+from iotui.core.presets.estimate import estimate
+from iotui.core.presets.files import list_presets
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

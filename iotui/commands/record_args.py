@@ -10,10 +10,10 @@ import argparse
 from pathlib import Path
 
 from iotui.core.runs.paths import default_runs_dir
-from iotui.core.runs.record import RunRecord
-from iotui.core.runs.record_files import load_record
-from iotui.core.runs.record_schema import RecordError
-from iotui.core.runs.references import PREFIX, list_references, load_reference, resolve_reference
+from iotui.core.records.record import RunRecord
+from iotui.core.records.files import load_record
+from iotui.core.records.schema import RecordError
+from iotui.core.records.references import PREFIX, list_references, load_reference, resolve_reference
 
 
 def runs_dir_from(args: argparse.Namespace) -> Path:

@@ -12,8 +12,8 @@ from iotui.core.report.build import (
     FILE_FORMATS, ReportError, default_charts_dir, default_html_path, require_charts, runs_html_path, runs_report, sweep_report,
     write_chart_files, write_html,
 )
-from iotui.core.runs.compare import compare_records
-from iotui.core.runs.record_schema import RecordError
+from iotui.core.compare.compare import compare_records
+from iotui.core.records.schema import RecordError
 from iotui.core.sweep.record import SWEEP_SUFFIX, SweepRecordError, load_sweep
 
 

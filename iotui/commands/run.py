@@ -21,9 +21,9 @@ from iotui.cli_common import (
     resolve_runs_dir,
 )
 from iotui.core.runs.lock import RunLockHeld
-from iotui.core.runs.record import RunRecord, section_directions
-from iotui.core.runs.findings import section_finding_lines
-from iotui.core.runs.repeat import new_repeat_group, repeat_keys, spreads
+from iotui.core.records.record import RunRecord, section_directions
+from iotui.core.records.findings import section_finding_lines
+from iotui.core.compare.repeat import new_repeat_group, repeat_keys, spreads
 from iotui.core.runs.events import HostUpdate, IntervalUpdate, LogLine, RunFinished
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from iotui.commands.run_remote import run_remote, wants_hosts

@@ -17,8 +17,8 @@ from iotui.core.remote.host_table import host_rows, slowest
 from iotui.core.remote.plan import make_remote_plan
 from iotui.core.remote.session import AggregateUpdate, HostFailed, MultiHostSession
 from iotui.core.remote.transport import RemoteError, parse_hosts, read_hosts_file, ssh_command
-from iotui.core.runs.preset_model import Preset
-from iotui.core.runs.record import RunRecord
+from iotui.core.presets.model import Preset
+from iotui.core.records.record import RunRecord
 from iotui.core.runs.events import LogLine, RunFinished
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from iotui.commands.run import print_summary
 from iotui.commands.run_remote import print_remote_summary
-from iotui.core.runs.record_files import load_record
-from iotui.core.runs.record_schema import RecordError
+from iotui.core.records.files import load_record
+from iotui.core.records.schema import RecordError
 from iotui.core.sweep.record import SWEEP_SUFFIX
 
 

@@ -32,7 +32,7 @@ from iotui.cli_common import (
 )
 from iotui.core.runs.lock import RunLockHeld
 from iotui.core.sweep.output import sweep_json, sweep_markdown, sweep_text
-from iotui.core.runs.start import StartError, start_sysbench_run
+from iotui.core.start import StartError, start_sysbench_run
 from iotui.core.sweep.plan import (
     CONFIRM_POINTS,
     SweepPlan,

@@ -27,7 +27,7 @@ from iotui.ui.workers import RUN_GROUP
 # imported when first needed, not at start: the home screen paints sooner.
 if TYPE_CHECKING:
     from iotui.core.runs.protocols import Session
-    from iotui.core.runs.record import RunRecord
+    from iotui.core.records.record import RunRecord
     from iotui.ui.driver import TerminalLost
     from iotui.ui.screens.run import RunScreen
 
@@ -321,8 +321,8 @@ class IotuiApp(App[int]):
 
     def compare_last_two(self) -> None:
         """The newest saved run against the one before it (from the history index)."""
-        from iotui.core.runs.record_files import load_record
-        from iotui.core.runs.record_schema import RecordError
+        from iotui.core.records.files import load_record
+        from iotui.core.records.schema import RecordError
         from iotui.ui.screens.compare import CompareScreen
 
         try:

@@ -1,6 +1,6 @@
 """What the compare screen shows, worked out from the core's comparison. Pure (no Textual).
 
-:func:`iotui.core.runs.compare.compare_records` judges every metric of every run
+:func:`iotui.core.compare.compare.compare_records` judges every metric of every run
 against the first ("a"); this module turns that into text cells: one value
 per run, then for each later run the delta and "delta % verdict". It also
 finds the previous run of the same preset on the same target (Results' ``c``)
@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from iotui.core import format as fmt
-from iotui.core.runs.compare import SAME, Comparison, MetricRow
-from iotui.core.runs.compare_render import format_value
-from iotui.core.runs.record import RunRecord
+from iotui.core.compare.compare import SAME, Comparison, MetricRow
+from iotui.core.compare.render import format_value
+from iotui.core.records.record import RunRecord
 
 GROUP_TITLES = {"read": "read", "write": "write", "trim": "trim", "cpu": "CPU", "pressure": "responsiveness"}
 

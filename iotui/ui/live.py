@@ -13,7 +13,7 @@ from typing import Callable
 from iotui.core import format as fmt
 from iotui.core.host.counters import HostSample
 from iotui.core.fio.intervals import DIRECTIONS, IntervalSample
-from iotui.core.runs.series import Ring
+from iotui.core.series import Ring
 
 # Ten minutes of 1 Hz samples: a sparkline shows one sample per cell, as many as its width
 # holds (the widest terminals included); the throughput chart shows the last two minutes.

@@ -17,7 +17,7 @@ from textual.message import Message
 
 from iotui.core.host.counters import HostSample
 from iotui.core.fio.intervals import IntervalSample
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.record import RunRecord
 from iotui.core.host.levels import Assessment
 from iotui.core.remote.session import AggregateUpdate, HostFailed, HostIntervalUpdate
 from iotui.core.runs.events import HostUpdate, IntervalUpdate, LogLine, RunFinished

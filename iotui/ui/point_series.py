@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from iotui.core.runs.series import Ring
+from iotui.core.series import Ring
 from iotui.core.sweep.analysis import PointResult
 from iotui.ui.live import SeriesSpec, fio_specs
 

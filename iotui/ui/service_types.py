@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from iotui.core.runs.preset_model import Preset
+    from iotui.core.presets.model import Preset
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ from iotui.ui.service_types import Overrides, PlanPreview, RunRequest, SweepSetu
 
 if TYPE_CHECKING:
     from iotui.core.host.targets import TargetInfo
-    from iotui.core.runs.preset_model import Preset
-    from iotui.core.runs.record import RunRecord  # the preset and safety modules are only needed at run time
+    from iotui.core.presets.model import Preset
+    from iotui.core.records.record import RunRecord  # the preset and safety modules are only needed at run time
     from iotui.core.runs.protocols import Session
     from iotui.core.sweep.runner import SweepRunner
 
@@ -121,17 +121,17 @@ class Services:
         """Each preset file's name and description, unchecked: what Home lists at its first frame.
 
         Only ``list_presets``' checked presets are ever planned or run; they replace these
-        right after the first frame (core/runs/preset_titles.py says why).
+        right after the first frame (core/presets/titles.py says why).
         """
-        from iotui.core.runs.preset_dirs import preset_dirs
-        from iotui.core.runs.preset_titles import list_preset_titles
+        from iotui.core.presets.dirs import preset_dirs
+        from iotui.core.presets.titles import list_preset_titles
 
         titles = list_preset_titles(preset_dirs())
         return sorted(titles, key=_home_order)
 
     def list_presets(self) -> tuple[list[Preset], list[str]]:
         """The presets that load, and one sentence per preset file that does not."""
-        from iotui.core.runs.preset_files import list_presets
+        from iotui.core.presets.files import list_presets
         loaded, errors = list_presets()
         # The desktop table leads the list: the one run most people come for.
         ordered = sorted(loaded, key=_home_order)
@@ -140,8 +140,8 @@ class Services:
     def apply_overrides(self, preset: Preset, overrides: Overrides) -> Preset:
         """The preset with the home screen's changes, or a ServiceError sentence."""
         from iotui.core.fio.policy import PolicyError
-        from iotui.core.runs.overrides import with_overrides
-        from iotui.core.runs.preset_model import PresetError
+        from iotui.core.presets.overrides import with_overrides
+        from iotui.core.presets.model import PresetError
         kwargs = overrides.as_kwargs()
         if not kwargs:
             return preset
@@ -152,11 +152,11 @@ class Services:
 
     def preview(self, preset: Preset, target_path: str) -> PlanPreview:
         """The exact command, warnings and estimates for a preset on a target."""
-        from iotui.core.fio import argv as command
-        from iotui.core.runs.estimate import estimate
+        from iotui.core.presets import argv as command
+        from iotui.core.presets.estimate import estimate
         from iotui.core.fio.policy import PolicyError
         from iotui.core.runs.plan import PlanError, make_plan
-        from iotui.core.runs.preset_model import PresetError
+        from iotui.core.presets.model import PresetError
 
         fio_binary, fio_problem = self.fio_binary()
         try:
@@ -193,7 +193,7 @@ class Services:
         self, request: RunRequest, on_event: Callable[[object], None]
     ) -> Session:
         """A ready-to-run session with the real sampler and probe (the core's one entry)."""
-        from iotui.core.runs.start import StartError, StartRequest, start_run
+        from iotui.core.start import StartError, StartRequest, start_run
 
         if request.hosts:
             return await self._remote_session(request, on_event)
@@ -233,7 +233,7 @@ class Services:
 
     def list_records(self) -> list[RecordEntry]:
         """Every saved record (or its loading error), as the core lists them."""
-        from iotui.core.runs.record_files import list_records
+        from iotui.core.records.files import list_records
 
         try:
             return list_records(self.runs_dir)
@@ -245,7 +245,7 @@ class Services:
         """Bring the history index up to date (a SyncResult); a ServiceError sentence when it cannot."""
         import sqlite3
 
-        from iotui.core.runs.history_index import sync
+        from iotui.core.records.history_index import sync
 
         try:
             return sync(self.runs_dir, progress)
@@ -254,7 +254,7 @@ class Services:
 
     def history_index_exists(self) -> bool:
         """Whether an index of the runs directory was built before (History can list it at once)."""
-        from iotui.core.runs.history_index import index_path
+        from iotui.core.records.history_index import index_path
 
         return index_path(self.runs_dir).exists()
 
@@ -262,7 +262,7 @@ class Services:
         """(the indexed runs matching every word of ``filter_text``, newest first; how many match)."""
         import sqlite3
 
-        from iotui.core.runs.history_index import RunFilter, query
+        from iotui.core.records.history_index import RunFilter, query
 
         try:
             return query(self.runs_dir, RunFilter.from_text(filter_text, **conditions), limit=limit)
@@ -271,8 +271,8 @@ class Services:
 
     def annotate_run(self, path: Path, *, notes: str | None = None, tags: str | None = None) -> None:
         """Write a note and/or tags (typed as words) into the run's record."""
-        from iotui.core.runs.record_edit import annotate, parse_tags
-        from iotui.core.runs.record_schema import RecordError
+        from iotui.core.records.edit import annotate, parse_tags
+        from iotui.core.records.schema import RecordError
 
         try:
             annotate(path, notes=notes, tags=parse_tags(tags) if tags is not None else None)
@@ -281,15 +281,15 @@ class Services:
 
     def delete_runs(self, paths: list[Path]) -> Any:
         """Delete records and their reports (a Deleted: what was removed, what could not be)."""
-        from iotui.core.runs.record_edit import delete_records
+        from iotui.core.records.edit import delete_records
 
         return delete_records(paths)
 
     # -- compare and export -----------------------------------------------------
     def reference_rows(self) -> tuple[list[RunRecord], list[str]]:
         """Every row of every shipped reference (a published table row is a record of its own)."""
-        from iotui.core.runs.record_schema import RecordError
-        from iotui.core.runs.references import REFERENCES_DIR, load_reference, reference_names, reference_rows
+        from iotui.core.records.schema import RecordError
+        from iotui.core.records.references import REFERENCES_DIR, load_reference, reference_names, reference_rows
 
         rows: list[RunRecord] = []
         errors: list[str] = []
@@ -354,7 +354,7 @@ class Services:
             plan_sweep,
         )
         from iotui.core.fio.policy import PolicyError
-        from iotui.core.runs.preset_model import PresetError
+        from iotui.core.presets.model import PresetError
         from iotui.core.sweep.values import TOOL_KEY
 
         entries = [entry for entry in re.split(r"[;\s]+", vary_text.strip()) if entry]
@@ -404,7 +404,7 @@ class Services:
         """
         from iotui.core.sweep.plan import SweepPlanError, preset_for_point, target_for_point
         from iotui.core.fio.policy import PolicyError
-        from iotui.core.runs.preset_model import PresetError
+        from iotui.core.presets.model import PresetError
         from iotui.core.sweep.record import SweepRecord
         from iotui.core.sweep.runner import SweepPointError, SweepRunner
 

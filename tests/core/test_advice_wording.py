@@ -12,9 +12,9 @@ from iotui.cli_common import CommandError, load_preset_from_args
 from iotui.commands.run_remote import hosts_from_args, remote_refusal
 from iotui.core.remote.plan import check_host_target, make_remote_plan
 from iotui.core.remote.transport import HostFacts, RemoteError, ssh_command
-from iotui.core.runs.overrides import with_overrides
-from iotui.core.runs.preset_files import find_preset
-from iotui.core.runs.preset_model import PresetError
+from iotui.core.presets.overrides import with_overrides
+from iotui.core.presets.files import find_preset
+from iotui.core.presets.model import PresetError
 from iotui.ui.services import REMOTE_ADVICE as APP_ADVICE
 
 

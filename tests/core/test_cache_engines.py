@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from iotui.core.runs.cache_check import (
+from iotui.core.records.cache_check import (
     engines_of,
     not_storage_warning,
     record_engines,
     suspicious_results,
     without_cache_warnings,
 )
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.record import RunRecord
 
 TARGET_WARNINGS = [("cache-small-file", "small file"), ("raw-device", "kept")]
 

@@ -13,7 +13,7 @@ import pytest
 import tomli_w
 
 from iotui.commands import compare, export, importer
-from iotui.core.runs.record_files import load_record
+from iotui.core.records.files import load_record
 from tests.conftest import FIO_FIXTURES, FIXTURES
 
 SEAWEEDFS = FIXTURES / "import" / "seaweedfs-fio-3.42-normal.txt"

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from iotui.core.runs.cliff import Cliff, cliff_from_record, find_cliff, is_sustained_write, section_cliff
+from iotui.core.records.cliff import Cliff, cliff_from_record, find_cliff, is_sustained_write, section_cliff
 
 MIB = 1 << 20
 

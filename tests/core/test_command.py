@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.fio import argv as command
+from iotui.core.presets import argv as command
 from iotui.core.fio import policy as safety
-from iotui.core.runs.preset_files import find_preset, shipped_presets_dir
-from iotui.core.runs.preset_model import JobSection, Preset, PresetError
+from iotui.core.presets.files import find_preset, shipped_presets_dir
+from iotui.core.presets.model import JobSection, Preset, PresetError
 
 SHIPPED = [shipped_presets_dir()]
 PRIVATE = Path("/data/.iotui-0123456789abcdef")
@@ -158,8 +158,8 @@ def test_required_bytes_follow_each_section_s_effective_size(options: dict[str, 
 
 def test_the_core_modules_never_import_textual() -> None:
     code = (
-        "import sys; import iotui.core.runs.preset_files, iotui.core.runs.overrides, iotui.core.runs.job_file; "
-        "import iotui.core.fio.policy, iotui.core.fio.argv; "
+        "import sys; import iotui.core.presets.files, iotui.core.presets.overrides, iotui.core.presets.job_file; "
+        "import iotui.core.fio.policy, iotui.core.presets.argv; "
         "print(any(name == 'textual' or name.startswith('textual.') for name in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -8,11 +8,11 @@ import random
 
 import pytest
 
-from iotui.core.runs.compare import BETTER, METHOD_LEVEL, METHOD_THRESHOLD, METHOD_WELCH, SAME, WORSE, compare_records, setup_differences
-from iotui.core.runs.compare_samples import steady_samples, time_series
-from iotui.core.runs.compare_render import comparison_markdown, comparison_text
-from iotui.core.runs.record import RunRecord
-from iotui.core.runs.stats import effective_sample_size, lag1_autocorrelation, t_two_sided_p, welch_test
+from iotui.core.compare.compare import BETTER, METHOD_LEVEL, METHOD_THRESHOLD, METHOD_WELCH, SAME, WORSE, compare_records, setup_differences
+from iotui.core.compare.samples import steady_samples, time_series
+from iotui.core.compare.render import comparison_markdown, comparison_text
+from iotui.core.records.record import RunRecord
+from iotui.core.compare.stats import effective_sample_size, lag1_autocorrelation, t_two_sided_p, welch_test
 
 
 def make_record(

@@ -5,9 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import random
 
-from iotui.core.runs.compare import BETTER, SAME, WORSE, compare_records
-from iotui.core.runs.compare_render import comparison_text
-from iotui.core.runs.record import RunRecord
+from iotui.core.compare.compare import BETTER, SAME, WORSE, compare_records
+from iotui.core.compare.render import comparison_text
+from iotui.core.records.record import RunRecord
 
 
 def _record(run_id: str, sections: list[tuple[str, str, list[float]]], **run_extra) -> RunRecord:

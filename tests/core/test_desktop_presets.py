@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from iotui.core.runs.estimate import estimate
-from iotui.core.runs.preset_files import find_preset, shipped_presets_dir
-from iotui.core.runs.preset_model import section_option, section_options, uses_direct_io
+from iotui.core.presets.estimate import estimate
+from iotui.core.presets.files import find_preset, shipped_presets_dir
+from iotui.core.presets.model import section_option, section_options, uses_direct_io
 
 SHIPPED = [shipped_presets_dir()]
 

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from iotui.core.runs.export import export_records, export_table
-from iotui.core.fio.importer import import_fio_file
-from iotui.core.runs.references import load_reference
+from iotui.core.records.export import export_records, export_table
+from iotui.core.records.importer import import_fio_file
+from iotui.core.records.references import load_reference
 from tests.conftest import FIO_FIXTURES, FIXTURES
 
 SEAWEEDFS = FIXTURES / "import" / "seaweedfs-fio-3.42-normal.txt"

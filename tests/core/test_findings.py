@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from iotui.core.runs.findings import annotate_sections, cliff_sentence, latency_target_sentence, steady_sentence
+from iotui.core.records.findings import annotate_sections, cliff_sentence, latency_target_sentence, steady_sentence
 
 MIB = 1 << 20
 
@@ -70,8 +70,8 @@ def test_steady_sentences() -> None:
 def test_a_one_section_runs_global_rw_makes_it_a_sustained_write() -> None:
     import datetime as dt
 
-    from iotui.core.runs.findings import annotate_record
-    from iotui.core.runs.record import RunRecord
+    from iotui.core.records.findings import annotate_record
+    from iotui.core.records.record import RunRecord
 
     bw = [1000.0 * MIB] * 25 + [300.0 * MIB] * 15
     record = RunRecord(

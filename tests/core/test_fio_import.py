@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.fio.importer import ImportRefused, import_fio_file, import_fio_runs
+from iotui.core.records.importer import ImportRefused, import_fio_file, import_fio_runs
 from iotui.core.fio.intervals import fio_percentiles
 from iotui.core.fio.normalize import plat_idx_to_val
-from iotui.core.runs.record_files import load_record, save_record
+from iotui.core.records.files import load_record, save_record
 from tests.conftest import FIO_FIXTURES, FIXTURES, fio_documents, requires_fio
 
 IMPORT_FIXTURES = FIXTURES / "import"
@@ -430,3 +430,4 @@ def test_real_fio_normal_report_equals_its_own_json(tmp_path: Path) -> None:
             assert abs(table[f"lat_{name}_ns"] - ours["clat_ns"]["percentile"][key]) < 1000
     assert record.summary["cpu"]["fio_cpu_cores"] == pytest.approx((fio["usr_cpu"] + fio["sys_cpu"]) / 100 * 2, abs=0.01)
     assert record.options["rw"] == "randrw" and record.run["tool_version"].startswith("fio-3")
+

@@ -14,8 +14,8 @@ import tomli_w
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from iotui.core.fio.importer import ImportRefused, import_fio_file
-from iotui.core.runs.record_files import validate_toml_dict
+from iotui.core.records.importer import ImportRefused, import_fio_file
+from iotui.core.records.files import validate_toml_dict
 from tests.conftest import FIXTURES, fio_documents
 
 if sys.version_info >= (3, 11):

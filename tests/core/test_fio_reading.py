@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 
 from iotui.core.fio import policy
-from iotui.core.fio.argv import build_fio_argv, checked_preset, name_in_file_names
+from iotui.core.presets.argv import build_fio_argv, checked_preset, name_in_file_names
 from iotui.core.host.memory import buffers_problem, mem_available_bytes
 from iotui.core.remote import plan as remote_plan
 from iotui.core.remote.plan import fio_args_for
 from iotui.core.remote.transport import HostFacts, RemoteError
-from iotui.core.runs.estimate import buffer_estimate, disk_estimate
-from iotui.core.runs.job_file import parse_job_file_text
-from iotui.core.runs.overrides import with_overrides
-from iotui.core.runs.preset_model import JobSection, Preset, PresetError, PresetPolicyError
+from iotui.core.presets.estimate import buffer_estimate, disk_estimate
+from iotui.core.presets.job_file import parse_job_file_text
+from iotui.core.presets.overrides import with_overrides
+from iotui.core.presets.model import JobSection, Preset, PresetError, PresetPolicyError
 
 MIB = 1 << 20
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.history_index import INDEX_FILE_NAME, RunFilter, query, save_indexed, sync
-from iotui.core.runs.record import RunRecord
-from iotui.core.runs.record_edit import annotate, delete_records, parse_age, parse_tags
-from iotui.core.runs.record_files import load_record, save_record
-from iotui.core.runs.record_schema import RecordError
+from iotui.core.records.history_index import INDEX_FILE_NAME, RunFilter, query, save_indexed, sync
+from iotui.core.records.record import RunRecord
+from iotui.core.records.edit import annotate, delete_records, parse_age, parse_tags
+from iotui.core.records.files import load_record, save_record
+from iotui.core.records.schema import RecordError
 
 
 def make(run_id: str, day: int, *, preset: str = "quick", path: str = "/data", iops: float = 100.0) -> RunRecord:
@@ -90,7 +90,7 @@ def test_filters_words_preset_status_tag_and_age(runs: Path) -> None:
     assert ids(runs, RunFilter.from_text("nothing-like-this")) == []
     assert ids(runs, RunFilter(preset="quick")) == ["cccccccc03", "aaaaaaaa01"]
     now = dt.datetime(2026, 11, 3, 13, 0, tzinfo=dt.timezone.utc).timestamp()
-    from iotui.core.runs import history_index
+    from iotui.core.records import history_index
 
     where, values = history_index._where(RunFilter(older_than_s=86400 + 3600), now=now)
     assert "started_ts < ?" in where and values == [now - 90000]

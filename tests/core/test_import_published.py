@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from iotui.core.fio.importer import import_fio_file
+from iotui.core.records.importer import import_fio_file
 from tests.conftest import FIXTURES
 
 PUBLISHED = FIXTURES / "import" / "published"

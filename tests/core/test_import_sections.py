@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.fio.importer import import_fio_file
+from iotui.core.records.importer import import_fio_file
 from tests.core.test_fio_import import FIO_2_JSON, _raw_json
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.fio.importer import import_fio_file
+from iotui.core.records.importer import import_fio_file
 from tests.conftest import FIXTURES
 
 FIO_333 = FIXTURES / "import" / "fio-3.33"

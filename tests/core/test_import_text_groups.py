@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.fio.importer import import_fio_file
+from iotui.core.records.importer import import_fio_file
 from iotui.core.fio.printed import fio_num2str, legacy_num2str, reproduces
 from tests.conftest import FIXTURES, requires_fio
 

@@ -67,7 +67,7 @@ def test_the_apps_modules_load_no_run_machinery_before_the_first_frame() -> None
     code = (
         "import sys\n"
         "import iotui.commands.app, iotui.ui.app, iotui.ui.services\n"
-        "heavy = ('iotui.core.runs.session', 'iotui.core.runs.record', 'iotui.core.runs.plan',\n"
+        "heavy = ('iotui.core.runs.session', 'iotui.core.records.record', 'iotui.core.runs.plan',\n"
         "         'iotui.core.host.counters', 'iotui.core.fio.runner', 'textual_plotext', 'psutil')\n"
         "print(sorted(name for name in heavy if name in sys.modules))\n"
     )

@@ -8,8 +8,8 @@ from iotui.core.fio import options as fio_options
 from iotui.core.fio import policy as safety
 from iotui.core.fio.options import COMMAND_LINE, JOB_FILE
 from iotui.core.fio.policy import PolicyError
-from iotui.core.runs.preset_files import list_presets, shipped_presets_dir
-from iotui.core.runs.preset_model import section_options
+from iotui.core.presets.files import list_presets, shipped_presets_dir
+from iotui.core.presets.model import section_options
 
 TABLE = fio_options.shipped_table()
 

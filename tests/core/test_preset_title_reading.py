@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.preset_titles import _root_table, list_preset_titles
+from iotui.core.presets.titles import _root_table, list_preset_titles
 
 SHIPPED = Path(__file__).parents[2] / "presets"
 

@@ -8,12 +8,12 @@ import pytest
 
 from iotui.core.fio import policy as safety
 from iotui.core.fio.units import parse_seconds, parse_size_bytes
-from iotui.core.runs.estimate import estimate
-from iotui.core.runs.job_file import load_job_file
-from iotui.core.runs.overrides import with_overrides
-from iotui.core.runs.preset_files import find_preset, list_presets, load_preset_file, preset_dirs, shipped_presets_dir, user_presets_dir
-from iotui.core.runs.preset_model import JobSection, Preset, PresetError, PresetPolicyError, section_option, section_options, uses_direct_io
-from iotui.core.runs.preset_platform import for_platform
+from iotui.core.presets.estimate import estimate
+from iotui.core.presets.job_file import load_job_file
+from iotui.core.presets.overrides import with_overrides
+from iotui.core.presets.files import find_preset, list_presets, load_preset_file, preset_dirs, shipped_presets_dir, user_presets_dir
+from iotui.core.presets.model import JobSection, Preset, PresetError, PresetPolicyError, section_option, section_options, uses_direct_io
+from iotui.core.presets.platform import for_platform
 
 SHIPPED = [shipped_presets_dir()]
 REQUIRED_SHIPPED = {

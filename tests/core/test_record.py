@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from iotui.core.runs.paths import default_runs_dir
-from iotui.core.runs.record import RunRecord
-from iotui.core.runs.record_files import list_records, load_record, save_record
-from iotui.core.runs.record_schema import RecordError
+from iotui.core.records.record import RunRecord
+from iotui.core.records.files import list_records, load_record, save_record
+from iotui.core.records.schema import RecordError
 
 
 def make_record(**run_overrides) -> RunRecord:

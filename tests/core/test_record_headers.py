@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.record import RunRecord
-from iotui.core.runs.record_files import load_record, save_record
-from iotui.core.runs.record_headers import listed_text, load_record_headers
-from iotui.core.runs.record_schema import RecordError
+from iotui.core.records.record import RunRecord
+from iotui.core.records.files import load_record, save_record
+from iotui.core.records.headers import listed_text, load_record_headers
+from iotui.core.records.schema import RecordError
 
 
 def _record(samples: int = 20, hosts: bool = False) -> RunRecord:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import tomli_w
 
-from iotui.core.runs.record import RunRecord, section_directions, section_metric
-from iotui.core.runs.record_files import load_record, save_record
-from iotui.core.runs.record_schema import SCHEMA_VERSION, RecordError
+from iotui.core.records.record import RunRecord, section_directions, section_metric
+from iotui.core.records.files import load_record, save_record
+from iotui.core.records.schema import SCHEMA_VERSION, RecordError
 
 STARTED = dt.datetime(2026, 11, 21, 12, 0, 0, tzinfo=dt.timezone.utc)
 

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from iotui.core.fio.importer import import_fio_file
-from iotui.core.runs.record_schema import RecordError
-from iotui.core.runs.references import (
+from iotui.core.records.importer import import_fio_file
+from iotui.core.records.schema import RecordError
+from iotui.core.records.references import (
     REFERENCES_DIR,
     list_references,
     load_reference,

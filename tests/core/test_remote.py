@@ -195,7 +195,7 @@ def test_different_fio_versions_are_named_in_a_warning():
 def _multi_host_record():
     import datetime as dt
 
-    from iotui.core.runs.record import RunRecord
+    from iotui.core.records.record import RunRecord
 
     def section(iops: float) -> dict:
         return {"name": "w", "jobs": ["w"], "groupid": 0, "write": {"iops": iops, "bw_bytes": int(iops) * 4096}}
@@ -215,7 +215,7 @@ def _multi_host_record():
 
 def test_a_multi_host_record_compares_and_exports_per_host_and_in_aggregate():
     from iotui.core.remote.split import per_host
-    from iotui.core.runs.export import export_table
+    from iotui.core.records.export import export_table
 
     views = per_host([_multi_host_record()])
     assert [v.host["hostname"] for v in views] == ["all 2 hosts", "h1", "h2"]

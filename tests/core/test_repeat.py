@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from iotui.core.runs.compare import BETTER, METHOD_REPEATS, METHOD_WELCH, SAME, compare_records
-from iotui.core.runs.compare_answers import never_settled, repeat_groups
-from iotui.core.runs.compare_render import comparison_text
-from iotui.core.runs.repeat import repeat_keys, siblings, spreads
+from iotui.core.compare.compare import BETTER, METHOD_REPEATS, METHOD_WELCH, SAME, compare_records
+from iotui.core.compare.answers import never_settled, repeat_groups
+from iotui.core.compare.render import comparison_text
+from iotui.core.compare.repeat import repeat_keys, siblings, spreads
 from tests.core.test_compare import make_record
 
 def _group(prefix: str, group: str, iops_values: list[float]) -> list:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from iotui.core.report.build import default_charts_dir, default_html_path
-from iotui.core.runs.record import RunRecord
-from iotui.core.runs.record_files import save_record
+from iotui.core.records.record import RunRecord
+from iotui.core.records.files import save_record
 from tests.report_readback import charts, json_at, table_figures
 
 
@@ -82,8 +82,8 @@ def test_each_figure_cell_carries_the_records_own_number(hostile) -> None:
 
 def test_a_direction_the_report_never_heard_of_is_drawn_like_the_others(monkeypatch) -> None:
     # Sections are read direction by direction as the record's schema lists them; a new one is one more.
-    import iotui.core.runs.record as record_module
-    import iotui.core.runs.record_schema as schema
+    import iotui.core.records.record as record_module
+    import iotui.core.records.schema as schema
 
     monkeypatch.setattr(schema, "DIRECTIONS", (*schema.DIRECTIONS, "mixed"))
     monkeypatch.setattr(record_module, "DIRECTIONS", schema.DIRECTIONS)
@@ -176,7 +176,7 @@ def test_the_comparison_table_names_the_bandwidth_unit() -> None:
     import re
 
     from iotui.core.report.run_report import comparison_table
-    from iotui.core.runs.compare import compare_records
+    from iotui.core.compare.compare import compare_records
 
     page = comparison_table(compare_records([_record("a"), _record("b")]), "metrics")
     rows = re.findall(r"<tr>(.*?)</tr>", page, flags=re.S)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from iotui.core.host.section_pressure import apply_section_pressure, pressure_from_samples, verdict_contradiction
 from iotui.core.host.verdict import verdict_text
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.record import RunRecord
 
 RUN_PRESSURE = {
     "responsiveness": "sluggish", "cause": "io_probe_write", "cause_value": 480.0, "cause_unit": "ms",

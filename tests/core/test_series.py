@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from iotui.core.runs.series import CounterRate, Ring
+from iotui.core.series import CounterRate, Ring
 
 
 def test_ring_keeps_only_the_newest_values_oldest_first() -> None:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from iotui.core.fio.runner import FioRunner
-from iotui.core.runs.overrides import with_overrides
+from iotui.core.presets.overrides import with_overrides
 from iotui.core.runs.plan import PlanError, make_plan
-from iotui.core.runs.preset_files import find_preset, shipped_presets_dir
-from iotui.core.runs.record_files import load_record
+from iotui.core.presets.files import find_preset, shipped_presets_dir
+from iotui.core.records.files import load_record
 from iotui.core.runs.events import IntervalUpdate, LogLine, RunFinished
 from iotui.core.runs.session import RunSession
 from tests.conftest import FIO_FIXTURES, fio_documents

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.preset_files import find_preset
+from iotui.core.presets.files import find_preset
 from iotui.core.runs.events import LogLine
 from iotui.core.runs.session import RunSession
-from iotui.core.runs.start import StartError, StartRequest, start_run, start_sysbench_run
+from iotui.core.start import StartError, StartRequest, start_run, start_sysbench_run
 
 
 async def test_a_request_becomes_a_session_on_its_target(tmp_path) -> None:

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from iotui.core.runs.steady import (
+from iotui.core.records.steady import (
     FioSteadyState,
     SteadyTracker,
     fio_steady_state,

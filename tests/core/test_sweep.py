@@ -393,8 +393,8 @@ class FakeSession:
         self.stopped.set()
 
     async def run(self):
-        from iotui.core.runs.record import RunRecord
-        from iotui.core.runs.record_files import save_record
+        from iotui.core.records.record import RunRecord
+        from iotui.core.records.files import save_record
 
         status = "completed"
         if self.block:
@@ -490,7 +490,7 @@ def test_job_key_must_name_a_section():
 
 
 def test_points_of_the_shipped_numjobs_preset():
-    from iotui.core.runs.preset_files import find_preset
+    from iotui.core.presets.files import find_preset
     from iotui.core.sweep.plan import estimate_sweep, preset_for_point
 
     preset = find_preset("numjobs-scaling")
@@ -507,7 +507,7 @@ def test_points_of_the_shipped_numjobs_preset():
 
 
 def test_size_based_presets_have_no_time_estimate():
-    from iotui.core.runs.preset_files import find_preset
+    from iotui.core.presets.files import find_preset
     from iotui.core.sweep.plan import describe_estimate, estimate_sweep
 
     plan = plan_sweep(find_preset("mount-options"), targets="/tmp,/var/tmp")
@@ -519,7 +519,7 @@ def test_size_based_presets_have_no_time_estimate():
 def test_the_shipped_openbsd_reference_records_give_the_same_answers():
     # The compare feature ships the study's tables as reference records; reading
     # them through PointResult.from_record must reproduce the table results above.
-    from iotui.core.runs.references import resolve_reference
+    from iotui.core.records.references import resolve_reference
 
     for name, expected_sweet, expected_balanced in (
         ("openbsd-numjobs-randread", "8", "8"),

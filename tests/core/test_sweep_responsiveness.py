@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.record import RunRecord
 from iotui.core.sweep.analysis import analyze, sweet_spot
 from iotui.core.sweep.output import sweep_json, sweep_text
 from iotui.core.sweep.points import PointResult

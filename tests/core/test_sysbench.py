@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from iotui.core.host.counters import HostSampler
-from iotui.core.runs.record_files import load_record
+from iotui.core.records.files import load_record
 from iotui.core.runs.events import RunFinished
 from iotui.core.runs.plan import RunPlan
 from iotui.core.sysbench.session import WORK_DIR_PREFIX, SysbenchSession

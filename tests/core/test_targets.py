@@ -13,8 +13,8 @@ from iotui.core.host import targets as target_checks
 from iotui.core.host.disks import raw_device_problem
 from iotui.core.host.mounts import Mount, mount_for, parse_mountinfo, read_mounts
 from iotui.core.host.targets import TargetError
-from iotui.core.runs.preset_files import find_preset, shipped_presets_dir
-from iotui.core.runs.preset_model import JobSection, Preset, section_options
+from iotui.core.presets.files import find_preset, shipped_presets_dir
+from iotui.core.presets.model import JobSection, Preset, section_options
 
 # -- mounts and sysfs --------------------------------------------------------------------
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.cache_check import CACHE_CODES
-from iotui.core.runs.record_files import load_record
+from iotui.core.records.cache_check import CACHE_CODES
+from iotui.core.records.files import load_record
 from tests.conftest import requires_fio
 
 pytestmark = [pytest.mark.fio, requires_fio]

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from iotui.core.host.section_pressure import verdict_contradiction
-from iotui.core.runs.desktop_table import desktop_compare_markdown, desktop_rows
-from iotui.core.runs.record_files import load_record
+from iotui.core.records.desktop_table import desktop_compare_markdown, desktop_rows
+from iotui.core.records.files import load_record
 from tests.conftest import requires_fio
 
 pytestmark = [pytest.mark.fio, requires_fio]

@@ -12,8 +12,8 @@ import subprocess
 import pytest
 
 from iotui.core.fio.units import parse_size_bytes
-from iotui.core.runs.estimate import disk_estimate
-from iotui.core.runs.preset_model import Preset
+from iotui.core.presets.estimate import disk_estimate
+from iotui.core.presets.model import Preset
 from tests.conftest import requires_fio
 
 pytestmark = [pytest.mark.fio, requires_fio]
@@ -84,8 +84,8 @@ def test_what_fio_reads_otherwise_is_refused(tmp_path, spelling: str, fio_bytes:
     ],
 )
 def test_the_argv_iotui_builds_makes_fio_read_what_iotui_estimated(tmp_path, options, jobs) -> None:
-    from iotui.core.fio.argv import build_fio_argv
-    from iotui.core.runs.preset_model import JobSection
+    from iotui.core.presets.argv import build_fio_argv
+    from iotui.core.presets.model import JobSection
 
     preset = Preset(name="p", title="p", description="", tells="", options={"ioengine": "null", "rw": "write",
                     "bs": str(BLOCK_BYTES), **options}, jobs=tuple(JobSection(n, o) for n, o in jobs.items()))

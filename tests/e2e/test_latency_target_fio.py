@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.findings import latency_target_sentence
-from iotui.core.runs.record_files import load_record
+from iotui.core.records.findings import latency_target_sentence
+from iotui.core.records.files import load_record
 from tests.conftest import requires_fio
 
 pytestmark = [pytest.mark.fio, requires_fio]

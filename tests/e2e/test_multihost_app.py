@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.record_files import load_record
+from iotui.core.records.files import load_record
 from tests.e2e.private_sshd import HOSTS, missing_reason, start_private_sshd
 from tests.e2e.test_multihost import _fio_under
 from tests.pty_terminal import Terminal, screen_text, terminal_env

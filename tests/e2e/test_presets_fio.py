@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.fio import argv as command
+from iotui.core.presets import argv as command
 from iotui.core.fio import policy as safety
 from iotui.core.fio.status import FioDocument, StatusSplitter
-from iotui.core.runs.job_file import load_job_file
-from iotui.core.runs.overrides import with_overrides
-from iotui.core.runs.preset_files import find_preset, list_presets, shipped_presets_dir
-from iotui.core.runs.preset_model import JobSection, Preset
+from iotui.core.presets.job_file import load_job_file
+from iotui.core.presets.overrides import with_overrides
+from iotui.core.presets.files import find_preset, list_presets, shipped_presets_dir
+from iotui.core.presets.model import JobSection, Preset
 from tests.conftest import requires_fio
 
 pytestmark = [pytest.mark.fio, requires_fio]

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from iotui.core.host.levels import IO_CAUSES
-from iotui.core.runs.record_files import load_record
+from iotui.core.records.files import load_record
 from tests.conftest import requires_fio
 
 pytestmark = [pytest.mark.fio, requires_fio]

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.fio import argv as command
+from iotui.core.presets import argv as command
 from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.fio.runner import FioExited, FioRunner
 from iotui.core.fio.status import FioDocument
-from iotui.core.runs.overrides import with_overrides
-from iotui.core.runs.preset_files import find_preset, shipped_presets_dir
+from iotui.core.presets.overrides import with_overrides
+from iotui.core.presets.files import find_preset, shipped_presets_dir
 from tests.conftest import requires_fio
 
 pytestmark = [pytest.mark.fio, requires_fio]

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from iotui.core.fio.sections import fio_sections
-from iotui.core.runs.record import section_directions
-from iotui.core.runs.record_files import load_record
+from iotui.core.records.record import section_directions
+from iotui.core.records.files import load_record
 from tests.conftest import requires_fio
 
 pytestmark = [pytest.mark.fio, requires_fio]

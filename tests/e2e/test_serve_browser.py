@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.record_files import load_record
+from iotui.core.records.files import load_record
 from tests.conftest import requires_fio
 from tests.e2e.cdp import Browser, find_chromium
 

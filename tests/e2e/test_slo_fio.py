@@ -31,7 +31,7 @@ runtime=1
 
 def _fio_read(record_path: Path) -> dict:
     """fio's own read figures of one point, from the report saved beside its record."""
-    from iotui.core.runs.record_files import load_record
+    from iotui.core.records.files import load_record
 
     record = load_record(record_path)
     report = json.loads((record_path.parent / record.run["report"]).read_text())

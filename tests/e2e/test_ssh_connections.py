@@ -92,7 +92,7 @@ def test_connections_open_at_most_the_bound_at_once_and_a_host_that_does_not_ans
 
 
 def test_the_app_s_question_when_hosts_fail_starts_without_them_or_refuses(sshd, tmp_path):
-    from iotui.core.runs.preset_files import find_preset
+    from iotui.core.presets.files import find_preset
     from iotui.core.remote.plan import make_remote_plan
 
     asked: list[tuple[list[tuple[str, str]], int]] = []

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.fio import argv as command
+from iotui.core.presets import argv as command
 from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.fio.status import FioDocument, StatusSplitter
-from iotui.core.runs.preset_model import JobSection, Preset
-from iotui.core.runs.steady import fio_steady_states, steady_state
+from iotui.core.presets.model import JobSection, Preset
+from iotui.core.records.steady import fio_steady_states, steady_state
 from tests.conftest import requires_fio
 
 pytestmark = [pytest.mark.fio, requires_fio]
@@ -64,8 +64,8 @@ def test_the_record_keeps_both_judgements_and_json_says_null_when_not_reached(tm
     import json
     import sys
 
-    from iotui.core.runs.findings import steady_sentence
-    from iotui.core.runs.record_files import load_record
+    from iotui.core.records.findings import steady_sentence
+    from iotui.core.records.files import load_record
 
     # Buffered reads of a small file at 200 IOPS: the page cache answers, so a busy disk
     # cannot make the rate wobble.
@@ -105,7 +105,7 @@ def test_each_section_of_a_run_is_judged_from_its_own_start(tmp_path: Path) -> N
     import json
     import sys
 
-    from iotui.core.runs.record_files import load_record
+    from iotui.core.records.files import load_record
 
     # Two sections one after another, each 8 s of buffered reads at 200 IOPS from the page cache.
     job = tmp_path / "two.fio"

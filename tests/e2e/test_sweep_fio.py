@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.record_files import load_record
+from iotui.core.records.files import load_record
 from iotui.core.sweep.record import SWEEP_SUFFIX, load_sweep
 from tests.conftest import requires_fio
 from tests.waiting import wait_until

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.record_files import load_record
+from iotui.core.records.files import load_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.messages import IntervalArrived
 from iotui.ui.services import Services

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from iotui import cli
-from iotui.core.runs.preset_files import list_presets, shipped_presets_dir
-from iotui.core.runs.record_files import load_record, save_record
+from iotui.core.presets.files import list_presets, shipped_presets_dir
+from iotui.core.records.files import load_record, save_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.history import HistoryScreen
 from iotui.ui.widgets.history_table import HistoryTable
@@ -59,7 +59,7 @@ def corpus(tmp_path: Path) -> tuple[Path, dict[str, Path]]:
 
 
 def test_every_broken_record_is_refused_by_name(corpus) -> None:
-    from iotui.core.runs.record_schema import RecordError
+    from iotui.core.records.schema import RecordError
 
     _, paths = corpus
     for name, path in paths.items():

@@ -17,9 +17,9 @@ import pytest
 
 from iotui.core import input_files
 from iotui.core.input_files import MAX_INPUT_BYTES, InputFileError, read_input_file
-from iotui.core.runs.history_index import INDEX_FILE_NAME, RunFilter, query, sync
-from iotui.core.runs.record_edit import annotate
-from iotui.core.runs.record_files import save_record
+from iotui.core.records.history_index import INDEX_FILE_NAME, RunFilter, query, sync
+from iotui.core.records.edit import annotate
+from iotui.core.records.files import save_record
 from tests.conftest import requires_fio
 from tests.core.test_history_index import make
 

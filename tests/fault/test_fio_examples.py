@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from iotui import cli
-from iotui.core.runs.record_files import load_record
+from iotui.core.records.files import load_record
 from tests.conftest import requires_fio
 
 EXAMPLES = Path(__file__).parents[1] / "fixtures" / "fio-examples"

@@ -20,7 +20,7 @@ import pytest
 
 from iotui.core.fio.status import MAX_TEXT_LINE_BYTES, LineChunker
 from iotui.core.remote.document_check import checked_document, number_problem
-from iotui.core.runs.record_files import load_record
+from iotui.core.records.files import load_record
 from iotui.core.terminal_text import terminal_safe
 
 FAKES = Path(__file__).resolve().parent.parent / "fakes"

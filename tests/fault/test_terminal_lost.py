@@ -15,8 +15,8 @@ from typing import Iterator
 import pytest
 import tomli_w
 
-from iotui.core.runs.record import RunRecord
-from iotui.core.runs.record_files import load_record
+from iotui.core.records.record import RunRecord
+from iotui.core.records.files import load_record
 from tests.conftest import requires_fio
 from tests.pty_terminal import Terminal, terminal_env
 

@@ -183,7 +183,7 @@ class FakeJob:
 
 @dataclass
 class FakePreset:
-    """Shaped like iotui.core.runs.preset_model.Preset, so the screens cannot tell."""
+    """Shaped like iotui.core.presets.model.Preset, so the screens cannot tell."""
 
     name: str
     title: str

@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from iotui.core.runs.record import RunRecord
-from iotui.core.runs.record_files import save_record
+from iotui.core.records.record import RunRecord
+from iotui.core.records.files import save_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.compare import CompareScreen
 from iotui.ui.screens.history import HistoryScreen

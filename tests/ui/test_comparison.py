@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from iotui.core.runs.compare import compare_records
-from iotui.core.runs.record import RunRecord
+from iotui.core.compare.compare import compare_records
+from iotui.core.records.record import RunRecord
 from iotui.ui.comparison import compare_rows, find_previous
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.record import RunRecord
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.results import ResultsScreen
 from tests.ui.helpers import screen_text

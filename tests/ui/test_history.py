@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from iotui.core.runs.record_files import save_record
+from iotui.core.records.files import save_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.compare import CompareScreen
 from iotui.ui.screens.history import HistoryScreen
@@ -140,7 +140,7 @@ async def test_an_empty_runs_directory_says_so(tmp_path) -> None:
 
 
 async def test_note_tags_delete_and_prune_by_keyboard(tmp_path) -> None:
-    from iotui.core.runs.record_files import load_record
+    from iotui.core.records.files import load_record
     from iotui.ui.screens.confirm import ConfirmScreen
     from iotui.ui.screens.text_prompt import TextPromptScreen
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from iotui.core.runs.preset_dirs import preset_dirs
-from iotui.core.runs.preset_files import list_presets
-from iotui.core.runs.preset_titles import list_preset_titles
+from iotui.core.presets.dirs import preset_dirs
+from iotui.core.presets.files import list_presets
+from iotui.core.presets.titles import list_preset_titles
 from iotui.ui.app import IotuiApp
 from iotui.ui.services import Services
 from iotui.ui.widgets.preset_list import PresetList

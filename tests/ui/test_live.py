@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from iotui.core.host.counters import HostSample
 from iotui.core.fio.intervals import IntervalDeriver
-from iotui.core.runs.series import Ring
+from iotui.core.series import Ring
 from iotui.ui.live import HOST_SPECS, SERIES_CAPACITY, SPARK_BARS, LiveSeries, psi_legend, span_text, sparkline
 from tests.conftest import fio_documents
 from tests.ui.replay import RANDRW, synthetic_documents

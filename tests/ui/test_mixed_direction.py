@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from iotui.core.fio.importer import import_fio_file
-from iotui.core.runs.export import export_records
-from iotui.core.runs.history_index import query, sync
-from iotui.core.runs.record_files import load_record, save_record
+from iotui.core.records.importer import import_fio_file
+from iotui.core.records.export import export_records
+from iotui.core.records.history_index import query, sync
+from iotui.core.records.files import load_record, save_record
 from iotui.ui.widgets.history_table import HistoryEntry
 from iotui.ui.widgets.section_table import section_row
 from tests.conftest import FIXTURES

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.record_files import load_record
+from iotui.core.records.files import load_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.messages import IntervalArrived, RunEnded
 from iotui.ui.screens.results import ResultsScreen

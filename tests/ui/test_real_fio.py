@@ -10,7 +10,7 @@ import pytest
 
 from iotui.core import format as fmt
 from iotui.core.host import targets as target_checks
-from iotui.core.runs.record_files import load_record
+from iotui.core.records.files import load_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.messages import IntervalArrived, RunEnded
 from iotui.ui.screens.results import ResultsScreen

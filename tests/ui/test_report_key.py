@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.record_files import load_record, save_record
+from iotui.core.records.files import load_record, save_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.compare import CompareScreen
 from iotui.ui.screens.results import ResultsScreen

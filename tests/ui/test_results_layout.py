@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.fio.summary import sample_row
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.record import RunRecord
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.widgets.cpu_summary import CpuSummary

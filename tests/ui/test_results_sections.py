@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.record import RunRecord
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.widgets.direction_summary import DirectionSummary
@@ -69,8 +69,8 @@ async def test_one_row_per_section_and_the_detail_follows_the_cursor(tmp_path) -
 
 
 def test_history_row_shows_the_sections_compactly(tmp_path) -> None:
-    from iotui.core.runs import history_index
-    from iotui.core.runs.record_files import save_record
+    from iotui.core.records import history_index
+    from iotui.core.records.files import save_record
     from iotui.ui.widgets.history_table import HistoryEntry
 
     save_record(blocksize_record(paused_s=12.0), tmp_path)
@@ -92,7 +92,7 @@ def test_history_row_shows_the_sections_compactly(tmp_path) -> None:
 def test_export_has_one_row_per_section_and_no_sum() -> None:
     import json
 
-    from iotui.core.runs.export import export_records
+    from iotui.core.records.export import export_records
 
     doc = json.loads(export_records([blocksize_record()], "json"))
     rows = doc["rows"] if isinstance(doc, dict) else doc
@@ -122,8 +122,8 @@ async def test_compare_screen_judges_each_section(tmp_path) -> None:
 
 
 def test_history_row_keeps_the_responsiveness_verdict_and_its_cause(tmp_path) -> None:
-    from iotui.core.runs import history_index
-    from iotui.core.runs.record_files import save_record
+    from iotui.core.records import history_index
+    from iotui.core.records.files import save_record
     from iotui.ui.widgets.history_table import HistoryEntry
 
     record = blocksize_record()

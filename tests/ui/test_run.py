@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from iotui.core.runs.record_files import list_records, load_record
+from iotui.core.records.files import list_records, load_record
 from iotui.ui.app import IotuiApp
 from iotui.ui.messages import (
     FioLogged,
@@ -383,7 +383,7 @@ async def test_the_run_screen_shows_steady_after_five_equal_seconds(tmp_path) ->
         await wait_for(lambda: len(log.of(IntervalArrived)) >= 6, pilot=pilot, what="six intervals")
         await pilot.pause()
         # The screen shows the core's judgement (tested on known streams in tests/core) of these intervals.
-        from iotui.core.runs.steady import steady_state
+        from iotui.core.records.steady import steady_state
 
         intervals = [m.interval for m in log.of(IntervalArrived)]
         iops = [sum(f.iops for f in interval.directions.values()) for interval in intervals]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.preset_files import find_preset
+from iotui.core.presets.files import find_preset
 from iotui.ui.service_types import Overrides, RunRequest
 from iotui.ui.services import ServiceError, Services
 

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from iotui.core.fio.intervals import IntervalDeriver
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.record import RunRecord
 from iotui.core.host.responsiveness import Assessment, Level
 from iotui.core.runs.plan import RunPlan
 from iotui.ui.app import IotuiApp

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.overrides import with_overrides
-from iotui.core.runs.preset_files import find_preset
+from iotui.core.presets.overrides import with_overrides
+from iotui.core.presets.files import find_preset
 from iotui.core.sweep.record import load_sweep
 from iotui.ui.app import IotuiApp
 from iotui.ui.live import SPARK_BARS

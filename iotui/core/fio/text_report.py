@@ -16,7 +16,7 @@ What people paste into wikis and blogs (fio 3.x and 2.x layouts)::
 fio prints every job block of a run, then one "Run status group" line per
 group and direction: a job block after those lines starts the next run. Each
 reporting group (``groupid``) becomes a section
-(:mod:`iotui.core.fio.text_sections`). ``fio --client`` prints each server's
+(:mod:`iotui.core.records.text_sections`). ``fio --client`` prints each server's
 report, then an "All clients" block: one run, each server a ``[[hosts]]``
 entry and "All clients" the run's own sections. A ``$ fio ...`` command line
 and the ``name: (g=0): rw=..., bs=...`` header before a block give its options.

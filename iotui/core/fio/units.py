@@ -83,3 +83,18 @@ def size_problem(text: str) -> str | None:
     if value is None or value <= 0:
         return f"should be a size such as 4k, 1M or 1G, not {text!r}"
     return None
+
+
+# Sweeps order values by magnitude (see core/sweep/values.py value_order): looser than fio's own
+# reading, since it only ranks values the user typed, and fractions such as 1.5m still rank.
+_NUMBER_PATTERN = re.compile(r"^\s*(\d+(?:\.\d+)?|\.\d+)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
+_SUFFIX_POWER = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
+
+
+def numeric_value(text: str) -> float | None:
+    """A number or fio size (``4k`` = 4096, fio's default kb_base) as a float, else None."""
+    match = _NUMBER_PATTERN.match(str(text))
+    if match is None:
+        return None
+    number, suffix, _ = match.groups()
+    return float(number) * (1024 ** _SUFFIX_POWER[suffix.lower()])

@@ -16,7 +16,7 @@ from pathlib import Path
 from iotui.core.host.block_devices import bottom_of_stack
 from iotui.core.host.proc_files import read_text as _read_text
 from iotui.core.host.processes import read_process_tree_cpu_s
-from iotui.core.runs.series import CounterRate
+from iotui.core.series import CounterRate
 
 # /proc/diskstats counts sectors of 512 bytes whatever the device's real sector size.
 DISKSTATS_SECTOR_BYTES = 512

@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Awaitable, Callable
 
-from iotui.core.fio import argv as command
+from iotui.core.presets import argv as command
 from iotui.core.fio import policy
 from iotui.core.host import targets as target_checks
 from iotui.core.host.memory import buffers_problem
 from iotui.core.remote.connections import HostConnections
 from iotui.core.remote.transport import HostFacts, RemoteError
-from iotui.core.runs.estimate import buffer_estimate, disk_estimate, estimate
+from iotui.core.presets.estimate import buffer_estimate, disk_estimate, estimate
 from iotui.core.runs.plan import effective_options
-from iotui.core.runs.preset_model import Preset, PresetPolicyError
+from iotui.core.presets.model import Preset, PresetPolicyError
 
 # Asked (by the app) when some hosts failed the check: (each left-out host and why, how many
 # passed) -> whether to start without them.

@@ -18,8 +18,8 @@ from iotui.core.remote.alignment import RUNTIME_SLACK_S, HostDeriver, job_runtim
 from iotui.core.remote.plan import RemotePlan
 from iotui.core.remote.transport import HostFacts
 from iotui.core.fio.sections import SectionTracker
-from iotui.core.runs.record import RunRecord
-from iotui.core.runs.section_figures import assign_sections
+from iotui.core.records.record import RunRecord
+from iotui.core.records.section_figures import assign_sections
 from iotui.core.host.identity import host_identity
 
 STALL_S = 10.0  # a released host with no document this long is failed (and its run goes on)

@@ -25,9 +25,9 @@ from iotui.core.remote.document_check import checked_document
 from iotui.core.remote.lifeline import HostEnded, HostLine, HostReady, HostRunner
 from iotui.core.remote.plan import RemotePlan
 from iotui.core.remote.record import STALL_S, HostState, build_record
-from iotui.core.runs.record import RunRecord
-from iotui.core.runs.history_index import save_indexed
-from iotui.core.runs.record_schema import RecordError
+from iotui.core.records.record import RunRecord
+from iotui.core.records.history_index import save_indexed
+from iotui.core.records.schema import RecordError
 from iotui.core.runs.events import EventLog, RunFinished
 from iotui.core.terminal_text import terminal_safe
 

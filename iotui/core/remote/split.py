@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.record import RunRecord
 
 
 def _title(record: RunRecord) -> str:

@@ -16,9 +16,9 @@ from iotui.core.report.collector import ChartCollector
 from iotui.core.report.html_page import page
 from iotui.core.report.run_report import record_title, runs_body
 from iotui.core.report.sweep_report import sweep_body
-from iotui.core.runs.compare import Comparison
-from iotui.core.runs.record import RunRecord
-from iotui.core.runs.record_files import write_atomically
+from iotui.core.compare.compare import Comparison
+from iotui.core.records.record import RunRecord
+from iotui.core.records.files import write_atomically
 from iotui.core.sweep.analysis import analyze
 from iotui.core.sweep.record import SWEEP_SUFFIX, SweepRecord
 

@@ -8,10 +8,10 @@ import statistics
 from typing import Any, Sequence
 
 from iotui.core.report.chart_spec import Bar, ChartSpec, LevelSpan, Series
-from iotui.core.runs.compare import MIN_SAMPLES, THRESHOLD_PCT, Comparison
-from iotui.core.runs.compare_samples import steady_samples
-from iotui.core.runs.record import RunRecord, section_directions
-from iotui.core.runs.record_schema import DIRECTIONS
+from iotui.core.compare.compare import MIN_SAMPLES, THRESHOLD_PCT, Comparison
+from iotui.core.compare.samples import steady_samples
+from iotui.core.records.record import RunRecord, section_directions
+from iotui.core.records.schema import DIRECTIONS
 from iotui.core.sweep.analysis import SweepAnalysis
 from iotui.core.sweep.points import PointResult, usable_points
 from iotui.core.sweep.values import SweepAxis

@@ -9,10 +9,10 @@ from iotui.core import format as fmt
 from iotui.core.report.chart_data import comparison_charts, level_spans, charted_samples, section_charts
 from iotui.core.report.collector import ChartCollector
 from iotui.core.report.html_page import Cell, esc, facts, figure_cell, table, warnings_html
-from iotui.core.runs.compare import Comparison, MetricRow
-from iotui.core.runs.desktop_table import desktop_rows
-from iotui.core.runs.findings import cliff_sentence, steady_sentence
-from iotui.core.runs.record import RunRecord, section_directions
+from iotui.core.compare.compare import Comparison, MetricRow
+from iotui.core.records.desktop_table import desktop_rows
+from iotui.core.records.findings import cliff_sentence, steady_sentence
+from iotui.core.records.record import RunRecord, section_directions
 
 # (key in a direction's table, header, formatter)
 SECTION_COLUMNS = (

@@ -11,9 +11,9 @@ from iotui.core.report.chart_data import sweep_charts
 from iotui.core.report.collector import ChartCollector
 from iotui.core.report.html_page import Cell, esc, facts, figure_cell, table, warnings_html
 from iotui.core.report.run_report import record_warnings
-from iotui.core.runs.record import RunRecord
-from iotui.core.runs.record_files import load_record
-from iotui.core.runs.record_schema import RecordError
+from iotui.core.records.record import RunRecord
+from iotui.core.records.files import load_record
+from iotui.core.records.schema import RecordError
 from iotui.core.sweep.analysis import SweepAnalysis
 from iotui.core.sweep.output import _analysis_lines, columns_for, point_json
 from iotui.core.sweep.points import PointResult, left_out_reason, usable_points

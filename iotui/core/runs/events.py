@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from iotui.core.fio.intervals import IntervalSample
     from iotui.core.host.counters import HostSample
     from iotui.core.host.levels import Assessment
-    from iotui.core.runs.record import RunRecord
+    from iotui.core.records.record import RunRecord
 
 EventCallback = Callable[[object], None]
 

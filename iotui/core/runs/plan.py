@@ -9,16 +9,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from iotui.core.fio import argv as command
+from iotui.core.presets import argv as command
 from iotui.core.fio import policy as safety
 from iotui.core.fio.units import parse_size_bytes
 from iotui.core.host import targets as target_checks
 from iotui.core.host.block_devices import backing_devices
 from iotui.core.host.device_facts import target_device_facts
 from iotui.core.host.memory import buffers_problem, mem_available_bytes
-from iotui.core.runs.cache_check import engines_of, without_cache_warnings
-from iotui.core.runs.estimate import buffer_estimate, disk_estimate, estimate
-from iotui.core.runs.preset_model import Preset, section_options, uses_direct_io
+from iotui.core.records.cache_check import engines_of, without_cache_warnings
+from iotui.core.presets.estimate import buffer_estimate, disk_estimate, estimate
+from iotui.core.presets.model import Preset, section_options, uses_direct_io
 from iotui.core.runs.test_files import new_test_file_path
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, AsyncIterator, Mapping, Protocol
 
 if TYPE_CHECKING:
     from iotui.core.fio.runner import RunnerEvent
-    from iotui.core.runs.record import RunRecord
+    from iotui.core.records.record import RunRecord
 
 
 class Runner(Protocol):

@@ -27,9 +27,9 @@ from iotui.core.host.verdict import WARNING_CODE as RESPONSIVENESS_WARNING, pres
 from iotui.core.host.watch import HostReading, HostWatch
 from iotui.core.runs.events import EventCallback, EventLog, HostUpdate, RunFinished
 from iotui.core.runs.lock import RunLock, acquire_run_lock, mark_overlap
-from iotui.core.runs.record import RunRecord
-from iotui.core.runs.history_index import save_indexed
-from iotui.core.runs.record_schema import RecordError
+from iotui.core.records.record import RunRecord
+from iotui.core.records.history_index import save_indexed
+from iotui.core.records.schema import RecordError
 
 if TYPE_CHECKING:
     from iotui.core.host.counters import HostSample

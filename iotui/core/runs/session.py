@@ -28,16 +28,16 @@ from iotui.core.host.identity import host_identity
 from iotui.core.host.processes import process_stopped
 from iotui.core.host.protocols import IoProbe, Monitor, Sampler, WakeupProbe
 from iotui.core.host.watch import responsiveness_row
-from iotui.core.runs.cache_check import suspicious_results
+from iotui.core.records.cache_check import suspicious_results
 from iotui.core.runs.events import EventCallback, IntervalUpdate
-from iotui.core.runs.findings import annotate_record
+from iotui.core.records.findings import annotate_record
 from iotui.core.runs.pauses import PauseLog, unpause_sections
 from iotui.core.runs.plan import RunPlan
 from iotui.core.runs.protocols import Runner
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.record import RunRecord
 from iotui.core.runs.recorder import RunRecorder
 from iotui.core.runs.runs_dir import RunsDirError, check_runs_dir
-from iotui.core.runs.section_figures import assign_sections, section_host_figures
+from iotui.core.records.section_figures import assign_sections, section_host_figures
 from iotui.core.runs.test_files import TestFileError, TestFiles
 
 # fio stopped from outside (SIGSTOP) this long, not by iotui's pause: a stall.

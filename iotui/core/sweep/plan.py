@@ -75,7 +75,7 @@ def point_count(axes: Sequence[SweepAxis]) -> int:
 class SweepPlan:
     """Everything decided before the first point runs."""
 
-    preset: Any  # iotui.core.runs.preset_model.Preset, after the command line's overrides
+    preset: Any  # iotui.core.presets.model.Preset, after the command line's overrides
     axes: list[SweepAxis]
     params: list[dict[str, str]]
     default_target: str | None
@@ -240,7 +240,7 @@ def preset_for_point(preset: Any, params: Mapping[str, str]) -> Any:
     ``job=NAME`` keeps only that job section (with the global options), so a
     multi-section preset can be compared section by section.
     """
-    from iotui.core.runs.overrides import with_overrides
+    from iotui.core.presets.overrides import with_overrides
     if JOB_KEY in params:
         chosen = tuple(section for section in preset.jobs if section.name == params[JOB_KEY])
         if not chosen:
@@ -262,7 +262,7 @@ def tool_for_point(params: Mapping[str, str]) -> str:
 
 def _disk_bytes(point_preset: Any) -> int:
     """What make_plan checks for each run: the test file's size."""
-    from iotui.core.fio import argv as command
+    from iotui.core.presets import argv as command
     return int(command.required_bytes(point_preset) or 0)
 
 
@@ -283,9 +283,9 @@ def estimate_sweep(plan: SweepPlan, *, baseline_s: float = 0.0) -> SweepEstimate
     Points run one after another and each removes its file, so a filesystem
     needs room for its largest point, not the sum.
     """
-    from iotui.core.fio import argv as command
-    from iotui.core.runs.estimate import disk_estimate, estimate
-    from iotui.core.runs.preset_model import PresetError
+    from iotui.core.presets import argv as command
+    from iotui.core.presets.estimate import disk_estimate, estimate
+    from iotui.core.presets.model import PresetError
     point_duration: dict[int, float] = {}
     largest: dict[int | str, tuple[str, int, dict[str, str]]] = {}
     for index, params in enumerate(plan.params):

@@ -18,7 +18,7 @@ from typing import Any
 import tomli_w
 
 from iotui.core.input_files import InputFileError, read_input_file
-from iotui.core.runs.record_files import write_atomically
+from iotui.core.records.files import write_atomically
 from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.values import SweepAxis
 from iotui.core.toml_reader import tomllib

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
+from iotui.core.fio.units import numeric_value
+
 # Keys that are not fio options: the target directory, the benchmark tool, and
 # the preset's job section to run alone.
 TARGET_KEY = "target"
@@ -21,8 +23,6 @@ SPECIAL_KEYS = (TARGET_KEY, TOOL_KEY, JOB_KEY)
 TOOLS = ("fio", "sysbench")
 
 _KEY_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
-_NUMBER_PATTERN = re.compile(r"^\s*(\d+(?:\.\d+)?|\.\d+)\s*([kmgtp]?)(i?b?)\s*$", re.IGNORECASE)
-_SUFFIX_POWER = {"": 0, "k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
 
 
 class SweepValueError(Exception):
@@ -50,15 +50,6 @@ class SweepAxis:
     def order(self) -> dict[str, int]:
         """Each value's rank from smallest to largest (see :func:`value_order`)."""
         return {value: rank for rank, value in enumerate(value_order(self.values))}
-
-
-def numeric_value(text: str) -> float | None:
-    """A number or fio size (``4k`` = 4096, fio's default kb_base) as a float, else None."""
-    match = _NUMBER_PATTERN.match(str(text))
-    if match is None:
-        return None
-    number, suffix, _ = match.groups()
-    return float(number) * (1024 ** _SUFFIX_POWER[suffix.lower()])
 
 
 def value_order(values: Sequence[str]) -> list[str]:

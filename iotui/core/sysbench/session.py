@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from iotui.core.host.watch import HostReading, responsiveness_row
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.record import RunRecord
 from iotui.core.runs.recorder import RunRecorder
 from iotui.core.host.identity import host_identity
 from iotui.core.host.protocols import IoProbe, Monitor, Sampler, WakeupProbe

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from iotui.core.sweep.values import numeric_value
+from iotui.core.fio.units import numeric_value
 
 
 class SysbenchError(Exception):

@@ -15,12 +15,12 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Static
 
-from iotui.core.runs.compare import Comparison, compare_records
-from iotui.core.runs.compare_answers import never_settled, repeat_groups
-from iotui.core.runs.desktop_table import is_desktop_table
+from iotui.core.compare.compare import Comparison, compare_records
+from iotui.core.compare.answers import never_settled, repeat_groups
+from iotui.core.records.desktop_table import is_desktop_table
 from iotui.ui.widgets.desktop_table import desktop_compare_table
-from iotui.core.runs.compare_render import comparison_markdown, method_note
-from iotui.core.runs.record import RunRecord
+from iotui.core.compare.render import comparison_markdown, method_note
+from iotui.core.records.record import RunRecord
 from iotui.ui.comparison import comparison_file_name, run_title
 from iotui.ui.report_key import write_report_in_background
 from iotui.ui.services import ServiceError, Services

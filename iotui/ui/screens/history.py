@@ -1,6 +1,6 @@
 """History: saved runs newest first; type to filter, enter to open, bad files listed with their error.
 
-The list comes from the history index (core/runs/history_index.py), brought
+The list comes from the history index (core/records/history_index.py), brought
 up to date from the TOML records in a thread when the screen opens: warm, that
 is one directory scan; cold, every record is parsed once and the progress is
 shown. Each keystroke in the filter is one query of the index.
@@ -24,10 +24,10 @@ from textual.events import Key
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
-from iotui.core.runs.compare import run_labels
-from iotui.core.runs.record import RunRecord
-from iotui.core.runs.record_files import load_record
-from iotui.core.runs.record_schema import RecordError
+from iotui.core.compare.compare import run_labels
+from iotui.core.records.record import RunRecord
+from iotui.core.records.files import load_record
+from iotui.core.records.schema import RecordError
 from iotui.ui.screens.compare import CompareScreen
 from iotui.ui.screens.confirm import ConfirmScreen
 from iotui.ui.screens.results import ResultsScreen
@@ -326,7 +326,7 @@ class HistoryScreen(Screen):
         )
 
     def _ask_prune(self, text: str) -> None:
-        from iotui.core.runs.record_edit import parse_age
+        from iotui.core.records.edit import parse_age
 
         older_than_s: float | None = None
         preset: str | None = None

@@ -14,13 +14,13 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from iotui.core import format as fmt
-from iotui.core.runs.export import export_records
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.export import export_records
+from iotui.core.records.record import RunRecord
 from iotui.ui.comparison import find_previous, record_export_name
 from iotui.ui.screens.compare import CompareScreen
 from iotui.ui.report_key import write_report_in_background
 from iotui.ui.services import ServiceError, Services
-from iotui.core.runs.desktop_table import is_desktop_table
+from iotui.core.records.desktop_table import is_desktop_table
 from iotui.ui.widgets.cpu_summary import CpuSummary
 from iotui.ui.widgets.desktop_table import DesktopTable
 from iotui.ui.widgets.direction_summary import DirectionSummary

@@ -12,9 +12,9 @@ from textual.reactive import reactive
 from textual_plotext import PlotextPlot
 
 from iotui.core import format as fmt
-from iotui.core.runs.compare import Comparison
-from iotui.core.runs.compare_samples import time_series
-from iotui.core.runs.record_schema import DIRECTIONS
+from iotui.core.compare.compare import Comparison
+from iotui.core.compare.samples import time_series
+from iotui.core.records.schema import DIRECTIONS
 
 # One colour per run (a, b, c ...), one marker per run too, so the runs part without colour (NO_COLOR);
 # a run's write line takes the next colour over.

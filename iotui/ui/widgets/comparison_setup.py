@@ -10,7 +10,7 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from iotui.core import format as fmt
-from iotui.core.runs.compare import Comparison
+from iotui.core.compare.compare import Comparison
 from iotui.ui.comparison import run_lines, wrap_at_separators
 from iotui.ui.widgets.comparison_table import available_width, natural_width
 

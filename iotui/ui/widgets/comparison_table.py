@@ -16,7 +16,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
-from iotui.core.runs.compare import BETTER, WORSE, Comparison
+from iotui.core.compare.compare import BETTER, WORSE, Comparison
 from iotui.ui.comparison import LEGEND, CompareRow, compare_rows
 
 _VERDICT_STYLES = {BETTER: "green", WORSE: "bold red"}

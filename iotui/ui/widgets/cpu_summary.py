@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from iotui.core import format as fmt
 from iotui.core.host.verdict import cause_text
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.record import RunRecord
 
 
 def cpu_table(section: dict[str, Any] | None, pressure: dict[str, Any] | None = None) -> Table:

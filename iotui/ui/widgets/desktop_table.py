@@ -8,8 +8,8 @@ from rich.table import Table
 from textual.widgets import Static
 
 from iotui.core import format as fmt
-from iotui.core.runs.desktop_table import bar, best_bw, desktop_rows
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.desktop_table import bar, best_bw, desktop_rows
+from iotui.core.records.record import RunRecord
 
 
 def desktop_table(record: RunRecord) -> Table:

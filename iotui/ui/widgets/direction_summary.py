@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from iotui.core import format as fmt
-from iotui.core.runs.record import RunRecord, section_directions, section_metric
+from iotui.core.records.record import RunRecord, section_directions, section_metric
 
 ROWS: tuple[tuple[str, str, object], ...] = (
     ("iops", "IOPS", fmt.iops),

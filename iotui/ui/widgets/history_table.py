@@ -17,10 +17,10 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from iotui.core import format as fmt
-from iotui.core.runs.history_index import IndexedRun
-from iotui.core.runs.record import RunRecord
-from iotui.core.runs.record_files import load_record
-from iotui.core.runs.record_schema import RecordError
+from iotui.core.records.history_index import IndexedRun
+from iotui.core.records.record import RunRecord
+from iotui.core.records.files import load_record
+from iotui.core.records.schema import RecordError
 from iotui.core.terminal_text import terminal_safe
 
 # Two-line headers with the unit and the better direction (↑ higher is better, ↓ lower is better).

@@ -7,7 +7,7 @@ from textual.widgets import Static
 
 from iotui.core import format as fmt
 from iotui.core.remote.host_table import host_rows, slowest
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.record import RunRecord
 
 
 def hosts_text(hosts: list[dict], section_index: int) -> Text:

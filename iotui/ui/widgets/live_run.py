@@ -18,7 +18,7 @@ from iotui.core.fio.intervals import IntervalSample
 from iotui.core.host.advice import run_shape
 from iotui.core.host.levels import Level
 from iotui.core.host.verdict import unresponsive_notice
-from iotui.core.runs.steady import LiveSteady
+from iotui.core.records.steady import LiveSteady
 from iotui.ui.phases import RunPhase
 from iotui.ui.widgets.figures_panel import FiguresPanel
 from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip

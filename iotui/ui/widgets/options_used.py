@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.record import RunRecord
 
 
 def options_text(record: RunRecord) -> Text:

@@ -9,7 +9,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.record import RunRecord
 
 
 def reference_label(record: RunRecord) -> Text:

@@ -12,8 +12,8 @@ import math
 from textual_plotext import PlotextPlot
 
 from iotui.core import format as fmt
-from iotui.core.runs.compare_samples import time_series
-from iotui.core.runs.record import RunRecord
+from iotui.core.compare.samples import time_series
+from iotui.core.records.record import RunRecord
 
 _DIRECTION_COLORS = {"read": "cyan", "write": "magenta", "trim": "yellow"}
 

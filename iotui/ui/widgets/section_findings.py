@@ -6,8 +6,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from iotui.core.runs.findings import section_finding_lines
-from iotui.core.runs.record import RunRecord
+from iotui.core.records.findings import section_finding_lines
+from iotui.core.records.record import RunRecord
 
 
 def findings_text(record: RunRecord) -> Text:

@@ -9,7 +9,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from iotui.core import format as fmt
-from iotui.core.runs.record import RunRecord, section_directions, section_metric
+from iotui.core.records.record import RunRecord, section_directions, section_metric
 
 COLUMNS = ("section", "bs", "QD × jobs", "read IOPS", "write IOPS", "bandwidth", "mean", "p99")
 

@@ -20,7 +20,7 @@ from textual.reactive import reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
-from iotui.core.runs.series import Ring
+from iotui.core.series import Ring
 from iotui.ui.live import SeriesSpec, span_text, sparkline
 
 LABEL_WIDTH = 9

@@ -1,0 +1,44 @@
+"""What compare adds from the per-section findings: runs that never settled, desktop tables side by side,
+and each run's repeat group (the runs whose spread is the noise)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from iotui.core.records.desktop_table import desktop_compare_markdown, is_desktop_table
+from iotui.core.compare.repeat import siblings
+
+
+def never_settled(records: Sequence[Any], labels: Sequence[str]) -> list[str]:
+    """One sentence per run and section whose steady-state judgement is "not reached"."""
+    notes = []
+    for label, record in zip(labels, records):
+        unsettled = [
+            str(section.get("name", "?"))
+            for section in getattr(record, "sections", [])
+            if isinstance(section.get("steady"), dict) and section["steady"].get("reached") is False
+        ]
+        if unsettled:
+            where = ", ".join(unsettled)
+            notes.append(
+                f"Run {label} never settled in {where}: its figures were still moving when the section ended, "
+                "so a difference there may be the run's own drift."
+            )
+    return notes
+
+
+def desktop_side_by_side(records: Sequence[Any]) -> str:
+    """The desktop tables of the first two desktop-table runs side by side ("" when there are not two)."""
+    desktop = [record for record in records if is_desktop_table(record)]
+    return desktop_compare_markdown(desktop[0], desktop[1]) if len(desktop) >= 2 else ""
+
+
+def repeat_groups(records: Sequence[Any], candidates: Iterable[Any]) -> dict[str, list[Any]]:
+    """For each record of a ``--repeat`` group: its group's completed runs (record id -> runs)."""
+    pool = list(candidates)
+    groups = {}
+    for record in records:
+        runs = siblings(record, pool)
+        if len(runs) >= 2:
+            groups[record.id] = runs
+    return groups

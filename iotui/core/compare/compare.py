@@ -1,0 +1,343 @@
+"""Records -> a side-by-side comparison with noise-aware verdicts.
+
+The first record is the baseline ("a"); every other record gets a delta,
+a delta % and a verdict per metric against it: "better", "worse" or
+"same within noise". With per-interval samples in both runs the verdict
+comes from Welch's t-test on the interval values after warm-up (see
+:mod:`iotui.core.compare.stats`); without samples (imports, references) from a
+fixed 5 % threshold on the summary values. ``docs/compare.md`` says why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from iotui.core.compare.samples import WARMUP_FRACTION, WARMUP_S, steady_samples
+from iotui.core.compare.setup import SETUP_KEYS, setup_differences
+from iotui.core.records.record import RunRecord
+from iotui.core.records.schema import DIRECTIONS, RESPONSIVENESS_LEVELS
+from iotui.core.compare.repeat import repeat_values
+from iotui.core.compare.stats import welch_test
+
+__all__ = ["SETUP_KEYS", "Comparison", "compare_records", "setup_differences"]
+
+BETTER = "better"
+WORSE = "worse"
+SAME = "same within noise"
+
+MIN_SAMPLES = 5
+SIGNIFICANCE = 0.05
+# A statistically clear difference smaller than this is still called the same.
+MIN_EFFECT_PCT = 1.0
+# Runs without samples: a difference within this is called the same.
+THRESHOLD_PCT = 5.0
+
+METHOD_WELCH = "welch"
+METHOD_THRESHOLD = "threshold"
+METHOD_LEVEL = "level"
+METHOD_REPEATS = "repeats"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One compared figure: where it lives in the record and which way is better."""
+
+    group: str  # "read", "write", "trim", "cpu" or "pressure"
+    key: str  # key in [summary.<group>]
+    label: str
+    higher_is_better: bool
+    sample_value: Callable[[dict[str, Any]], float | None] | None = None
+
+
+def _sample_key(key: str) -> Callable[[dict[str, Any]], float | None]:
+    def read(sample: dict[str, Any]) -> float | None:
+        value = sample.get(key)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    return read
+
+
+def _iops_per_fio_core(sample: dict[str, Any]) -> float | None:
+    cores = sample.get("fio_cpu_cores")
+    iops = [sample.get(f"{d}_iops") for d in DIRECTIONS]
+    if not isinstance(cores, (int, float)) or cores <= 0 or not any(isinstance(v, (int, float)) for v in iops):
+        return None
+    return sum(float(v) for v in iops if isinstance(v, (int, float))) / cores
+
+
+def direction_metrics(direction: str) -> list[Metric]:
+    return [
+        Metric(direction, "iops", "IOPS", True, _sample_key(f"{direction}_iops")),
+        Metric(direction, "bw_bytes", "bandwidth", True, _sample_key(f"{direction}_bw_bytes")),
+        Metric(direction, "lat_mean_ns", "mean latency", False, _sample_key(f"{direction}_lat_mean_ns")),
+        Metric(direction, "lat_p50_ns", "p50 latency", False, _sample_key(f"{direction}_lat_p50_ns")),
+        Metric(direction, "lat_p99_ns", "p99 latency", False, _sample_key(f"{direction}_lat_p99_ns")),
+        Metric(direction, "lat_p99_9_ns", "p99.9 latency", False, _sample_key(f"{direction}_lat_p99_9_ns")),
+    ]
+
+
+CPU_METRICS = [
+    Metric("cpu", "user_pct", "CPU user", False, _sample_key("cpu_user_pct")),
+    Metric("cpu", "system_pct", "CPU system", False, _sample_key("cpu_system_pct")),
+    Metric("cpu", "fio_cpu_cores", "fio CPU (cores)", False, _sample_key("fio_cpu_cores")),
+    Metric("cpu", "iops_per_fio_core", "IOPS per fio core", True, _iops_per_fio_core),
+    Metric("cpu", "iops_per_busy_core", "IOPS per busy core", True, None),
+    Metric("cpu", "ctx_switches_per_s", "context switches/s", False, _sample_key("ctx_switches_per_s")),
+]
+RESPONSIVENESS = Metric("pressure", "responsiveness", "worst responsiveness", False, None)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One run's verdict against the baseline, and how it was reached."""
+
+    verdict: str | None  # BETTER, WORSE, SAME; None when either value is missing
+    method: str | None
+    p_value: float | None = None
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    """One metric across all runs; index 0 is the baseline."""
+
+    metric: Metric
+    values: tuple[Any, ...]
+    deltas: tuple[float | None, ...]
+    delta_pcts: tuple[float | None, ...]
+    verdicts: tuple[Verdict | None, ...]
+
+
+@dataclass
+class Comparison:
+    labels: list[str]
+    records: list[RunRecord]
+    rows: list[MetricRow]
+    setup: list[tuple[str, list[str | None]]] = field(default_factory=list)
+    # Runs with several sections: (section label, that section's comparison), in order.
+    sections: list[tuple[str, Comparison]] = field(default_factory=list)
+    # Sentences a reader needs beside the verdicts (paused runs, unmatched sections).
+    notes: list[str] = field(default_factory=list)
+
+    def row(self, group: str, key: str) -> MetricRow | None:
+        return next((r for r in self.rows if r.metric.group == group and r.metric.key == key), None)
+
+    def methods(self) -> set[str]:
+        return {v.method for r in self.rows for v in r.verdicts if v is not None and v.method}
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """Per group and metric: ``a``, ``b`` (``c``...), ``delta``, ``delta_pct``, ``verdict``
+        (b against a) and ``versus`` with the same for every later run."""
+        metrics: dict[str, dict[str, Any]] = {}
+        for row in self.rows:
+            entry: dict[str, Any] = {label: _json_number(value) for label, value in zip(self.labels, row.values)}
+            versus: dict[str, Any] = {}
+            for index in range(1, len(self.labels)):
+                verdict = row.verdicts[index]
+                versus[self.labels[index]] = {
+                    "delta": _json_number(row.deltas[index]),
+                    "delta_pct": _json_number(row.delta_pcts[index]),
+                    "verdict": verdict.verdict if verdict else None,
+                    "method": verdict.method if verdict else None,
+                    "p_value": _json_number(verdict.p_value) if verdict else None,
+                }
+            if len(self.labels) > 1:
+                entry.update({k: versus[self.labels[1]][k] for k in ("delta", "delta_pct", "verdict", "method", "p_value")})
+                entry["versus"] = versus
+            metrics.setdefault(row.metric.group, {})[row.metric.key] = entry
+        return {
+            "runs": [
+                {
+                    "label": label,
+                    "id": record.id,
+                    "title": str(record.run.get("title") or record.preset),
+                    "status": record.status,
+                    "path": str(record.path) if record.path else None,
+                    "source": record.run.get("source"),
+                    "samples": len(record.samples),
+                }
+                for label, record in zip(self.labels, self.records)
+            ],
+            "metrics": metrics,
+            "setup_differences": [{"key": key, "values": values} for key, values in self.setup],
+            "sections": [{"name": name, "metrics": part.to_json_dict()["metrics"]} for name, part in self.sections],
+            "notes": list(self.notes),
+            "method": {
+                "warmup_s": WARMUP_S,
+                "warmup_fraction": WARMUP_FRACTION,
+                "significance": SIGNIFICANCE,
+                "min_effect_pct": MIN_EFFECT_PCT,
+                "threshold_pct": THRESHOLD_PCT,
+            },
+        }
+
+
+def _json_number(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def run_labels(count: int) -> list[str]:
+    """a, b, ..., z, then r27, r28 ..."""
+    return [chr(ord("a") + i) if i < 26 else f"r{i + 1}" for i in range(count)]
+
+
+def _series(record: RunRecord, metric: Metric) -> list[float]:
+    if metric.sample_value is None:
+        return []
+    direction = metric.group if metric.group in DIRECTIONS else None
+    values = [metric.sample_value(sample) for sample in steady_samples(record, direction)]
+    return [v for v in values if v is not None and math.isfinite(v)]
+
+
+# -- verdicts ---------------------------------------------------------------------
+
+
+def _direction_word(difference: float, higher_is_better: bool) -> str:
+    return BETTER if (difference > 0) == higher_is_better else WORSE
+
+
+def _repeat_series(metric: Metric, runs: Sequence[RunRecord] | None) -> list[float] | None:
+    if not runs or len(runs) < 2 or metric.group not in DIRECTIONS:
+        return None
+    return repeat_values(runs, metric.group, metric.key)
+
+
+def _verdict(
+    metric: Metric, baseline: RunRecord, other: RunRecord, value_a: float, value_b: float,
+    repeats: Mapping[str, Sequence[RunRecord]] | None = None,
+) -> Verdict:
+    repeats = repeats or {}
+    runs_a = _repeat_series(metric, repeats.get(baseline.id))
+    runs_b = _repeat_series(metric, repeats.get(other.id))
+    same_group = baseline.run.get("repeat_group") == other.run.get("repeat_group")
+    if runs_a and runs_b and not same_group:
+        # Both sides were repeated: the spread between whole runs is the noise.
+        result = welch_test(runs_a, runs_b)
+        difference = result.mean_b - result.mean_a
+        scale = abs(result.mean_a) or abs(result.mean_b)
+        effect_pct = abs(difference) / scale * 100 if scale else 0.0
+        if result.p_value < SIGNIFICANCE and effect_pct >= MIN_EFFECT_PCT:
+            return Verdict(_direction_word(difference, metric.higher_is_better), METHOD_REPEATS, result.p_value)
+        return Verdict(SAME, METHOD_REPEATS, result.p_value)
+    series_a, series_b = _series(baseline, metric), _series(other, metric)
+    if len(series_a) >= MIN_SAMPLES and len(series_b) >= MIN_SAMPLES:
+        result = welch_test(series_a, series_b)
+        difference = result.mean_b - result.mean_a
+        scale = abs(result.mean_a) or abs(result.mean_b)
+        effect_pct = abs(difference) / scale * 100 if scale else 0.0
+        if result.p_value < SIGNIFICANCE and effect_pct >= MIN_EFFECT_PCT:
+            return Verdict(_direction_word(difference, metric.higher_is_better), METHOD_WELCH, result.p_value)
+        return Verdict(SAME, METHOD_WELCH, result.p_value)
+    difference = value_b - value_a
+    if value_a == 0:
+        pct = 0.0 if value_b == 0 else math.inf
+    else:
+        pct = abs(difference) / abs(value_a) * 100
+    if pct < THRESHOLD_PCT:
+        return Verdict(SAME, METHOD_THRESHOLD)
+    return Verdict(_direction_word(difference, metric.higher_is_better), METHOD_THRESHOLD)
+
+
+def _number(record: RunRecord, metric: Metric) -> float | None:
+    table = record.summary.get(metric.group, {})
+    value = table.get(metric.key)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    if metric.key == "bw_bytes" and value == 0 and table.get("iops"):
+        return None  # a published table gave IOPS only: zero bandwidth is "unknown"
+    return float(value)
+
+
+def _numeric_row(
+    metric: Metric, records: list[RunRecord], repeats: Mapping[str, Sequence[RunRecord]] | None = None
+) -> MetricRow | None:
+    values = [_number(record, metric) for record in records]
+    if all(v is None for v in values):
+        return None
+    baseline = values[0]
+    deltas: list[float | None] = [None]
+    pcts: list[float | None] = [None]
+    verdicts: list[Verdict | None] = [None]
+    for record, value in zip(records[1:], values[1:]):
+        if baseline is None or value is None:
+            deltas.append(None)
+            pcts.append(None)
+            verdicts.append(Verdict(None, None))
+            continue
+        deltas.append(value - baseline)
+        pcts.append((value - baseline) / abs(baseline) * 100 if baseline else None)
+        verdicts.append(_verdict(metric, records[0], record, baseline, value, repeats))
+    return MetricRow(metric, tuple(values), tuple(deltas), tuple(pcts), tuple(verdicts))
+
+
+def worst_responsiveness(record: RunRecord) -> str | None:
+    """The worst level reached: the pressure summary's, else the samples' worst."""
+    level = record.summary.get("pressure", {}).get("responsiveness")
+    levels = [s.get("responsiveness") for s in record.samples]
+    candidates = [x for x in [level, *levels] if x in RESPONSIVENESS_LEVELS]
+    if not candidates:
+        return None
+    return max(candidates, key=RESPONSIVENESS_LEVELS.index)
+
+
+def _responsiveness_row(records: list[RunRecord]) -> MetricRow | None:
+    levels = [worst_responsiveness(record) for record in records]
+    if all(level is None for level in levels):
+        return None
+    verdicts: list[Verdict | None] = [None]
+    for level in levels[1:]:
+        if levels[0] is None or level is None:
+            verdicts.append(Verdict(None, None))
+            continue
+        rank_a, rank_b = RESPONSIVENESS_LEVELS.index(levels[0]), RESPONSIVENESS_LEVELS.index(level)
+        word = SAME if rank_a == rank_b else (BETTER if rank_b < rank_a else WORSE)
+        verdicts.append(Verdict(word, METHOD_LEVEL))
+    empty = tuple([None] * len(records))
+    return MetricRow(RESPONSIVENESS, tuple(levels), empty, empty, tuple(verdicts))
+
+
+def compare_records(
+    records: list[RunRecord], repeats: Mapping[str, Sequence[RunRecord]] | None = None
+) -> Comparison:
+    """Compare every record against the first, section by section. Needs at least one record.
+
+    When every run has one section, those sections are compared whatever their
+    names; otherwise sections are matched by name and options
+    (:mod:`iotui.core.compare.sections`). Paused runs are named in ``notes``.
+    ``repeats`` maps a record's id to the runs of its ``--repeat`` group
+    (itself included); where both one-section runs have two or more, the
+    verdict uses the spread between those runs.
+    """
+    if not records:
+        raise ValueError("compare_records needs at least one record")
+    from iotui.core.compare.sections import compare_by_section, pause_notes
+
+    if all(len(record.sections) <= 1 for record in records):
+        comparison = _compare_flat(records, repeats)
+    else:
+        comparison = compare_by_section(records, _compare_flat)
+    comparison.notes = pause_notes(comparison.labels, records) + comparison.notes
+    return comparison
+
+
+def _compare_flat(records: list[RunRecord], repeats: Mapping[str, Sequence[RunRecord]] | None = None) -> Comparison:
+    """Every record's one section against the first's (``repeats``: see :func:`compare_records`)."""
+    rows: list[MetricRow] = []
+    for direction in DIRECTIONS:
+        if not any(direction in record.summary for record in records):
+            continue
+        for metric in direction_metrics(direction):
+            row = _numeric_row(metric, records, repeats)
+            if row is not None:
+                rows.append(row)
+    for metric in CPU_METRICS:
+        row = _numeric_row(metric, records)
+        if row is not None:
+            rows.append(row)
+    responsiveness = _responsiveness_row(records)
+    if responsiveness is not None:
+        rows.append(responsiveness)
+    return Comparison(run_labels(len(records)), list(records), rows, setup_differences(records))

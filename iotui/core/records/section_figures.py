@@ -1,0 +1,87 @@
+"""Host figures per section: CPU, context switches, interrupts, IOPS per core, responsiveness.
+
+Each section gets the host figures of its own seconds only (the samples that
+belong to it, paused ones left out), so a read section followed by a write
+section never averages the two: ``iops_per_fio_core`` is that section's IOPS
+over the fio cores measured while it ran.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from iotui.core.host.section_pressure import pressure_from_samples
+from iotui.core.records.record import section_total_iops
+
+# Sample key -> section cpu key (means over the section's samples).
+_CPU_MEANS = (
+    ("cpu_user_pct", "user_pct"),
+    ("cpu_system_pct", "system_pct"),
+    ("cpu_iowait_pct", "iowait_pct"),
+    ("ctx_switches_per_s", "ctx_switches_per_s"),
+    ("interrupts_per_s", "interrupts_per_s"),
+    ("fio_cpu_cores", "fio_cpu_cores"),
+)
+
+
+def _numbers(values: Iterable[Any]) -> list[float]:
+    return [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+
+
+def _mean(values: Iterable[Any]) -> float | None:
+    present = _numbers(values)
+    return sum(present) / len(present) if present else None
+
+
+def assign_sections(
+    sections: list[dict[str, Any]], rows: list[dict[str, Any]], row_groupids: list[int | None]
+) -> None:
+    """Give each sample row the index of its section (by fio's groupid); unknown ones stay unassigned."""
+    index_of = {section.get("groupid"): index for index, section in enumerate(sections)}
+    for row, groupid in zip(rows, row_groupids):
+        if groupid in index_of:
+            row["section"] = index_of[groupid]
+        elif len(sections) == 1:
+            row["section"] = 0
+
+
+def section_host_figures(
+    section: dict[str, Any], rows: list[dict[str, Any]], busy_cores: list[float | None]
+) -> None:
+    """Fill ``section`` with its seconds' host CPU, IOPS per core, time span and pressure.
+
+    ``rows`` are the section's sample rows and ``busy_cores`` the host's busy
+    cores at each of them (same order); paused rows are left out.
+    """
+    kept = [(row, busy) for row, busy in zip(rows, busy_cores) if not row.get("paused")]
+    if not kept:
+        return
+    kept_rows = [row for row, _ in kept]
+    section["t_start_s"] = round(float(kept_rows[0]["t_s"]) - float(kept_rows[0].get("dt_s", 0.0)), 3)
+    section["t_end_s"] = round(float(kept_rows[-1]["t_s"]), 3)
+    cpu = dict(section.get("cpu") or {})
+    for sample_key, cpu_key in _CPU_MEANS:
+        value = _mean(row.get(sample_key) for row in kept_rows)
+        if value is not None:
+            cpu[cpu_key] = value
+    iops = section_total_iops(section)
+    fio_cores = cpu.get("fio_cpu_cores")
+    if fio_cores:
+        cpu["iops_per_fio_core"] = iops / fio_cores
+    busy = _mean(b for _, b in kept)
+    if busy:
+        cpu["iops_per_busy_core"] = iops / busy
+    if cpu:
+        section["cpu"] = cpu
+    pressure = section_pressure(kept_rows)
+    if pressure:
+        section["pressure"] = pressure
+
+
+def section_pressure(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The worst responsiveness level over these samples, its cause, and each signal's maximum.
+
+    The same rules as the run's ``[pressure]`` (iotui/core/host/section_pressure.py); the
+    recorder adds each cause's threshold once the run's baselines are known.
+    """
+    return pressure_from_samples(rows, {})
