@@ -431,3 +431,20 @@ def test_real_fio_normal_report_equals_its_own_json(tmp_path: Path) -> None:
     assert record.summary["cpu"]["fio_cpu_cores"] == pytest.approx((fio["usr_cpu"] + fio["sys_cpu"]) / 100 * 2, abs=0.01)
     assert record.options["rw"] == "randrw" and record.run["tool_version"].startswith("fio-3")
 
+
+def test_a_run_longer_than_any_calendar_is_refused_naming_the_file(tmp_path: Path) -> None:
+    # A damaged report's runtime (2**62 ms, within 64 bits) reaches back before year 1 from any end: no start
+    # time can be counted back, so the file is refused with a sentence, not an OverflowError.
+    document = _raw_json(FIO_2_JSON)
+    document.pop("timestamp_ms", None)
+    document.pop("timestamp", None)
+    for job in document["jobs"]:
+        for direction in ("read", "write", "trim"):
+            if direction in job:
+                job[direction]["runtime"] = 2**62
+    damaged = tmp_path / "damaged.json"
+    damaged.write_text(json.dumps(document))
+    with pytest.raises(ImportRefused) as refusal:
+        import_fio_runs(damaged)
+    assert str(refusal.value).startswith(f"{damaged}: the run's length")
+    assert "before any calendar date" in str(refusal.value)

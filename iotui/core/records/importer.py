@@ -73,6 +73,28 @@ def import_fio_runs(path: Path | str) -> list[ImportedRun]:
 
 def runs_from_bytes(path: Path, raw: bytes) -> list[ImportedRun]:
     """The runs in a file's content, already read (``path`` names it in records and refusals)."""
+    try:
+        return _runs_from_bytes(path, raw)
+    except _BeyondTheCalendar as error:
+        raise ImportRefused(f"{path}: {error}") from None
+
+
+class _BeyondTheCalendar(Exception):
+    """A run's length that no start time can be counted back for (a report's garbage)."""
+
+
+def _counted_back(moment: dt.datetime, duration_s: float) -> dt.datetime:
+    """``moment`` less the run's length; a length past any calendar date is refused."""
+    try:
+        return moment - dt.timedelta(seconds=duration_s)
+    except (OverflowError, ValueError):
+        raise _BeyondTheCalendar(
+            f"the run's length, {duration_s:g} s by its report, reaches back before any calendar date; "
+            "the report is damaged."
+        ) from None
+
+
+def _runs_from_bytes(path: Path, raw: bytes) -> list[ImportedRun]:
     if not raw.strip():
         raise ImportRefused(f"{path}: the file is empty.")
     # Names from elsewhere (job names, fio's messages) reach a terminal and the record: no escapes.
@@ -191,7 +213,7 @@ def _started(
         if started is not None and started.year >= 2000:
             return started, None
     mtime = file_mtime or dt.datetime.now(dt.timezone.utc)
-    return (mtime - dt.timedelta(seconds=duration_s)).replace(microsecond=0), "file-mtime"
+    return _counted_back(mtime, duration_s).replace(microsecond=0), "file-mtime"
 
 
 def _options(final: dict[str, Any]) -> dict[str, str]:
@@ -366,7 +388,7 @@ def _finish(record: RunRecord, path: Path, raw: bytes, index: int) -> RunRecord:
     if started is None or started.year < 2000:  # no clock in the file: its modification time, marked
         mtime = _mtime(path) or dt.datetime.now(dt.timezone.utc)
         duration_s = float(record.run.get("duration_s") or 0.0)
-        record.run["started"] = (mtime - dt.timedelta(seconds=duration_s)).replace(microsecond=0)
+        record.run["started"] = _counted_back(mtime, duration_s).replace(microsecond=0)
         record.run["started_source"] = "file-mtime"
     digest = hashlib.sha256(raw + f"\0{index}".encode()).hexdigest()
     record.run["id"] = digest[:16]
