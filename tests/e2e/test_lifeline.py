@@ -143,6 +143,10 @@ async def test_paused_hosts_are_not_judged_silent_and_each_counts_the_pause(tmp_
     )
     running = asyncio.ensure_future(session.run())
     await asyncio.wait_for(paused.wait(), 30)
+    for _ in range(100):  # the line is on its way: each lifeline stops its fio a moment later
+        if sorted(_state(pid) for host in hosts for pid in _fio_in(tmp_path / host)) == ["T", "T"]:
+            break
+        await asyncio.sleep(0.05)
     assert sorted(_state(pid) for host in hosts for pid in _fio_in(tmp_path / host)) == ["T", "T"]
     await asyncio.sleep(2.5)
     assert session.resume()

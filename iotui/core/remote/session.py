@@ -122,10 +122,8 @@ class MultiHostSession(EventLog):
         True once the line went to every host still running; each host's pause is counted
         from now in its own log, as a local run counts its own.
         """
-        if self.paused:
-            return True
-        if self.released_at is None or self.stop_requested:
-            return False
+        if self.paused or self.released_at is None or self.stop_requested:
+            return self.paused
         now = time.monotonic()
         at_s = self.now_s()
         told = False
@@ -349,7 +347,7 @@ class MultiHostSession(EventLog):
             _keep_line(state, text)
             self._log("stderr", f"{host}: {text}")
         elif isinstance(event, HostPaused):
-            self._log("iotui", f"{host}: fio {'paused' if event.paused else 'resumed'}")
+            pass  # the pause is counted from the line's sending, the same moment on every host
         elif isinstance(event, HostEnded):
             state.ended = True
             state.returncode = event.returncode
