@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from iotui.core.fio.intervals import DirectionTotals
-from iotui.core.runs.pauses import _Lost, _unpaused_latency
+from iotui.core.runs.pauses import _Lost, unpaused_latency
 
 
 def test_bin_values_never_lie_outside_fios_own_min_and_max() -> None:
@@ -15,7 +15,7 @@ def test_bin_values_never_lie_outside_fios_own_min_and_max() -> None:
         bins={100_352: 10, 1_003_520: 10, 24_248_320: 10},
     )
     table: dict = {"iops": 10.0, "lat_max_ns": 24_172_711}
-    _unpaused_latency(table, totals, _Lost(clat_n=10, clat_sum_ns=10 * 1000.0, bins={100_352: 10}))
+    unpaused_latency(table, totals, _Lost(clat_n=10, clat_sum_ns=10 * 1000.0, bins={100_352: 10}))
     assert table["lat_source"] == "bins-unpaused"
     assert table["lat_max_ns"] == 24_172_711
     assert table["lat_min_ns"] == 1_003_520  # the fastest unpaused bucket, above fio's min

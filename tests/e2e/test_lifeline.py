@@ -8,7 +8,9 @@ import os
 import pytest
 
 from iotui.core.fio.status import FioDocument
-from iotui.core.remote.lifeline import HostEnded, HostReady, HostRunner
+from iotui.core.remote import session as remote_session
+from iotui.core.remote.lifeline import HostEnded, HostPaused, HostReady, HostRunner
+from iotui.core.remote.plan import RemotePlan
 
 pytestmark = pytest.mark.fio
 
@@ -85,3 +87,74 @@ async def test_the_private_directory_is_mode_0700(tmp_path):
             assert os.listdir(event.directory) == ["iotui.fio-test"]
             await runner.stop()
     assert list(tmp_path.iterdir()) == []
+
+
+def _state(pid: str) -> str:
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rpartition(")")[2].split()[0]
+
+
+async def test_pause_and_resume_stop_and_continue_fio_and_a_stop_while_paused_still_ends_it(tmp_path):
+    runner = HostRunner(LOCAL_SHELL, "local", str(tmp_path), JOB)
+    assert not runner.pause()  # nothing to pause before the barrier
+    await runner.start()
+    events = runner.events()
+
+    async def next_of(kind):
+        async for event in events:
+            if isinstance(event, HostReady):
+                assert not runner.pause()  # not yet released: fio is not running
+                runner.release()
+            if isinstance(event, kind):
+                return event
+        raise AssertionError(f"no {kind.__name__}")
+
+    await asyncio.wait_for(next_of(FioDocument), 30)
+    [fio] = _fio_in(tmp_path)
+    assert runner.pause()
+    assert (await asyncio.wait_for(next_of(HostPaused), 10)).paused
+    assert _state(fio) == "T"
+    assert runner.resume()
+    assert not (await asyncio.wait_for(next_of(HostPaused), 10)).paused
+    assert _state(fio) != "T"
+    await asyncio.wait_for(next_of(FioDocument), 10)  # it reports again
+    assert runner.pause()
+    assert (await asyncio.wait_for(next_of(HostPaused), 10)).paused
+    await runner.stop()  # continued so that SIGINT reaches it: its final report, then its exit
+    ended = await asyncio.wait_for(next_of(HostEnded), 10)
+    assert ended.exit_status in (0, 128)
+    assert _fio_in(tmp_path) == [] and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+async def test_paused_hosts_are_not_judged_silent_and_each_counts_the_pause(tmp_path, monkeypatch):
+    # The silence limit made 1 s, so that a pause of 2.5 s would fail both hosts if it were judged.
+    monkeypatch.setattr(remote_session, "STALL_S", 1.0)
+    hosts = ["a", "b"]
+    job = [arg for arg in JOB if not arg.startswith("--runtime")] + ["--runtime=3"]
+    for host in hosts:
+        (tmp_path / host).mkdir()
+    plan = RemotePlan(preset_name="t", title="", hosts=hosts, ssh=[], target=None, fio_args=job, options={})
+    paused = asyncio.Event()
+    session = remote_session.MultiHostSession(
+        plan, runs_dir=None, runner_factory=lambda host: HostRunner(LOCAL_SHELL, host, str(tmp_path / host), job),
+        on_event=lambda event: isinstance(event, remote_session.AggregateUpdate) and not paused.is_set()
+        and session.pause() and paused.set(),
+    )
+    running = asyncio.ensure_future(session.run())
+    await asyncio.wait_for(paused.wait(), 30)
+    for _ in range(100):  # the line is on its way: each lifeline stops its fio a moment later
+        if sorted(_state(pid) for host in hosts for pid in _fio_in(tmp_path / host)) == ["T", "T"]:
+            break
+        await asyncio.sleep(0.05)
+    assert sorted(_state(pid) for host in hosts for pid in _fio_in(tmp_path / host)) == ["T", "T"]
+    await asyncio.sleep(2.5)
+    assert session.resume()
+    record = await asyncio.wait_for(running, 30)
+    assert record.status == "completed", record.warnings
+    assert record.paused_s == pytest.approx(2.5, abs=0.3)
+    for host in record.hosts:
+        assert "failed_at_s" not in host
+        assert host["paused_s"] == pytest.approx(record.paused_s, abs=0.05)
+        assert host["sections"][0]["paused_s"] == pytest.approx(host["paused_s"], abs=0.01)
+    assert [_fio_in(tmp_path / host) for host in hosts] == [[], []]

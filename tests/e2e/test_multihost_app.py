@@ -1,6 +1,7 @@
-"""The app during a run on two hosts (a private sshd on loopback, real fio), ended from outside:
-SIGHUP (the SSH session to the app dropped) and SIGTERM stop fio on every host and keep the
-record as stopped; SIGKILL leaves no ssh client and no remote fio behind either."""
+"""The app during a run on two hosts (a private sshd on loopback, real fio): p pauses and resumes
+fio on every host (stopped there, the pause in each host's record and the run's); ended from
+outside, SIGHUP (the SSH session to the app dropped, here while paused) and SIGTERM stop fio on
+every host and keep the record as stopped; SIGKILL leaves no ssh client and no remote fio behind."""
 
 from __future__ import annotations
 
@@ -38,6 +39,9 @@ size = "4M"
 runtime = 60
 time_based = ""
 """
+# 4 s of work at 200 IOPS, one section: a pause of about 3 s in the middle of it.
+SHORT_PRESET = HELD_PRESET.replace('name = "held"', 'name = "short"').replace("runtime = 60", "runtime = 4")
+PAUSE_S = 3.0
 
 
 @pytest.fixture(scope="module")
@@ -74,16 +78,26 @@ def _wait_until(condition, within_s: float, what: str) -> None:
         time.sleep(0.05)
 
 
-def _app_on_two_hosts(sshd, tmp_path: Path) -> tuple[Terminal, Path, Path]:
+def _state(pid: int) -> str:
+    """The process's state letter in /proc/PID/stat (``T``: stopped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "gone"
+    return stat.rpartition(")")[2].split()[0]
+
+
+def _app_on_two_hosts(sshd, tmp_path: Path, preset: str = "held") -> tuple[Terminal, Path, Path]:
     target = tmp_path / "target"
     target.mkdir()
     runs_dir = tmp_path / "runs"
     presets = tmp_path / "config" / "iotui" / "presets"
     presets.mkdir(parents=True)
     (presets / "held.toml").write_text(HELD_PRESET)
+    (presets / "short.toml").write_text(SHORT_PRESET)
     env = terminal_env(XDG_CONFIG_HOME=str(tmp_path / "config"), IOTUI_SSH=sshd.ssh_command)
     terminal = Terminal([sys.executable, "-m", "iotui", "--runs-dir", str(runs_dir), "--target", str(target),
-                         "--preset", "held"], env, REPO, columns=100, rows=40)
+                         "--preset", preset], env, REPO, columns=100, rows=40)
     terminal.wait_for(_shows("--status-interval"), 60, "Home's fio command")
     terminal.press(b"o")
     terminal.pump(0.3)
@@ -106,8 +120,9 @@ def test_a_signal_to_the_app_stops_every_host_and_keeps_the_record(sshd, tmp_pat
     try:
         if signum == signal.SIGHUP:
             mark = len(terminal.received)
-            terminal.press(b"p")  # hosts are not paused (one paused host would skew the aggregate)
-            terminal.wait_for(_shows("could not be paused"), 10, "the screen saying so", since=mark)
+            terminal.press(b"p")  # every host paused: the stop below must still end its fio
+            terminal.wait_for(_shows("PAUSED (p resumes)"), 10, "the run shown paused", since=mark)
+            _wait_until(lambda: {_state(pid) for pid in _fio_under(target)} == {"T"}, 5.0, "fio stopped on each host")
         terminal.process.send_signal(signum)
         try:
             terminal.process.wait(GONE_WITHIN_S)
@@ -135,3 +150,47 @@ def test_sigkill_of_the_app_leaves_no_ssh_client_and_no_remote_fio(sshd, tmp_pat
         _wait_until(lambda: not _ssh_clients(sshd.port), 5.0, "an ssh client still running")
     finally:
         terminal.close()
+
+
+def test_p_pauses_and_resumes_every_host_and_the_record_counts_the_pause(sshd, tmp_path: Path) -> None:
+    terminal, target, runs_dir = _app_on_two_hosts(sshd, tmp_path, preset="short")
+    try:
+        fio = _fio_under(target)
+        assert len(fio) == 2 and {_state(pid) for pid in fio} != {"T"}
+        mark = len(terminal.received)
+        terminal.press(b"p")
+        terminal.wait_for(_shows("PAUSED (p resumes)"), 10, "the run shown paused", since=mark)
+        _wait_until(lambda: {_state(pid) for pid in fio} == {"T"}, 5.0, "fio stopped (T) on both hosts")
+        paused_at = time.monotonic()
+        terminal.pump(PAUSE_S - (time.monotonic() - paused_at))
+        assert {_state(pid) for pid in fio} == {"T"}  # still stopped: nothing resumed it, no host failed
+        terminal.press(b"p")
+        _wait_until(lambda: "T" not in {_state(pid) for pid in fio}, 5.0, "fio running again on both hosts")
+        resumed_at = time.monotonic()
+        _wait_until(lambda: list(runs_dir.glob("*.toml")) != [], 60, "the record saved")
+        shown = screen_text(bytes(terminal.received))
+        _wait_until(lambda: not _fio_under(target), 5.0, "fio still running on a host")
+    finally:
+        terminal.close()
+    assert "Traceback" not in shown and "no report from" not in shown
+    record = load_record(next(runs_dir.glob("*.toml")))
+    assert record.status == "completed"
+    paused_s = resumed_at - paused_at
+    # The key presses took their effect within the waits above: the pause lasted about as long.
+    assert record.paused_s == pytest.approx(paused_s, abs=0.6)
+    assert len(record.pauses) == 1
+    assert [host["name"] for host in record.hosts] == list(HOSTS[:2])
+    for host in record.hosts:
+        assert "failed_at_s" not in host
+        assert host["paused_s"] == pytest.approx(record.paused_s, abs=0.2)
+        assert host["sections"][0]["paused_s"] == pytest.approx(host["paused_s"], abs=0.01)
+        assert any(sample.get("paused") for sample in host["samples"])
+        write = host["sections"][0]["write"]
+        # The rate limit holds while running: IOPS over the unpaused time, fio's own over the whole.
+        assert 170 <= write["iops"] <= 230, write
+        assert write["fio"]["iops"] < write["iops"]
+    aggregate = record.sections[0]["write"]
+    assert record.sections[0]["paused_s"] == pytest.approx(record.paused_s, abs=0.2)
+    assert aggregate["iops"] == pytest.approx(sum(h["sections"][0]["write"]["iops"] for h in record.hosts))
+    assert aggregate["lat_source"] == "bins-unpaused"
+    assert list(target.iterdir()) == []

@@ -160,6 +160,8 @@ HOSTS_KEYS: Spec = {
     "failed_at_s": (NUMBER, False),
     "clock_offset_ms": (NUMBER, False),
     "port": ((int,), False),
+    "paused_s": (NUMBER, False),
+    "pauses": ((list,), False),
     "sections": ((list,), False),
     "samples": ((list,), False),
 }
@@ -320,13 +322,13 @@ def check_samples(samples: Any, where: str, prefix: str, section_count: int) -> 
         _check_level(sample.get("responsiveness"), where, f"{name}.responsiveness")
 
 
-def check_pauses(pauses: Any, where: str) -> None:
+def check_pauses(pauses: Any, where: str, name: str = "pauses") -> None:
     if not isinstance(pauses, list):
-        raise RecordError(f"{where}: 'pauses' should be an array of tables.")
+        raise RecordError(f"{where}: '{name}' should be an array of tables.")
     for index, pause in enumerate(pauses):
         if not isinstance(pause, dict):
-            raise RecordError(f"{where}: pauses[{index}] should be a table.")
-        check_spec(pause, PAUSE_KEYS, where, f"pauses[{index}]")
+            raise RecordError(f"{where}: {name}[{index}] should be a table.")
+        check_spec(pause, PAUSE_KEYS, where, f"{name}[{index}]")
 
 
 def check_hosts(hosts: Any, where: str) -> None:
@@ -337,6 +339,7 @@ def check_hosts(hosts: Any, where: str) -> None:
         if not isinstance(host, dict):
             raise RecordError(f"{where}: {name} should be a table.")
         check_spec(host, HOSTS_KEYS, where, name)
+        check_pauses(host.get("pauses", []), where, f"{name}.pauses")
         check_sections(host.get("sections", []), where, f"{name}.sections")
         check_samples(host.get("samples", []), where, f"{name}.samples", len(host.get("sections", [])))
 

@@ -4,12 +4,16 @@ On the host it makes a private directory (``mktemp -d``, mode 0700) inside the
 target, lays the test files out there (``fio --create_only=1``), says
 ``IOTUI-READY`` and waits for ``go`` on stdin (the start barrier). Then it
 runs fio with ``--thread`` in that directory. The end of stdin, or any other
-line on it, stops fio with SIGINT (fio writes its final report); if fio is
+line on it but ``pause`` and ``resume``, stops fio with SIGINT (fio writes its final report); if fio is
 still there 1.5 s later it is killed. SIGINT, SIGTERM or SIGHUP to the
 lifeline do the same. Writes to a closed ssh channel fail instead of killing
 the shell, so the clean-up always runs. In every ending the directory
 and the test files in it are removed before ``IOTUI-EXIT status`` is said.
 Markers go to stderr so they never land inside a JSON document.
+
+``pause`` and ``resume`` on stdin stop and continue fio (SIGSTOP, SIGCONT; with
+``--thread`` fio is one process) and are acknowledged with ``IOTUI-PAUSED`` and
+``IOTUI-RESUMED``; a stop continues a paused fio so that it can write its report.
 
 So when iotui dies, even by SIGKILL, ssh's stdin closes, the remote shell
 reads end-of-file and fio stops: no remote fio outlives iotui.
@@ -32,6 +36,8 @@ READY_MARK = "IOTUI-READY"
 FIO_MARK = "IOTUI-FIO"
 EXIT_MARK = "IOTUI-EXIT"
 ERROR_MARK = "IOTUI-ERROR"
+PAUSED_MARK = "IOTUI-PAUSED"
+RESUMED_MARK = "IOTUI-RESUMED"
 STOP_GRACE_S = 1.5
 READ_CHUNK_BYTES = 64 * 1024
 
@@ -47,6 +53,7 @@ halt() {
   stop=1
   if [ -n "$pid" ]; then
     kill -INT "$pid" 2>/dev/null
+    kill -CONT "$pid" 2>/dev/null
     [ -n "$k" ] || { ( sleep 1.5; kill -KILL "$pid" ) >/dev/null 2>&1 & k=$!; }
   fi
 }
@@ -56,7 +63,18 @@ trap '' PIPE
 cd "$d" || { cleanup; echo "IOTUI-ERROR cannot enter $d" >&2; exit 97; }
 exec 3<&0 </dev/null
 me=$$
-( while IFS= read -r l <&3; do [ "$l" = go ] || break; kill -USR1 "$me"; done; kill -TERM "$me" ) >/dev/null 2>&1 &
+# The watcher: go releases fio; pause and resume stop and continue it (the whole process: fio
+# runs with --thread) and are acknowledged on stderr; end-of-file or any other line stops the run.
+( while IFS= read -r l <&3; do
+    case "$l" in
+      go) kill -USR1 "$me" ;;
+      pause|resume)
+        f=; read -r f < .iotui-fio 2>/dev/null
+        if [ "$l" = pause ]; then s=STOP m=IOTUI-PAUSED; else s=CONT m=IOTUI-RESUMED; fi
+        [ -n "$f" ] && kill -"$s" "$f" 2>/dev/null && echo "$m" >&4 ;;
+      *) break ;;
+    esac
+  done; kill -TERM "$me" ) 4>&2 >/dev/null 2>&1 &
 w=$!
 exec 3<&-
 finish() {
@@ -69,6 +87,7 @@ finish() {
 run() {
   ( trap - PIPE; exec fio "$@" ) &
   pid=$!
+  echo "$pid" > .iotui-fio
   [ -n "$stop" ] && halt
   wait "$pid"; status=$?
   # A trap interrupts wait (status > 128); waiting again gives fio's own status.
@@ -78,6 +97,7 @@ run() {
     status=$again
   done
   pid=
+  rm -f .iotui-fio
   [ -n "$k" ] && kill "$k" 2>/dev/null
   k=
 }
@@ -118,6 +138,13 @@ class HostLine:
 
 
 @dataclass(frozen=True)
+class HostPaused:
+    """The lifeline says fio is stopped (``paused``) or running again (not ``paused``)."""
+
+    paused: bool
+
+
+@dataclass(frozen=True)
 class HostEnded:
     """The ssh process ended; ``exit_status`` is fio's, when the lifeline said it."""
 
@@ -125,7 +152,7 @@ class HostEnded:
     exit_status: int | None
 
 
-HostEvent = HostReady | FioDocument | FioText | HostLine | HostEnded
+HostEvent = HostReady | FioDocument | FioText | HostLine | HostPaused | HostEnded
 
 
 def over_limit_line(host: str, stream: str) -> str:
@@ -205,6 +232,8 @@ class HostRunner:
         elif line.startswith(FIO_MARK):
             value = line[len(FIO_MARK):].strip()
             self.fio_pid = int(value) if value.isascii() and value.isdigit() and len(value) <= 10 else None
+        elif line in (PAUSED_MARK, RESUMED_MARK):
+            self._queue.put_nowait(HostPaused(line == PAUSED_MARK))
         elif line.startswith(EXIT_MARK):
             value = line[len(EXIT_MARK):].strip()
             self.exit_status = int(value) if value.isascii() and value.isdigit() and len(value) <= 3 else None
@@ -256,6 +285,25 @@ class HostRunner:
             self.released = True
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+    def pause(self) -> bool:
+        """Ask the lifeline to stop fio; whether the line was written (its word comes as :class:`HostPaused`)."""
+        return self._say(b"pause\n")
+
+    def resume(self) -> bool:
+        return self._say(b"resume\n")
+
+    def _say(self, line: bytes) -> bool:
+        # Only between the barrier and the stop: before it fio is not running, after it any line ends the run.
+        if self.process is None or self.process.stdin is None or self._stopping or not self.released:
+            return False
+        if self.process.returncode is not None:
+            return False
+        try:
+            self.process.stdin.write(line)
+        except (BrokenPipeError, ConnectionResetError, RuntimeError):
+            return False
+        return True
 
     async def stop(self, grace_s: float = STOP_GRACE_S + 1.0) -> None:
         """A line (after release) or end-of-file on stdin; ssh killed if it lingers."""

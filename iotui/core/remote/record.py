@@ -18,6 +18,7 @@ from iotui.core.remote.alignment import RUNTIME_SLACK_S, HostDeriver, job_runtim
 from iotui.core.remote.plan import RemotePlan
 from iotui.core.remote.transport import HostFacts
 from iotui.core.fio.sections import SectionTracker
+from iotui.core.runs.pauses import PauseLog, unpause_sections
 from iotui.core.records.record import RunRecord
 from iotui.core.records.section_figures import assign_sections
 from iotui.core.host.identity import host_identity
@@ -47,6 +48,8 @@ class HostState:
     failed_at_s: float | None = None
     # Failed for silence: how long nothing came from it (not for an exit of its own).
     silent_s: float | None = None
+    # Its pauses, counted from when its lifeline was told, as a local run counts its own.
+    pause_log: PauseLog = field(default_factory=PauseLog)
 
     def __post_init__(self) -> None:
         self.deriver = HostDeriver(self.name)
@@ -94,6 +97,11 @@ def _host_entry(state: HostState) -> dict[str, Any]:
     entry["sections"] = host_sections(state.last_document) if state.last_document else []
     entry["samples"] = [dict(sample) for sample in state.samples]
     assign_sections(entry["sections"], entry["samples"], state.sample_groupids)
+    if state.pause_log.pauses:
+        entry["paused_s"] = round(state.pause_log.paused_s, 3)
+        entry["pauses"] = [dict(pause) for pause in state.pause_log.pauses]
+        # Its figures leave the paused time out, fio's own kept under each direction's "fio".
+        unpause_sections(entry["sections"], entry["samples"], state.pause_log, state.last_document or {})
     return entry
 
 
@@ -111,6 +119,7 @@ def build_record(
     release_spread_ms: float | None,
     row_groupids: list[int | None] | None = None,
     ended_by: str | None = None,
+    pauses: list[dict[str, float]] | None = None,
 ) -> RunRecord:
     failed = [s.name for s in states.values() if s.failed_at_s is not None]
     completed = {s.name: s.last_document for s in states.values() if s.completed and s.last_document is not None}
@@ -128,7 +137,10 @@ def build_record(
         status = "completed"
     versions = {s.name: s.facts.tool_version for s in states.values() if s.facts is not None}
     first_version = next(iter(versions.values()), "unknown")
-    sections = aggregate_sections(completed) if completed else []
+    entries = [_host_entry(state) for state in states.values()]
+    own_sections = {entry["name"]: entry["sections"] for entry in entries if entry["name"] in completed}
+    pause_logs = {name: states[name].pause_log for name in completed}
+    sections = aggregate_sections(completed, own_sections, pause_logs) if completed else []
     rows = [dict(row) for row in rows]
     assign_sections(sections, rows, row_groupids or [])
     starts = [start for start in (s.start_ms() for s in states.values()) if start is not None]
@@ -149,6 +161,8 @@ def build_record(
     }
     if stop_requested:
         run["ended_by"] = ended_by or "user"
+    if pauses:
+        run["paused_s"] = round(sum(pause["duration_s"] for pause in pauses), 3)
     if len(starts) > 1:
         run["start_spread_ms"] = round(max(starts) - min(starts), 1)
     if release_spread_ms is not None:
@@ -168,7 +182,8 @@ def build_record(
         samples=rows,
         messages=messages,
         sections=sections,
-        hosts=[_host_entry(state) for state in states.values()],
+        hosts=entries,
+        pauses=[dict(pause) for pause in pauses or []],
     )
     for code, message in plan.warnings:
         record.add_warning(code, message)

@@ -22,9 +22,10 @@ from iotui.core.heap import hold_for_run, release_after_run
 from iotui.core.remote.connections import CONNECT_CONCURRENCY
 from iotui.core.remote.alignment import AggregateSample, Aligner, HostInterval
 from iotui.core.remote.document_check import checked_document
-from iotui.core.remote.lifeline import HostEnded, HostLine, HostReady, HostRunner
+from iotui.core.remote.lifeline import HostEnded, HostLine, HostPaused, HostReady, HostRunner
 from iotui.core.remote.plan import RemotePlan
 from iotui.core.remote.record import STALL_S, HostState, build_record
+from iotui.core.runs.pauses import PauseLog
 from iotui.core.records.record import RunRecord
 from iotui.core.records.history_index import save_indexed
 from iotui.core.records.schema import RecordError
@@ -97,6 +98,11 @@ class MultiHostSession(EventLog):
         self._failure: str | None = None
         self._starting_closed = False
         self._last_tick_s: float | None = None
+        # The run's pauses (every host's are its own, in its HostState); while paused, and
+        # until a host's first document after the resume, no host is judged silent.
+        self.pause_log = PauseLog()
+        self.paused = False
+        self._resumed_at_s = 0.0
 
     # -- control ------------------------------------------------------------
     def request_stop(self, ended_by: str = "user") -> None:
@@ -111,11 +117,44 @@ class MultiHostSession(EventLog):
                 asyncio.ensure_future(state.runner.stop())
 
     def pause(self) -> bool:
-        """Hosts are not paused (a pause on one host would skew the aggregate)."""
-        return False
+        """Pause fio on every running host (a line to each lifeline: SIGSTOP there).
+
+        True once the line went to every host still running; each host's pause is counted
+        from now in its own log, as a local run counts its own.
+        """
+        if self.paused or self.released_at is None or self.stop_requested:
+            return self.paused
+        now = time.monotonic()
+        at_s = self.now_s()
+        told = False
+        for state in self.states.values():
+            if state.runner is None or state.ended or state.failed_at_s is not None:
+                continue
+            if state.runner.pause():
+                state.pause_log.pause(now, at_s)
+                told = True
+        if told:
+            self.paused = True
+            self.pause_log.pause(now, at_s)
+            self._log("iotui", "paused every host")
+        return self.paused
 
     def resume(self) -> bool:
-        return False
+        """Resume every paused host; its pause lasted until now."""
+        if not self.paused:
+            return True
+        now = time.monotonic()
+        for state in self.states.values():
+            if state.pause_log.is_paused:
+                if state.runner is not None:
+                    # A host whose ssh is gone cannot be told; its pause ends here all the same.
+                    state.runner.resume()
+                state.pause_log.resume(now)
+        self.paused = False
+        self.pause_log.resume(now)
+        self._resumed_at_s = self.now_s()
+        self._log("iotui", "resumed every host")
+        return True
 
     def now_s(self) -> float:
         """Seconds on iotui's monotonic clock since the hosts were released."""
@@ -254,9 +293,10 @@ class MultiHostSession(EventLog):
         # the hosts' documents may still be in the pipes, so silence is judged next time.
         late = self._last_tick_s is not None and now - self._last_tick_s > LATE_TICK_S
         self._last_tick_s = now
-        if late:
+        if late or self.paused:
             return
         ending_s = self.plan.estimated_duration_s if self.plan.estimated_duration_s is not None else float("inf")
+        ending_s += self.pause_log.paused_s
         for host, state in self.states.items():
             if state.ended or state.failed_at_s is not None:
                 continue
@@ -264,12 +304,13 @@ class MultiHostSession(EventLog):
             # with a longer limit: many fio starting at once on a busy host take a while.
             # After the job's estimated end, a host is writing its final report and removing its
             # files, which a loaded host can be slow at: the longer limit too.
+            # A pause sent nothing by design: silence counts again from the resume.
             if state.last_arrival_s is None:
-                limit_s, last = FIRST_REPORT_S, 0.0
+                limit_s, last = FIRST_REPORT_S, self._resumed_at_s
             elif now > ending_s:
-                limit_s, last = FIRST_REPORT_S, state.last_arrival_s
+                limit_s, last = FIRST_REPORT_S, max(state.last_arrival_s, self._resumed_at_s)
             else:
-                limit_s, last = STALL_S, state.last_arrival_s
+                limit_s, last = STALL_S, max(state.last_arrival_s, self._resumed_at_s)
             if now - last > limit_s:
                 state.silent_s = limit_s
                 self._fail(host, now, f"no report from {host} for {limit_s:.0f} s")
@@ -287,10 +328,13 @@ class MultiHostSession(EventLog):
             state.take_document(doc, arrived, at_s)
             groupid = state.section_tracker.feed(doc)
             interval = state.deriver.feed(doc, at_s)
+            paused_row = state.pause_log.feed(doc, made_row=interval is not None)
             if interval is None:
                 return
             row = _clean(sample_row(interval.sample))
             row["t_s"] = round(at_s, 3)
+            if paused_row:
+                row["paused"] = True  # a pause fell in this interval: left out of the host's figures
             state.samples.append(row)
             state.sample_groupids.append(groupid)
             self._emit(HostIntervalUpdate(host, interval, row))
@@ -302,6 +346,8 @@ class MultiHostSession(EventLog):
             text = terminal_safe(event.line) if isinstance(event, FioText) else event.text
             _keep_line(state, text)
             self._log("stderr", f"{host}: {text}")
+        elif isinstance(event, HostPaused):
+            pass  # the pause is counted from the line's sending, the same moment on every host
         elif isinstance(event, HostEnded):
             state.ended = True
             state.returncode = event.returncode
@@ -335,6 +381,8 @@ class MultiHostSession(EventLog):
         row = _clean(sample_row(aggregate.sample))
         row["t_s"] = round(aggregate.t_s, 3)
         row["hosts_live"] = aggregate.live_hosts
+        if any(self.states[host].samples and self.states[host].samples[-1].get("paused") for host in aggregate.hosts):
+            row["paused"] = True
         self.rows.append(row)
         # The section most of its hosts were in (they run the same job, released together).
         groupids = [
@@ -354,6 +402,11 @@ class MultiHostSession(EventLog):
                     runner.kill()
 
     def _finish(self, started: dt.datetime) -> RunRecord:
+        # A run that ended while paused: every pause lasted until now.
+        now = time.monotonic()
+        self.pause_log.finish(now)
+        for state in self.states.values():
+            state.pause_log.finish(now)
         record = build_record(
             self.plan,
             self.states,
@@ -367,6 +420,7 @@ class MultiHostSession(EventLog):
             messages=self.messages,
             release_spread_ms=self.release_spread_ms,
             row_groupids=self.row_groupids,
+            pauses=self.pause_log.pauses,
         )
         saved_path: Path | None = None
         save_error: str | None = None

@@ -50,6 +50,10 @@ class PauseLog:
     def paused_s(self) -> float:
         return sum(p["duration_s"] for p in self.pauses)
 
+    @property
+    def is_paused(self) -> bool:
+        return self._paused_at is not None
+
     def pause(self, now: float, fio_t_s: float) -> None:
         if self._paused_at is None:
             self._paused_at = (now, fio_t_s)
@@ -135,10 +139,24 @@ def unpause_sections(
             if running_s > 0:
                 table["iops"] = totals.total_ios / running_s
                 table["bw_bytes"] = int(totals.io_bytes / running_s)
-            _unpaused_latency(table, totals, log.lost.get((gid, direction)))
+            unpaused_latency(table, totals, log.lost.get((gid, direction)))
 
 
-def _unpaused_latency(table: dict[str, Any], totals: Any, lost: _Lost | None) -> None:
+def lost_together(logs: list[PauseLog], gid: int, direction: str) -> _Lost:
+    """What the paused intervals of several runs (the hosts of one run) added to one group's direction."""
+    together = _Lost()
+    for log in logs:
+        lost = log.lost.get((gid, direction))
+        if lost is None:
+            continue
+        together.clat_n += lost.clat_n
+        together.clat_sum_ns += lost.clat_sum_ns
+        for value, count in lost.bins.items():
+            together.bins[value] = together.bins.get(value, 0) + count
+    return together
+
+
+def unpaused_latency(table: dict[str, Any], totals: Any, lost: _Lost | None) -> None:
     """Latency of the unpaused intervals: final bins minus the paused intervals' bins."""
     for key in [k for k in table if k.startswith("lat_") and k != "lat_source"]:
         del table[key]

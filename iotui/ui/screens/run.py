@@ -228,7 +228,8 @@ class RunScreen(Screen):
         elif self.control.pause():
             self.phase = RunPhase.PAUSED
         elif self.request.hosts:
-            self.notify("The hosts could not be paused; s stops the run on every host.", severity="warning")
+            self.notify("The hosts could not be paused (the run may have just ended); s stops the run on every host.",
+                        severity="warning")
         else:
             self.notify("fio could not be paused (it may have just ended).", severity="warning")
 
