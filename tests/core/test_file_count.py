@@ -76,14 +76,14 @@ def test_more_files_than_free_inodes_is_refused_with_both_figures() -> None:
 
 def test_a_filesystem_that_counts_no_inodes_is_not_checked(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     real = os.statvfs(tmp_path)
-    assert targets._free_inodes(tmp_path) == (real.f_favail if real.f_files else None)
+    assert targets.free_inodes(tmp_path) == (real.f_favail if real.f_files else None)
 
     class NoInodes:  # what btrfs and many network filesystems report
         f_files = 0
         f_favail = 0
 
     monkeypatch.setattr(targets.os, "statvfs", lambda path: NoInodes())
-    assert targets._free_inodes(tmp_path) is None
+    assert targets.free_inodes(tmp_path) is None
 
 
 def test_the_run_plan_refuses_two_billion_files_before_fio(tmp_path: Path) -> None:
@@ -107,3 +107,16 @@ def test_the_run_plan_refuses_more_files_than_the_target_has_inodes(
     preset = _preset({"size": "1M", "nrfiles": "2000", "rw": "write"})
     with pytest.raises(PlanError, match=r"creates 2,000 files .* 299 inodes are free"):
         make_plan(preset, tmp_path, fio_binary="fio")
+
+
+def test_a_sweep_refuses_the_point_that_makes_the_most_files(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from iotui.core.sweep import plan as sweep_plan
+
+    preset = _preset({"size": "1M", "rw": "write", "runtime": "1"})
+    plan = sweep_plan.plan_sweep(preset, vary=["nrfiles=10,400,50"], target=str(tmp_path))
+    estimate = sweep_plan.estimate_sweep(plan)
+    assert [(files, params) for _, files, _, params in estimate.files] == [(400, {"nrfiles": "400"})]
+    sweep_plan.check_space(estimate)  # a real directory has inodes enough for 400
+    monkeypatch.setattr(sweep_plan, "free_inodes", lambda path: 299)
+    with pytest.raises(sweep_plan.SweepPlanError, match=r"nrfiles=400 cannot run: .*creates 400 files .*299 inodes"):
+        sweep_plan.check_space(estimate)

@@ -98,10 +98,12 @@ def _free_bytes(path: Path) -> int | None:
         return None
 
 
-def _free_inodes(path: Path) -> int | None:
-    """statvfs's f_favail; None where the filesystem reports no inodes at all (btrfs, many network
-    filesystems allocate them as needed, so 0 total means unknown, not full)."""
+def free_inodes(path: Path) -> int | None:
+    """statvfs's f_favail; None for a raw device, or where the filesystem reports no inodes at all
+    (btrfs and many network filesystems allocate them as needed: 0 total means unknown, not full)."""
     try:
+        if stat.S_ISBLK(os.stat(path).st_mode):
+            return None
         status = os.statvfs(path)
     except OSError:
         return None
@@ -161,7 +163,7 @@ def inspect_target(
         rotational=rotational,
         model=model,
         free_bytes=_free_bytes(resolved),
-        free_inodes=_free_inodes(resolved),
+        free_inodes=free_inodes(resolved),
     )
     warning = _filesystem_warning(filesystem)
     if warning:
