@@ -120,3 +120,17 @@ def test_a_sweep_refuses_the_point_that_makes_the_most_files(monkeypatch: pytest
     monkeypatch.setattr(sweep_plan, "free_inodes", lambda path: 299)
     with pytest.raises(sweep_plan.SweepPlanError, match=r"nrfiles=400 cannot run: .*creates 400 files .*299 inodes"):
         sweep_plan.check_space(estimate)
+
+
+def test_a_remote_run_over_the_cap_is_refused_before_any_host_is_asked() -> None:
+    import asyncio
+
+    from iotui.core.remote.plan import make_remote_plan
+    from iotui.core.remote.transport import RemoteError
+
+    preset = _preset({"size": "1M", "nrfiles": "4P", "rw": "write"})
+    with pytest.raises(RemoteError) as refused:
+        # "false" as ssh: any connection would fail with another code.
+        asyncio.run(make_remote_plan(preset, ["h1"], ["false"], None))
+    assert refused.value.code == "too-many-files"
+    assert "4,503,599,627,370,496 files (nrfiles 4,503,599,627,370,496 x numjobs 1)" in str(refused.value)
