@@ -60,3 +60,20 @@ def test_more_files_than_free_inodes_are_refused_before_fio(tmp_path: Path) -> N
     ran = calls.read_text().splitlines() if calls.exists() else []
     assert not any("filecreate" in line or str(target) in line for line in ran), ran
     assert not runs.exists() or not list(runs.glob("*.toml"))
+
+
+@pytest.mark.parametrize("nrfiles, files", [("0x7fffffff", "2,147,483,647"), ("4P", "4,503,599,627,370,496")])
+def test_billions_of_files_are_refused_on_any_target(tmp_path: Path, capsys, nrfiles: str, files: str) -> None:
+    from iotui.cli import main
+
+    target, runs = tmp_path / "target", tmp_path / "runs"
+    target.mkdir()
+    job = tmp_path / "n1.fio"
+    job.write_text("[a]\nioengine=filecreate\nnrfiles=2000\nsize=1M\n")
+    code = main(["run", "--job-file", str(job), "--set", f"nrfiles={nrfiles}", "--target", str(target),
+                 "--runtime", "1", "--runs-dir", str(runs), "--baseline", "0"])
+    _, err = capsys.readouterr()
+    assert code != 0
+    assert f"The run would create {files} files ([a] nrfiles {files} x numjobs 1)" in err
+    assert "more than 1,000,000 files" in err and "Lower nrfiles or numjobs" in err
+    assert list(target.iterdir()) == [] and not list(runs.glob("*.toml"))
