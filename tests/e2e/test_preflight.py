@@ -62,3 +62,18 @@ async def test_an_unreachable_host_is_refused_with_ssh_s_message(tmp_path):
     failing_ssh = ["sh", "-c", 'echo "ssh: connect to host $2 port 22: Connection refused" >&2; exit 255', "ssh"]
     with pytest.raises(RemoteError, match=r"^gone: ssh cannot reach it: ssh: connect to host gone port 22: Connection refused"):
         await preflight(failing_ssh, "gone", None)
+
+
+async def test_the_pre_flight_reports_free_inodes_and_a_run_with_more_files_is_refused(tmp_path):
+    facts = await preflight(LOCAL_SHELL, "h1", str(tmp_path))
+    status = os.statvfs(tmp_path)
+    if not status.f_files:
+        assert facts.free_inodes is None  # a filesystem that counts no inodes: no check
+        return
+    # df -Pi reports f_ffree; a few files may come and go between the two readings.
+    assert facts.free_inodes is not None and abs(facts.free_inodes - status.f_ffree) < 1000
+    facts.free_inodes = 500  # a small-inode filesystem, as a host would report it
+    with pytest.raises(RemoteError, match=r"^h1: Not enough free inodes .*creates 500 files \(nrfiles .* 500 inodes"):
+        check_host_target(facts, needs_bytes=1 << 20, allow_cache=False,
+                          needs_files=500, files_how="nrfiles 500 x numjobs 1")
+    assert check_host_target(facts, needs_bytes=1 << 20, allow_cache=False, needs_files=10, files_how="x") == []

@@ -57,6 +57,10 @@ PSEUDO_FILESYSTEMS = {
 _SYSTEM_MOUNT_PREFIXES = ("/proc", "/sys", "/dev", "/run", "/snap", "/var/lib/docker", "/var/lib/containers")
 _OFFERED_UNDER_SYSTEM = ("/run/media",)  # removable drives mount here
 FREE_SPACE_MARGIN_BYTES = 64 << 20
+# Inodes kept free beyond the run's files: iotui's private directory, the job's subdirectories, the probe.
+FREE_INODES_MARGIN = 64
+# Files one run may create, whatever the inodes: nrfiles=0x7fffffff passed every byte check with size=1M.
+MAX_RUN_FILES = 1_000_000
 
 
 @dataclass
@@ -73,6 +77,8 @@ class TargetInfo:
     model: str | None
     free_bytes: int | None
     warnings: list[tuple[str, str]] = field(default_factory=list)
+    # Inodes an unprivileged user may still use (f_favail); None where the filesystem does not count them.
+    free_inodes: int | None = None
 
 
 def _filesystem_warning(filesystem: str) -> tuple[str, str] | None:
@@ -90,6 +96,37 @@ def _free_bytes(path: Path) -> int | None:
         return shutil.disk_usage(path).free
     except OSError:
         return None
+
+
+def free_inodes(path: Path) -> int | None:
+    """statvfs's f_favail; None for a raw device, or where the filesystem reports no inodes at all
+    (btrfs and many network filesystems allocate them as needed: 0 total means unknown, not full)."""
+    try:
+        if stat.S_ISBLK(os.stat(path).st_mode):
+            return None
+        status = os.statvfs(path)
+    except OSError:
+        return None
+    return int(status.f_favail) if status.f_files else None
+
+
+def files_problem(needs_files: int | None, how: str, free_inodes: int | None, where: str) -> str | None:
+    """A sentence refusing a run that creates too many files (over MAX_RUN_FILES, or over ``where``'s
+    free inodes less FREE_INODES_MARGIN), or None. ``how``: how the count adds up (nrfiles x numjobs)."""
+    if not needs_files:
+        return None
+    if needs_files > MAX_RUN_FILES:
+        return (
+            f"The run would create {needs_files:,} files ({how}); iotui refuses more than {MAX_RUN_FILES:,} "
+            "files in one run. Lower nrfiles or numjobs."
+        )
+    if free_inodes is not None and needs_files + FREE_INODES_MARGIN > free_inodes:
+        return (
+            f"Not enough free inodes in {where}: the run creates {needs_files:,} files ({how}) plus a margin of "
+            f"{FREE_INODES_MARGIN} and {free_inodes:,} inodes are free. Lower nrfiles or numjobs, remove some "
+            "files there, or choose another target."
+        )
+    return None
 
 
 def inspect_target(
@@ -126,6 +163,7 @@ def inspect_target(
         rotational=rotational,
         model=model,
         free_bytes=_free_bytes(resolved),
+        free_inodes=free_inodes(resolved),
     )
     warning = _filesystem_warning(filesystem)
     if warning:
@@ -158,6 +196,8 @@ def check_target(
     read_only: bool,
     allow_cache: bool,
     mem_total_bytes: int | None = None,
+    needs_files: int | None = None,
+    files_how: str = "",
     mounts: list[Mount] | None = None,
     sys_root: Path = Path("/sys"),
     swaps: Path = Path("/proc/swaps"),
@@ -166,6 +206,7 @@ def check_target(
 
     ``read_only``: the preset only reads (see :func:`is_write_workload`).
     ``needs_bytes``: the test file's size (``command.required_bytes``).
+    ``needs_files``: files the run creates (``estimate.file_estimate``), ``files_how`` how they add up.
     """
     path = info.path
     if info.is_block_device and not read_only:
@@ -198,6 +239,9 @@ def check_target(
             f"{_format_mib(FREE_SPACE_MARGIN_BYTES)} margin and {_format_mib(info.free_bytes)} is free. "
             "Use --size to make the test file smaller, free some space, or choose another target."
         )
+    problem = files_problem(needs_files, files_how, info.free_inodes, str(path))
+    if problem:
+        raise TargetError(problem)
     warnings = list(info.warnings)
     if not direct and needs_bytes and memory_bytes and needs_bytes < 2 * memory_bytes:
         warnings.append(_page_cache_warning(needs_bytes, memory_bytes))

@@ -232,3 +232,46 @@ def buffer_estimate(preset: Preset) -> tuple[int | None, str]:
     groups = _sequential_groups(preset, list(range(len(figures))))
     largest = max(groups, key=lambda group: sum(figures[index][0] for index in group))
     return sum(figures[index][0] for index in largest), " + ".join(figures[index][1] for index in largest)
+
+
+def _section_files(options: Mapping[str, str], kb_base: KbBase) -> tuple[tuple[str, str], int, str]:
+    """(which files, how many, how they add up) for one section, keyed as :func:`_section_disk` keys them.
+
+    iotui's shared test file is one file; a job's own ``filename=`` list is one
+    file per name, shared by its clones; files fio names itself (``directory=``
+    or nrfiles > 1) are numjobs x nrfiles.
+    """
+    names = file_names(options)
+    nrfiles = max(_count(options, "nrfiles", kb_base, 1), len(names))
+    numjobs = _count(options, "numjobs", kb_base, 1)
+    if "directory" in options or (nrfiles > 1 and not names):
+        return ("own", ""), numjobs * nrfiles, f"nrfiles {nrfiles:,} x numjobs {numjobs:,}"
+    if names:
+        # max(nrfiles, names), as the disk estimate counts them: never fewer than fio may make.
+        return ("file", lookup_option(options, "filename") or ""), nrfiles, f"{nrfiles:,} files in filename="
+    return ("shared", ""), 1, "1 shared test file"
+
+
+def file_estimate(preset: Preset) -> tuple[int | None, str]:
+    """(files the run creates, how they add up) or (None, why unknown: a clause after "because").
+
+    Per section numjobs x nrfiles (or the names of a ``:`` list); sections on the
+    same shared or named file share it, files fio names are each section's own,
+    summed as :func:`disk_estimate` sums their bytes (fio leaves each section's
+    files in place until the run ends).
+    """
+    origin = str(preset.source) if preset.source else f"preset {preset.name}"
+    shared: dict[tuple[str, str], tuple[int, str]] = {}
+    own: list[tuple[int, str]] = []
+    for index, (options, kb_base) in enumerate(zip(section_options(preset), _kb_bases(preset))):
+        where = f"[{preset.jobs[index].name}] " if preset.jobs else ""
+        try:
+            files, count, how = _section_files(options, kb_base)
+        except SizeUnknown as error:
+            return None, f"{origin} {where.strip()}".strip() + f": {error}"
+        if files[0] == "own":
+            own.append((count, where + how))
+        elif count > shared.get(files, (0, ""))[0]:
+            shared[files] = (count, where + how)
+    figures = list(shared.values()) + own
+    return sum(count for count, _ in figures), " + ".join(how for _, how in figures)

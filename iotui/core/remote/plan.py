@@ -19,7 +19,7 @@ from iotui.core.host import targets as target_checks
 from iotui.core.host.memory import buffers_problem
 from iotui.core.remote.connections import HostConnections
 from iotui.core.remote.transport import HostFacts, RemoteError
-from iotui.core.presets.estimate import buffer_estimate, disk_estimate, estimate
+from iotui.core.presets.estimate import buffer_estimate, disk_estimate, estimate, file_estimate
 from iotui.core.runs.plan import effective_options
 from iotui.core.presets.model import Preset, PresetPolicyError
 
@@ -63,7 +63,9 @@ def fio_args_for(preset: Preset) -> list[str]:
     return command.build_fio_argv(command.checked_preset(preset), test_file=REMOTE_TEST_FILE, fio_binary="fio")[1:]
 
 
-def check_host_target(facts: HostFacts, *, needs_bytes: int | None, allow_cache: bool) -> list[tuple[str, str]]:
+def check_host_target(
+    facts: HostFacts, *, needs_bytes: int | None, allow_cache: bool, needs_files: int | None = None, files_how: str = ""
+) -> list[tuple[str, str]]:
     """Refuse (RemoteError) or return warnings, as the local target check does."""
     host = facts.name
     if not facts.writable:
@@ -84,6 +86,9 @@ def check_host_target(facts: HostFacts, *, needs_bytes: int | None, allow_cache:
             f"{host}: not enough free space in {facts.path}: the run needs {needs_bytes >> 20} MiB plus a "
             f"{margin >> 20} MiB margin and {facts.free_bytes >> 20} MiB is free.",
         )
+    problem = target_checks.files_problem(needs_files, files_how, facts.free_inodes, facts.path)
+    if problem:
+        raise RemoteError("target-full", host, f"{host}: {problem}")
     return []
 
 
@@ -123,6 +128,13 @@ async def make_remote_plan(
     if needs_bytes is None:
         raise RemoteError("size-unknown", "", f"{unknown}, so iotui cannot check the hosts' free space before the run; "
                           "give the run a size (--size).")
+    needs_files, files_how = file_estimate(preset)
+    if needs_files is None:
+        raise RemoteError("size-unknown", "", f"{files_how}, so iotui cannot check the files the run creates.")
+    # Over the cap on every host alike: refused before any connection.
+    too_many = target_checks.files_problem(needs_files, files_how, None, "")
+    if too_many:
+        raise RemoteError("too-many-files", "", too_many)
     buffers_bytes, how = buffer_estimate(preset)
     if buffers_bytes is None:
         raise RemoteError("size-unknown", "", f"{how}, so iotui cannot check the memory the run's I/O buffers take.")
@@ -130,7 +142,7 @@ async def make_remote_plan(
     try:
         return await _checked_plan(
             preset, hosts, ssh, target, fio_args, connections, needed, allow_cache, ask_left_out,
-            needs_bytes=needs_bytes, buffers=(buffers_bytes, how),
+            needs_bytes=needs_bytes, buffers=(buffers_bytes, how), files=(needs_files, files_how),
         )
     except BaseException:
         await connections.close()
@@ -140,7 +152,7 @@ async def make_remote_plan(
 async def _checked_plan(
     preset: Preset, hosts: list[str], ssh: list[str], target: str | None, fio_args: list[str],
     connections: HostConnections, needed: int, allow_cache: bool, ask_left_out: AskLeftOut | None,
-    *, needs_bytes: int, buffers: tuple[int, str],
+    *, needs_bytes: int, buffers: tuple[int, str], files: tuple[int, str],
 ) -> RemotePlan:
     results = await asyncio.gather(*(connections.preflight(host, target) for host in hosts), return_exceptions=True)
     facts: dict[str, HostFacts] = {}
@@ -154,7 +166,9 @@ async def _checked_plan(
                 raise result
             if isinstance(result, BaseException):
                 raise RemoteError("ssh-failed", host, f"{host}: the pre-flight check failed ({result!r}).")
-            host_warnings = check_host_target(result, needs_bytes=needs_bytes, allow_cache=allow_cache)
+            host_warnings = check_host_target(
+                result, needs_bytes=needs_bytes, allow_cache=allow_cache, needs_files=files[0], files_how=files[1]
+            )
             memory_problem = buffers_problem(buffers[0], buffers[1], result.mem_available_bytes, host)
             if memory_problem:
                 raise RemoteError("memory", host, f"{host}: {memory_problem}")

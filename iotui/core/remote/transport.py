@@ -109,6 +109,7 @@ if cd "$t" 2>/dev/null; then
   echo "path=$(pwd -P)"
   [ -w . ] && echo "writable=1"
   df -PTk . 2>/dev/null | awk 'NR==2 {print "device=" $1; print "filesystem=" $2; print "free_kb=" $5; print "mount_point=" $7}'
+  df -Pi . 2>/dev/null | awk 'NR==2 {print "inodes_total=" $2; print "inodes_free=" $4}'
 else
   echo "target_error=$t does not exist or is not a directory"
 fi
@@ -130,6 +131,8 @@ class HostFacts:
     writable: bool
     mem_available_bytes: int | None = None
     """The host's MemAvailable; None where its kernel does not say (the memory check then passes)."""
+    free_inodes: int | None = None
+    """Free inodes on the target's filesystem (df -Pi); None where it counts none (btrfs, NFS) or df does not say."""
 
 
 def _parse_facts(host: str, text: str) -> dict[str, str]:
@@ -176,4 +179,13 @@ def facts_from_output(host: str, target: str | None, stdout: str, stderr: bytes,
         free_bytes=int(free_kb) * 1024 if free_kb.isascii() and free_kb.isdigit() and len(free_kb) <= 15 else None,
         writable=facts.get("writable") == "1",
         mem_available_bytes=int(mem_kb) * 1024 if (mem_kb := facts.get("mem_available_kb", "")).isdigit() else None,
+        free_inodes=_free_inodes(facts),
     )
+
+
+def _free_inodes(facts: dict[str, str]) -> int | None:
+    """df -Pi's free inodes; None where the filesystem reports 0 in all (it allocates them as needed)."""
+    total, free = facts.get("inodes_total", ""), facts.get("inodes_free", "")
+    if not all(text.isascii() and text.isdigit() and len(text) <= 18 for text in (total, free)) or int(total) == 0:
+        return None
+    return int(free)

@@ -17,7 +17,7 @@ from iotui.core.host.block_devices import backing_devices
 from iotui.core.host.device_facts import target_device_facts
 from iotui.core.host.memory import buffers_problem, mem_available_bytes
 from iotui.core.records.cache_check import engines_of, without_cache_warnings
-from iotui.core.presets.estimate import buffer_estimate, disk_estimate, estimate
+from iotui.core.presets.estimate import buffer_estimate, disk_estimate, estimate, file_estimate
 from iotui.core.presets.model import Preset, section_options, uses_direct_io
 from iotui.core.runs.test_files import new_test_file_path
 
@@ -109,6 +109,9 @@ def make_plan(
         raise PlanError(
             f"{unknown}, so iotui cannot check the free space before the run; give the run a size (--size)."
         )
+    needs_files, files_how = file_estimate(preset)
+    if needs_files is None and not info.is_block_device:
+        raise PlanError(f"{files_how}, so iotui cannot check the files the run creates.")
     buffers_bytes, how = buffer_estimate(preset)
     if buffers_bytes is None:
         raise PlanError(f"{how}, so iotui cannot check the memory the run's I/O buffers take.")
@@ -117,7 +120,8 @@ def make_plan(
         raise PlanError(memory_problem)
     try:
         warnings = target_checks.check_target(
-            info, needs_bytes=needs_bytes, direct=direct, read_only=read_only, allow_cache=allow_cache
+            info, needs_bytes=needs_bytes, direct=direct, read_only=read_only, allow_cache=allow_cache,
+            needs_files=None if info.is_block_device else needs_files, files_how=files_how,
         )
         # No page cache is involved where no engine moves file data (null, cpuio, network).
         warnings = without_cache_warnings(warnings, engines_of(section_options(preset)))

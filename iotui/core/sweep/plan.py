@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from iotui.core import format as fmt
+from iotui.core.host.targets import files_problem, free_inodes
 from iotui.core.sweep.values import (
     JOB_KEY,
     SPECIAL_KEYS,
@@ -101,6 +102,8 @@ class SweepEstimate:
     disk_bytes: int
     # (target shown to the user, bytes needed, free bytes or None, point that needs most)
     needs: tuple[tuple[str, int, int | None, dict[str, str]], ...] = ()
+    # (target shown to the user, files its largest point creates, how they add up, that point)
+    files: tuple[tuple[str, int, str, dict[str, str]], ...] = ()
 
 
 def cartesian(axes: Sequence[SweepAxis]) -> list[dict[str, str]]:
@@ -284,10 +287,11 @@ def estimate_sweep(plan: SweepPlan, *, baseline_s: float = 0.0) -> SweepEstimate
     needs room for its largest point, not the sum.
     """
     from iotui.core.presets import argv as command
-    from iotui.core.presets.estimate import disk_estimate, estimate
+    from iotui.core.presets.estimate import disk_estimate, estimate, file_estimate
     from iotui.core.presets.model import PresetError
     point_duration: dict[int, float] = {}
     largest: dict[int | str, tuple[str, int, dict[str, str]]] = {}
+    most_files: dict[int | str, tuple[str, int, str, dict[str, str]]] = {}
     for index, params in enumerate(plan.params):
         target_text = target_for_point(plan, params) or os.getcwd()
         target_path = Path(target_text).expanduser()
@@ -301,6 +305,9 @@ def estimate_sweep(plan: SweepPlan, *, baseline_s: float = 0.0) -> SweepEstimate
             if disk_bytes is None and _filesystem_key(target_path) is not None:
                 raise SweepPlanError(f"{unknown}, so iotui cannot check the free space; give the sweep a size (--size)")
             needed = int(disk_bytes or 0)
+            files, files_how = file_estimate(point_preset)
+            if files is None and _filesystem_key(target_path) is not None:
+                raise SweepPlanError(f"{files_how}, so iotui cannot check the files it creates")
         except (PresetError, SweepPlanError) as error:  # a refused option: say which point
             raise SweepPlanError(f"The point {_describe(params)} cannot be planned: {error}") from None
         if duration_s is not None:
@@ -308,6 +315,8 @@ def estimate_sweep(plan: SweepPlan, *, baseline_s: float = 0.0) -> SweepEstimate
         key = _filesystem_key(target_path) or str(target_path)
         if key not in largest or needed > largest[key][1]:
             largest[key] = (str(target_path), needed, dict(params))
+        if files and (key not in most_files or files > most_files[key][1]):
+            most_files[key] = (str(target_path), files, files_how, dict(params))
     needs = []
     for shown, needed, params in largest.values():
         free = _free_bytes(Path(shown))
@@ -317,6 +326,7 @@ def estimate_sweep(plan: SweepPlan, *, baseline_s: float = 0.0) -> SweepEstimate
         point_duration_s=point_duration,
         disk_bytes=max((needed for _, needed, _, _ in needs), default=0),
         needs=tuple(needs),
+        files=tuple(most_files.values()),
     )
 
 
@@ -344,6 +354,10 @@ def check_space(estimate: SweepEstimate) -> None:
                 f"but only {fmt.size_bytes(free)} is free; free some space, choose another target, "
                 "or give a smaller size."
             )
+    for shown, files, how, params in estimate.files:
+        problem = files_problem(files, how, free_inodes(Path(shown)), shown)
+        if problem:
+            raise SweepPlanError(f"The point {_describe(params)} cannot run: {problem}")
 
 
 def _count(number: int, noun: str) -> str:
