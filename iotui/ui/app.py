@@ -234,11 +234,11 @@ class IotuiApp(App[int]):
 
     async def _confirm_force(self, error: object) -> bool:
         """Ask whether to run past the run that holds the machine (from a worker)."""
-        from iotui.ui.screens.confirm_force import ConfirmForceScreen
+        from iotui.ui.screens.confirm import confirm_force
 
         holder = getattr(error, "holder", None)
         # Textual hints push_screen_wait with the app's own result type; this screen answers a bool.
-        return bool(await self.push_screen_wait(ConfirmForceScreen(holder.describe() if holder else str(error))))  # type: ignore[arg-type]
+        return bool(await self.push_screen_wait(confirm_force(holder.describe() if holder else str(error))))  # type: ignore[arg-type]
 
     def run_in_progress(self) -> bool:
         """Whether the run worker is still going."""
@@ -373,7 +373,7 @@ class IotuiApp(App[int]):
         if not self.run_in_progress():
             self.exit(0)
             return
-        from iotui.ui.screens.confirm_quit import ConfirmQuitScreen
+        from iotui.ui.screens.confirm import confirm_quit
         from iotui.ui.screens.run import RunScreen
 
         def answered(stop_and_quit: bool | None) -> None:
@@ -390,4 +390,4 @@ class IotuiApp(App[int]):
                 run_screen.action_stop()
             self.set_timer(QUIT_GRACE_S, lambda: self.exit(0))
 
-        self.push_screen(ConfirmQuitScreen(), answered)
+        self.push_screen(confirm_quit(), answered)

@@ -82,6 +82,9 @@ class Services:
         # Asked when some hosts of a multi-host run fail the check (the app sets it to its question):
         # (each left-out host and why, how many passed) -> start without them?
         self.ask_left_out: Callable[[list[tuple[str, str]], int], Awaitable[bool]] | None = None
+        # The previewed target's inspection, kept while the same target stays chosen: Home plans a
+        # preview on every option edit, and the mount table and sysfs reads need not repeat.
+        self._previewed: tuple[str, TargetInfo] | None = None
 
     # -- fio ----------------------------------------------------------------
     def fio_binary(self) -> tuple[str, str | None]:
@@ -115,6 +118,15 @@ class Services:
             return target_checks.inspect_target(expanded)
         except (target_checks.TargetError, OSError) as error:  # both read as a sentence
             raise ServiceError(str(error) or f"{expanded} cannot be used as a target.") from None
+
+    def _previewed_target(self, target_path: str) -> TargetInfo | None:
+        """The chosen target inspected once per choice (None: make_plan inspects and words the refusal)."""
+        if self._previewed is None or self._previewed[0] != target_path:
+            try:
+                self._previewed = (target_path, self.inspect_target(target_path))
+            except ServiceError:
+                return None
+        return self._previewed[1]
 
     # -- presets ------------------------------------------------------------
     def list_preset_titles(self) -> list[Any]:
@@ -166,7 +178,7 @@ class Services:
         try:
             plan = make_plan(
                 preset, target_path, fio_binary=fio_binary, run_id=PREVIEW_RUN_ID,
-                private_dir_name=PREVIEW_PRIVATE_DIR,
+                private_dir_name=PREVIEW_PRIVATE_DIR, target_info=self._previewed_target(target_path),
             )
         except PlanError as error:
             try:

@@ -7,8 +7,9 @@ The threshold is lowered for the test so the plan stays small; the command line'
 from __future__ import annotations
 
 from iotui.core.sweep import plan as sweep_plan
-from iotui.ui.screens.confirm_points import ConfirmPointsScreen
+from iotui.ui.screens.confirm import ConfirmScreen
 from iotui.ui.screens.sweep import SweepScreen
+from tests.ui.helpers import screen_text
 from tests.ui.test_sweep_screen import SweepReplayServices, _app, _open_sweep
 
 
@@ -22,8 +23,8 @@ async def test_a_sweep_over_the_threshold_asks_before_it_starts(tmp_path, monkey
         assert screen.setup is not None and len(screen.setup.points) == 4
         await pilot.press("enter")
         await pilot.pause()
-        assert isinstance(app.screen, ConfirmPointsScreen)
-        assert "4 points" in " ".join(str(label.render()) for label in app.screen.query("Label"))
+        assert isinstance(app.screen, ConfirmScreen) and app.screen.dialog_id == "points-dialog"
+        assert "This sweep has 4 points." in screen_text(app) and "Run them all? (y / n)" in screen_text(app)
         await pilot.press("n")
         await pilot.pause()
         assert isinstance(app.screen, SweepScreen) and services.runners == [] and not app.run_in_progress()

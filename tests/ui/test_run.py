@@ -13,7 +13,7 @@ from iotui.ui.messages import (
     RunFailed,
     RunStarted,
 )
-from iotui.ui.screens.confirm_quit import ConfirmQuitScreen
+from iotui.ui.screens.confirm import ConfirmScreen
 from iotui.ui.screens.home import HomeScreen
 from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.screens.run import RunScreen
@@ -128,7 +128,8 @@ async def test_quit_during_a_run_asks_then_stops_and_keeps_the_record(tmp_path) 
         await wait_for(lambda: log.of(IntervalArrived), pilot=pilot, what="the first interval")
         await pilot.press("q")
         await pilot.pause()
-        assert isinstance(app.screen, ConfirmQuitScreen)
+        assert isinstance(app.screen, ConfirmScreen) and app.screen.dialog_id == "quit-dialog"
+        assert "Stop fio, keep the partial record and quit? (y / n)" in screen_text(app)
         footer = screen_text(app).splitlines()[-1]
         # The dialog's own keys in the footer, not the Run screen's p/s/q under it.
         assert "Yes, stop and quit" in footer and "No, keep running" in footer
@@ -396,7 +397,7 @@ async def test_the_run_screen_shows_steady_after_five_equal_seconds(tmp_path) ->
 
 
 async def test_r_while_another_process_holds_the_machine_asks_and_runs_anyway_on_y(tmp_path) -> None:
-    from iotui.ui.screens.confirm_force import ConfirmForceScreen
+    from iotui.ui.screens.confirm import ConfirmScreen
     from tests.core.test_run_lock import finish, start_holder
 
     holder = start_holder()
@@ -406,16 +407,18 @@ async def test_r_while_another_process_holds_the_machine_asks_and_runs_anyway_on
         async with app.run_test(size=(80, 24), message_hook=log) as pilot:
             await pilot.pause()
             await pilot.press("r")
-            await wait_for(lambda: isinstance(app.screen, ConfirmForceScreen), pilot=pilot, what="the question whether to run anyway")
+            await wait_for(lambda: isinstance(app.screen, ConfirmScreen), pilot=pilot, what="the question whether to run anyway")
             text = screen_text(app)
             assert f"pid {holder.pid}" in text and "quick" in text
+            assert "Run anyway (both records will say so)? (y / n)" in text
+            assert "Yes, run anyway" in text.splitlines()[-1] and "No, wait" in text.splitlines()[-1]
             await pilot.press("n")
             await wait_for(lambda: log.of(RunFailed), pilot=pilot, what="the refusal")
             assert f"pid {holder.pid}" in log.of(RunFailed)[0].sentence
             await wait_for(lambda: isinstance(app.screen, HomeScreen), pilot=pilot, what="Home again")
             assert not log.of(RunEnded)  # nothing ran, nothing was recorded
             await pilot.press("r")
-            await wait_for(lambda: isinstance(app.screen, ConfirmForceScreen), pilot=pilot, what="the question whether to run anyway")
+            await wait_for(lambda: isinstance(app.screen, ConfirmScreen), pilot=pilot, what="the question whether to run anyway")
             await pilot.press("y")
             await wait_for(lambda: log.of(RunEnded), pilot=pilot, what="the forced run to end")
             await settle(pilot)

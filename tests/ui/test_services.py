@@ -42,6 +42,33 @@ def test_the_preview_is_the_exact_command_with_a_placeholder_file(tmp_path) -> N
     assert any(code == "cache-small-file" for code, _ in preview.warnings)  # buffered and small
 
 
+def test_the_chosen_target_is_inspected_once_per_choice_not_per_edit(tmp_path, monkeypatch) -> None:
+    from iotui.core.host import targets as target_checks
+
+    inspected: list[Path] = []
+    real_inspect = target_checks.inspect_target
+
+    def counting_inspect(path, *args, **kwargs):
+        inspected.append(Path(path))
+        return real_inspect(path, *args, **kwargs)
+
+    monkeypatch.setattr(target_checks, "inspect_target", counting_inspect)
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    services = Services(runs_dir=tmp_path / "runs", fio="/usr/bin/fio")
+    for runtime_s in (3, 4, 5, 6):  # four option edits on one chosen target
+        preset = services.apply_overrides(find_preset("quick"), Overrides(runtime_s=runtime_s, size="16M"))
+        preview = services.preview(preset, str(first))
+        assert preview.error is None and f"--runtime={runtime_s}" in preview.command
+        assert f"--filename={first.resolve()}/" in preview.command
+    assert inspected == [first]
+    preview = services.preview(preset, str(second))  # another choice: inspected afresh
+    assert f"--filename={second.resolve()}/" in preview.command
+    services.preview(preset, str(first))  # and back again
+    assert inspected == [first, second, first]
+
+
 def test_a_missing_fio_is_a_warning_in_the_preview(tmp_path) -> None:
     services = Services(runs_dir=tmp_path, fio="/nowhere/fio")
     preview = services.preview(find_preset("quick"), str(tmp_path))

@@ -88,8 +88,13 @@ def make_plan(
     allow_cache: bool = False,
     run_id: str | None = None,
     private_dir_name: str | None = None,
+    target_info: target_checks.TargetInfo | None = None,
 ) -> RunPlan:
-    """Validate the options and the target; decide the test file and fio's argv."""
+    """Validate the options and the target; decide the test file and fio's argv.
+
+    ``target_info``: the target's inspection where the caller already holds it for this same path
+    (the app's preview, planned again on every option edit); otherwise it is inspected here.
+    """
     run_id = run_id or uuid.uuid4().hex
     try:
         # Every option in the one spelling the policy judged, which is the one fio receives and the
@@ -99,7 +104,7 @@ def make_plan(
         raise PlanError(str(error)) from None
     target_path = Path(target if target is not None else os.getcwd()).expanduser()
     try:
-        info = target_checks.inspect_target(target_path)
+        info = target_info if target_info is not None else target_checks.inspect_target(target_path)
     except target_checks.TargetError as error:
         raise PlanError(str(error)) from None
     direct = uses_direct_io(preset)

@@ -163,14 +163,14 @@ class SweepScreen(SweepProgressScreen):
             self.notify(str(error), title="Latency target", severity="error", timeout=10, markup=False)
             return
         if self.setup.plan.needs_confirmation and not self.confirmed_points:
-            from iotui.ui.screens.confirm_points import ConfirmPointsScreen
+            from iotui.ui.screens.confirm import confirm_points
 
             def answered(run_them: bool | None) -> None:
                 if run_them:
                     self.confirmed_points = True
                     self.action_start()
 
-            self.app.push_screen(ConfirmPointsScreen(len(self.setup.points)), answered)
+            self.app.push_screen(confirm_points(len(self.setup.points)), answered)
             return
         self.phase = SweepPhase.RUNNING
         self.total = len(self.setup.points)

@@ -40,7 +40,7 @@ from iotui.ui.messages import (
 )
 from iotui.ui.phases import RunPhase, SweepPhase
 from iotui.ui.point_series import PointSeries
-from iotui.ui.screens.confirm_force import ConfirmForceScreen
+from iotui.ui.screens.confirm import confirm_force
 from iotui.ui.services import Overrides, ServiceError, Services, SweepSetup, lock_refusal
 from iotui.ui.sweep_text import planning_text, resume_command
 from iotui.ui.widgets.live_run import LiveRun
@@ -168,7 +168,7 @@ class SweepProgressScreen(Screen):
             try:
                 await runner.run()
             except RunLockHeld as error:
-                if not await self.app.push_screen_wait(ConfirmForceScreen(error.holder.describe())):
+                if not await self.app.push_screen_wait(confirm_force(error.holder.describe())):
                     raise ServiceError(lock_refusal(error)) from None
                 runner.force = True
                 await runner.run()
