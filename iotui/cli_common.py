@@ -71,6 +71,10 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
         help="start once at least N hosts pass the pre-flight check, leaving the others out (default: all hosts)",
     )
     parser.add_argument(
+        "--no-host-probes", action="store_true",
+        help="with --hosts: do not run the wake-up and I/O probes on the hosts (each host's responsiveness is then not measured)",
+    )
+    parser.add_argument(
         "--ssh", metavar="CMD", help="the ssh command, split like a shell (default: $IOTUI_SSH or ssh); BatchMode=yes is always added"
     )
 

@@ -70,6 +70,7 @@ async def remote_session(
         )
     except RemoteError as error:
         raise CommandError(f"{remote_refusal(error)} The run did not start on any host.") from None
+    plan.host_probes = not getattr(args, "no_host_probes", False)
     for code, message in plan.warnings:
         on_event(LogLine("iotui", f"warning [{code}]: {message}"))
     for host, message in plan.left_out:
@@ -127,12 +128,24 @@ def print_remote_summary(record: RunRecord, saved: Path | None, out: Any = None)
         for host in hosts:
             print(f"  {host['name']}: {host.get('tool_version', '?')}, {host.get('filesystem', '?')}, "
                   f"kernel {host.get('kernel', '?')}", file=out)
+    levels = [_host_level(host) for host in hosts if host.get("pressure")]
+    if levels:
+        print(f"  responsiveness: {', '.join(levels)}", file=out)
     if "start_spread_ms" in record.run:
         print(f"  start spread {record.run['start_spread_ms']:.0f} ms", file=out)
     for warning in record.warnings:
         print(f"  warning [{warning['code']}]: {warning['message']}", file=out)
     if saved is not None:
         print(f"  saved: {saved}", file=out)
+
+
+def _host_level(host: dict) -> str:
+    """`h2 sluggish (wakeup 35 ms)`: the host's worst level and what caused it."""
+    pressure = host["pressure"]
+    text = f"{host['name']} {pressure.get('responsiveness', '?')}"
+    if pressure.get("cause"):
+        text += f" ({pressure['cause']} {pressure.get('cause_value', '?')} {pressure.get('cause_unit', '')})".replace(" )", ")")
+    return text
 
 
 def _print_host_table(hosts: list[dict], index: int, out: Any) -> None:

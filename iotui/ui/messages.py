@@ -19,6 +19,7 @@ from iotui.core.host.counters import HostSample
 from iotui.core.fio.intervals import IntervalSample
 from iotui.core.records.record import RunRecord
 from iotui.core.host.levels import Assessment
+from iotui.core.remote.host_probes import HostLevel
 from iotui.core.remote.session import AggregateUpdate, HostFailed, HostIntervalUpdate
 from iotui.core.runs.events import HostUpdate, IntervalUpdate, LogLine, RunFinished
 from iotui.core.runs.protocols import Session, SessionPlan
@@ -103,6 +104,14 @@ class HostLost(Message, bubble=False):
     at_s: float
 
 
+@dataclass
+class HostLevelAssessed(Message, bubble=False):
+    """Multi-host: one host's responsiveness this second, from its own probes."""
+
+    host: str
+    assessment: Assessment
+
+
 def messages_for_event(event: object) -> list[Message]:
     """The messages that carry one session event (the worker posts them as they are)."""
     if isinstance(event, IntervalUpdate):
@@ -113,6 +122,8 @@ def messages_for_event(event: object) -> list[Message]:
         return [HostIntervalArrived(event.host, event.interval.sample)]
     if isinstance(event, HostFailed):
         return [HostLost(event.host, event.at_s)]
+    if isinstance(event, HostLevel):
+        return [HostLevelAssessed(event.host, event.assessment)]
     if isinstance(event, HostUpdate):
         messages: list[Message] = [HostSampled(event.host)]
         if event.assessment is not None:

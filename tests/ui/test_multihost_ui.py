@@ -56,6 +56,24 @@ def test_each_host_row_says_how_fresh_its_figures_are() -> None:
     assert rows.render_rows(now=101.7).plain.splitlines()[0].startswith("○ h1")
 
 
+def test_each_host_row_ends_with_that_hosts_level_and_cause() -> None:
+    from iotui.core.host.levels import ResponsivenessMonitor
+    from iotui.core.host.wakeup_probe import ProbeStats
+
+    rows = HostRows(["h1", "h2", "h3"])
+    for name in ("h1", "h2", "h3"):
+        rows.rows[name].interval, rows.rows[name].arrived_monotonic = _interval(500), 100.0
+    # h1 at rest; h2's wake-ups 250 ms late against 2 ms at rest (past 100 ms + its own 2 ms).
+    calm = ResponsivenessMonitor(ProbeStats(1.0, 2.0, 3.0, 100))
+    late = ResponsivenessMonitor(ProbeStats(1.0, 2.0, 3.0, 100))
+    rows.set_level("h1", calm.update(None, ProbeStats(1.0, 2.0, 3.0, 100)))
+    rows.set_level("h2", late.update(None, ProbeStats(200.0, 250.0, 300.0, 100)))
+    lines = rows.render_rows(now=100.2).plain.splitlines()
+    assert lines[0].endswith("  ok")
+    assert lines[1].endswith("  unresponsive: wake-up p99 250 ms > 102 ms")
+    assert "ok" not in lines[2] and "responsive" not in lines[2]  # no probe there: no level shown
+
+
 async def test_results_of_a_multi_host_run_list_each_host_of_the_picked_section_and_name_the_slowest(tmp_path) -> None:
     from tests.ui.test_results_sections import blocksize_record
 

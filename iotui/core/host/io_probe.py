@@ -15,7 +15,6 @@ import json
 import math
 import os
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -26,6 +25,7 @@ from pathlib import Path
 
 from iotui.core.host.io_probe_child import IO_PROBE_CHILD_SOURCE
 from iotui.core.host.probe_child import end_probe_child
+from iotui.core.host.wakeup_probe import ChildLauncher, child_command
 
 IO_PROBE_INTERVAL_S = 0.25  # each of read and write, on each filesystem: 4 a second
 IO_PROBE_REPORT_EVERY_S = 1.0
@@ -131,7 +131,11 @@ class IoProbe:
         interval_s: float = IO_PROBE_INTERVAL_S,
         report_every_s: float = IO_PROBE_REPORT_EVERY_S,
         keep_reports: int = 60,
+        launcher: ChildLauncher | None = None,
     ) -> None:
+        # With a launcher (a remote host), `target` is the directory there in which the
+        # launcher makes the probe's private directory: nothing is made here.
+        self.launcher = launcher
         self.target = Path(target)
         # home None: $HOME; probe_home False: the target's filesystem only.
         self.home = (Path(home) if home is not None else _default_home()) if probe_home else None
@@ -175,7 +179,9 @@ class IoProbe:
         with self._lock:
             self._latest, self._latest_at_s, self._reports_received = None, None, 0
             self._recent.clear()
-        for label, parent in probe_places(self.target, self.home):
+        # A remote child's place is made there; its reports' places are all "target" here.
+        places = [] if self.launcher is not None else probe_places(self.target, self.home)
+        for label, parent in places:
             try:
                 directory = Path(tempfile.mkdtemp(prefix=PROBE_DIR_PREFIX, dir=parent))
             except OSError as error:
@@ -184,20 +190,19 @@ class IoProbe:
                 continue
             self._directories.append(directory)
             self._labels[str(directory)] = label
-        if not self._directories:
+        directories = [str(self.target)] if self.launcher is not None else list(map(str, self._directories))
+        if not directories:
             return
         try:
+            argv, options = child_command(self.launcher, [
+                "-I", "-S", "-c", IO_PROBE_CHILD_SOURCE,
+                str(self.interval_s), str(self.report_every_s), str(os.getpid()),
+                str(IO_PROBE_BLOCK_BYTES), str(IO_PROBE_FILE_BYTES), READ_FILE_NAME, WRITE_FILE_NAME,
+                *directories,
+            ])
             self._process = subprocess.Popen(
-                [
-                    sys.executable, "-I", "-S", "-c", IO_PROBE_CHILD_SOURCE,
-                    str(self.interval_s), str(self.report_every_s), str(os.getpid()),
-                    str(IO_PROBE_BLOCK_BYTES), str(IO_PROBE_FILE_BYTES), READ_FILE_NAME, WRITE_FILE_NAME,
-                    *map(str, self._directories),
-                ],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                close_fds=True,
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True,
+                **options,
             )
         except OSError as error:
             self.error = f"The I/O probe could not start ({error.strerror})."

@@ -16,8 +16,21 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from iotui.core.host.probe_child import end_probe_child
+
+# Turns the child's python arguments (after the interpreter) into the command that runs them:
+# the default is this interpreter; a remote host's is ssh (iotui.core.remote.host_probes).
+ChildLauncher = Callable[[list[str]], tuple[list[str], dict[str, Any]]]
+
+
+def child_command(launcher: ChildLauncher | None, python_args: list[str]) -> tuple[list[str], dict[str, Any]]:
+    """The argv and extra Popen options that run a probe child with `python_args`."""
+    if launcher is None:
+        return [sys.executable, *python_args], {}
+    return launcher(python_args)
+
 
 PROBE_INTERVAL_MS = 10.0
 PROBE_REPORT_EVERY_S = 1.0
@@ -113,8 +126,10 @@ class WakeupProbe:
         interval_ms: float = PROBE_INTERVAL_MS,
         report_every_s: float = PROBE_REPORT_EVERY_S,
         keep_reports: int = 60,
+        launcher: ChildLauncher | None = None,
     ) -> None:
         self.interval_ms = interval_ms
+        self.launcher = launcher
         self.report_every_s = report_every_s
         self._process: subprocess.Popen[bytes] | None = None
         self._reader: threading.Thread | None = None
@@ -151,15 +166,12 @@ class WakeupProbe:
             self._latest_at_s = None
             self._reports_received = 0
             self._recent_lateness_ms.clear()
+        argv, options = child_command(self.launcher, [
+            "-I", "-S", "-c", _PROBE_CHILD_SOURCE,
+            str(self.interval_ms / 1000.0), str(self.report_every_s), str(os.getpid()),
+        ])
         self._process = subprocess.Popen(
-            [
-                sys.executable, "-I", "-S", "-c", _PROBE_CHILD_SOURCE,
-                str(self.interval_ms / 1000.0), str(self.report_every_s), str(os.getpid()),
-            ],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            close_fds=True,
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True, **options
         )
         self._reader = threading.Thread(
             target=self._read_reports, args=(self._process,), name="iotui-wakeup-probe", daemon=True

@@ -164,6 +164,7 @@ HOSTS_KEYS: Spec = {
     "pauses": ((list,), False),
     "sections": ((list,), False),
     "samples": ((list,), False),
+    "pressure": ((dict,), False),
 }
 # Sample keys that are not numbers.
 SAMPLE_TEXT_KEYS = ("responsiveness", "responsiveness_cause")
@@ -339,6 +340,8 @@ def check_hosts(hosts: Any, where: str) -> None:
         if not isinstance(host, dict):
             raise RecordError(f"{where}: {name} should be a table.")
         check_spec(host, HOSTS_KEYS, where, name)
+        if "pressure" in host:
+            check_pressure(host["pressure"], where, f"{name}.pressure")
         check_pauses(host.get("pauses", []), where, f"{name}.pauses")
         check_sections(host.get("sections", []), where, f"{name}.sections")
         check_samples(host.get("samples", []), where, f"{name}.samples", len(host.get("sections", [])))

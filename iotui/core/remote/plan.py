@@ -9,6 +9,7 @@ and has room for the test files plus the same margin.
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Awaitable, Callable
@@ -18,6 +19,7 @@ from iotui.core.fio import policy
 from iotui.core.host import targets as target_checks
 from iotui.core.host.memory import buffers_problem
 from iotui.core.remote.connections import HostConnections
+from iotui.core.remote.host_probes import HostProbeSet
 from iotui.core.remote.transport import HostFacts, RemoteError
 from iotui.core.presets.estimate import buffer_estimate, disk_estimate, estimate, file_estimate
 from iotui.core.runs.plan import effective_options
@@ -47,13 +49,22 @@ class RemotePlan:
     connections: HostConnections | None = None
     # Hosts that failed the pre-flight and were left out (``--min-hosts``): (host, what happened).
     left_out: list[tuple[str, str]] = field(default_factory=list)
+    # The wake-up and I/O probes on each host that has python3 (``--no-host-probes``: off).
+    host_probes: bool = True
+
+    @functools.cached_property
+    def probes(self) -> HostProbeSet:
+        """Each host's probes (none with ``host_probes`` off), over its shared connection."""
+        return HostProbeSet.for_plan(self.hosts, self.ssh_for, self.facts, self.target, on=self.host_probes)
 
     def ssh_for(self, host: str) -> list[str]:
         """ssh's words for a session on the host: over its shared connection where there is one."""
         return self.connections.argv(host) if self.connections is not None else list(self.ssh)
 
     async def close(self) -> None:
-        """End the hosts' shared connections (after the run, or when it does not start)."""
+        """End the hosts' probes, then their shared connections (after the run, or when it does not start)."""
+        if "probes" in self.__dict__:
+            await asyncio.to_thread(self.probes.stop)
         if self.connections is not None:
             await self.connections.close()
 

@@ -161,7 +161,6 @@ class MultiHostSession(EventLog):
         base = self.released_at if self.released_at is not None else self._started_monotonic
         return time.monotonic() - base
 
-
     # -- the run ------------------------------------------------------------
     async def run(self) -> RunRecord:
         started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
@@ -172,6 +171,7 @@ class MultiHostSession(EventLog):
         # shell start-up and lays fio's files out, and 128 of those at once on one machine (or
         # one shared filesystem) only make every host slower to get ready.
         gate = asyncio.Semaphore(CONNECT_CONCURRENCY)
+        self.plan.probes.start(lambda line: self._log("iotui", line))  # each host's, ended by plan.close()
         try:
             for host, state in self.states.items():
                 state.runner = self.runner_factory(host)
@@ -284,6 +284,7 @@ class MultiHostSession(EventLog):
 
     def _tick(self) -> None:
         now = self.now_s()
+        self.plan.probes.tick(self._emit, released=self.released_at is not None)
         aggregate = self.aligner.tick(now)
         if aggregate is not None:
             self._emit_aggregate(aggregate)
@@ -422,6 +423,7 @@ class MultiHostSession(EventLog):
             row_groupids=self.row_groupids,
             pauses=self.pause_log.pauses,
         )
+        self.plan.probes.add_to(record.hosts)  # each host's responsiveness
         saved_path: Path | None = None
         save_error: str | None = None
         if self.runs_dir is not None:

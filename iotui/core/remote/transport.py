@@ -104,6 +104,7 @@ t="$1"
 [ -n "$t" ] || t="$HOME"
 echo "kernel=$(uname -r 2>/dev/null)"
 awk '$1 == "MemAvailable:" {print "mem_available_kb=" $2}' /proc/meminfo 2>/dev/null
+command -v python3 >/dev/null 2>&1 && echo "python3=1"
 if v=$(fio --version 2>&1); then echo "fio_version=$v"; else echo "fio_error=$v"; fi
 if cd "$t" 2>/dev/null; then
   echo "path=$(pwd -P)"
@@ -131,6 +132,8 @@ class HostFacts:
     writable: bool
     mem_available_bytes: int | None = None
     """The host's MemAvailable; None where its kernel does not say (the memory check then passes)."""
+    python3: bool = False
+    """Whether python3 is on the host's PATH (the responsiveness probes run there only then)."""
     free_inodes: int | None = None
     """Free inodes on the target's filesystem (df -Pi); None where it counts none (btrfs, NFS) or df does not say."""
 
@@ -180,6 +183,7 @@ def facts_from_output(host: str, target: str | None, stdout: str, stderr: bytes,
         writable=facts.get("writable") == "1",
         mem_available_bytes=int(mem_kb) * 1024 if (mem_kb := facts.get("mem_available_kb", "")).isdigit() else None,
         free_inodes=_free_inodes(facts),
+        python3=facts.get("python3") == "1",
     )
 
 

@@ -23,6 +23,7 @@ from iotui.ui.live import PSI_TOOLTIP, LiveSeries, psi_legend
 from iotui.ui.messages import (
     FioLogged,
     HostIntervalArrived,
+    HostLevelAssessed,
     HostLost,
     HostSampled,
     IntervalArrived,
@@ -154,6 +155,10 @@ class RunScreen(Screen):
     @on(HostIntervalArrived)
     def _host_interval(self, message: HostIntervalArrived) -> None:
         self.query_one("#host-rows", HostRows).add_interval(message.host, message.interval)
+
+    @on(HostLevelAssessed)
+    def _host_level(self, message: HostLevelAssessed) -> None:
+        self.query_one("#host-rows", HostRows).set_level(message.host, message.assessment)
 
     @on(HostLost)
     def _host_lost(self, message: HostLost) -> None:

@@ -1,5 +1,7 @@
 """A row per host of a multi-host run: its latest figures and how fresh they are.
 
+Each row ends with the host's responsiveness level (and its cause) where its
+probes run: ``ok``, ``sluggish: io write p99 312 ms > 110 ms``, ``unresponsive: ...``.
 A host's mark is ``●`` while its figures are fresh, ``○`` once nothing came
 for ``STALE_AFTER_S`` (1.6 s), ``✗`` after it failed. The widget keeps the
 rows; the run screen hands it each host's interval and failure.
@@ -15,6 +17,7 @@ from textual.widgets import Static
 
 from iotui.core import format as fmt
 from iotui.core.fio.intervals import IntervalSample
+from iotui.core.host.levels import Assessment, Level
 from iotui.core.remote.alignment import STALE_AFTER_S
 
 
@@ -24,6 +27,7 @@ class HostRow:
     interval: IntervalSample | None = None
     arrived_monotonic: float | None = None
     failed_at_s: float | None = None
+    assessment: Assessment | None = None
 
     def mark(self, now: float) -> str:
         if self.failed_at_s is not None:
@@ -57,6 +61,10 @@ class HostRows(Static):
         row.interval = interval
         row.arrived_monotonic = time.monotonic()
 
+    def set_level(self, host: str, assessment: Assessment) -> None:
+        """The host's level this second (drawn at the next redraw)."""
+        self.rows.setdefault(host, HostRow(host)).assessment = assessment
+
     def mark_failed(self, host: str, at_s: float) -> None:
         self.rows.setdefault(host, HostRow(host)).failed_at_s = at_s
         self.redraw()
@@ -85,6 +93,12 @@ class HostRows(Static):
                     f"p99 {fmt.latency_ns(figures.lat_percentiles_ns.get('p99'))}"
                 )
             text.append("  ".join(parts) or "idle")
+            if row.assessment is not None:
+                level = row.assessment
+                style = {Level.OK: "green", Level.SLUGGISH: "yellow"}.get(level.level, "bold red")
+                text.append(f"  {level.level.value}", style=style)
+                if level.signal:
+                    text.append(f": {level.signal}", style=style)
         return text
 
     def redraw(self) -> None:
