@@ -39,6 +39,7 @@ ERROR_MARK = "IOTUI-ERROR"
 PAUSED_MARK = "IOTUI-PAUSED"
 RESUMED_MARK = "IOTUI-RESUMED"
 STOP_GRACE_S = 1.5
+KILL_AFTER_TERM_S = 2.0
 READ_CHUNK_BYTES = 64 * 1024
 
 LIFELINE_SCRIPT = r"""
@@ -326,6 +327,20 @@ class HostRunner:
                 process.terminate()
             except ProcessLookupError:
                 pass
+            # An ssh that outlives SIGTERM too is killed: the run's end waits on every host's
+            # pipes, and one lingering ssh held it (and the record) for good.
+            try:
+                await asyncio.wait_for(process.wait(), KILL_AFTER_TERM_S)
+            except asyncio.TimeoutError:
+                self.kill()
+
+    async def ended(self, limit_s: float) -> None:
+        """Wait for ssh's end (a stop begun earlier may still be under way); killed after ``limit_s``."""
+        if self.process is not None and self.process.returncode is None:
+            try:
+                await asyncio.wait_for(self.process.wait(), limit_s)
+            except asyncio.TimeoutError:
+                self.kill()
 
     def kill(self) -> None:
         if self.process is not None and self.process.returncode is None:

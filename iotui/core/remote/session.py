@@ -393,13 +393,10 @@ class MultiHostSession(EventLog):
 
     async def _stop_all(self) -> None:
         runners = [s.runner for s in self.states.values() if s.runner is not None]
+        # Every host at once, each bounded: waited one after another, 128 hosts that were slow
+        # to end held iotui's exit (and the record) for 2 s each.
         await asyncio.gather(*(runner.stop() for runner in runners), return_exceptions=True)
-        for runner in runners:
-            if runner.process is not None and runner.process.returncode is None:
-                try:
-                    await asyncio.wait_for(runner.process.wait(), 2.0)
-                except asyncio.TimeoutError:
-                    runner.kill()
+        await asyncio.gather(*(runner.ended(2.0) for runner in runners), return_exceptions=True)
 
     def _finish(self, started: dt.datetime) -> RunRecord:
         # A run that ended while paused: every pause lasted until now.
