@@ -259,6 +259,9 @@ async def test_a_stop_ends_every_stubborn_host_at_once_within_its_bounds():
     assert session.released_at is not None
     began = time.monotonic()
     session.request_stop()
+    # Written at once, before the event loop's next turn (where a backlog of 128 hosts' output held it 10 s).
+    assert all(runner.process is not None and runner.process.stdin is not None
+               and runner.process.stdin.is_closing() for runner in runners)
     # Before, the run waited on these hosts for ever (SIGTERM was the last word).
     record = await asyncio.wait_for(running, 30)
     took_s = time.monotonic() - began

@@ -112,9 +112,11 @@ class MultiHostSession(EventLog):
             return
         self.stop_requested = True
         self.ended_by = ended_by
-        for state in self.states.values():
-            if state.runner is not None:
-                asyncio.ensure_future(state.runner.stop())
+        runners = [state.runner for state in self.states.values() if state.runner is not None]
+        for runner in runners:
+            runner.begin_stop()  # every host's line goes out now, whatever the loop has queued
+        for runner in runners:
+            asyncio.ensure_future(runner.stop())
 
     def pause(self) -> bool:
         """Pause fio on every running host (a line to each lifeline: SIGSTOP there).
