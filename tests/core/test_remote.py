@@ -226,3 +226,46 @@ def test_a_multi_host_record_compares_and_exports_per_host_and_in_aggregate():
     assert [(row["setting:hostname"], row["iops"]) for row in table.rows] == [
         ("all 2 hosts", 1000.0), ("h1", 600.0), ("h2", 400.0)
     ]
+
+
+# A "host" whose ssh is ready, then ignores the stop line, end-of-file and SIGTERM: only SIGKILL ends it.
+STUBBORN_SSH = ["sh", "-c", 'trap "" TERM; echo "IOTUI-READY /nowhere" >&2; while :; do sleep 0.2; done', "stubborn"]
+
+
+async def test_a_stop_ends_every_stubborn_host_at_once_within_its_bounds():
+    import asyncio
+    import time
+
+    from iotui.core.remote import session as remote_session
+    from iotui.core.remote.lifeline import STOP_GRACE_S, HostRunner
+    from iotui.core.remote.plan import RemotePlan
+
+    hosts = [f"h{index}" for index in range(6)]
+    plan = RemotePlan(preset_name="t", title="", hosts=hosts, ssh=[], target=None, fio_args=[], options={})
+    runners: list[HostRunner] = []
+
+    def stubborn(host: str) -> HostRunner:
+        runner = HostRunner(["ssh"], host, None, [])
+        runner.argv = list(STUBBORN_SSH)
+        runners.append(runner)
+        return runner
+
+    session = remote_session.MultiHostSession(plan, runs_dir=None, runner_factory=stubborn)
+    running = asyncio.ensure_future(session.run())
+    for _ in range(200):
+        if session.released_at is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert session.released_at is not None
+    began = time.monotonic()
+    session.request_stop()
+    # Written at once, before the event loop's next turn (where a backlog of 128 hosts' output held it 10 s).
+    assert all(runner.process is not None and runner.process.stdin is not None
+               and runner.process.stdin.is_closing() for runner in runners)
+    # Before, the run waited on these hosts for ever (SIGTERM was the last word).
+    record = await asyncio.wait_for(running, 30)
+    took_s = time.monotonic() - began
+    assert record.status == "stopped"
+    assert all(runner.process is not None and runner.process.returncode is not None for runner in runners)
+    # Bounded and all at once: the stop's grace, 2 s after SIGTERM, then SIGKILL, not 6 times that.
+    assert took_s < STOP_GRACE_S + 1.0 + 2.0 + 3.0, took_s

@@ -39,6 +39,7 @@ ERROR_MARK = "IOTUI-ERROR"
 PAUSED_MARK = "IOTUI-PAUSED"
 RESUMED_MARK = "IOTUI-RESUMED"
 STOP_GRACE_S = 1.5
+KILL_AFTER_TERM_S = 2.0
 READ_CHUNK_BYTES = 64 * 1024
 
 LIFELINE_SCRIPT = r"""
@@ -175,6 +176,7 @@ class HostRunner:
         self.released = False
         self._queue: asyncio.Queue[HostEvent | None] = asyncio.Queue()
         self._stopping = False
+        self._bounding = False
 
     async def start(self) -> None:
         self.process = await asyncio.create_subprocess_exec(
@@ -305,8 +307,12 @@ class HostRunner:
             return False
         return True
 
-    async def stop(self, grace_s: float = STOP_GRACE_S + 1.0) -> None:
-        """A line (after release) or end-of-file on stdin; ssh killed if it lingers."""
+    def begin_stop(self) -> None:
+        """The stop line (after release) and end-of-file on stdin, written now.
+
+        Not at the event loop's next turn: at 128 hosts on a loaded machine the loop's queue of
+        the hosts' output held the stop coroutines back 10 s after SIGINT.
+        """
         process = self.process
         if process is None or self._stopping:
             return
@@ -318,6 +324,14 @@ class HostRunner:
                 process.stdin.close()
             except (BrokenPipeError, ConnectionResetError, RuntimeError):
                 pass
+
+    async def stop(self, grace_s: float = STOP_GRACE_S + 1.0) -> None:
+        """:meth:`begin_stop`, then ssh ended if it lingers (SIGTERM, then SIGKILL)."""
+        self.begin_stop()
+        process = self.process
+        if process is None or self._bounding:
+            return
+        self._bounding = True
         try:
             await asyncio.wait_for(process.wait(), grace_s)
         except asyncio.TimeoutError:
@@ -326,6 +340,20 @@ class HostRunner:
                 process.terminate()
             except ProcessLookupError:
                 pass
+            # An ssh that outlives SIGTERM too is killed: the run's end waits on every host's
+            # pipes, and one lingering ssh held it (and the record) for good.
+            try:
+                await asyncio.wait_for(process.wait(), KILL_AFTER_TERM_S)
+            except asyncio.TimeoutError:
+                self.kill()
+
+    async def ended(self, limit_s: float) -> None:
+        """Wait for ssh's end (a stop begun earlier may still be under way); killed after ``limit_s``."""
+        if self.process is not None and self.process.returncode is None:
+            try:
+                await asyncio.wait_for(self.process.wait(), limit_s)
+            except asyncio.TimeoutError:
+                self.kill()
 
     def kill(self) -> None:
         if self.process is not None and self.process.returncode is None:

@@ -112,9 +112,11 @@ class MultiHostSession(EventLog):
             return
         self.stop_requested = True
         self.ended_by = ended_by
-        for state in self.states.values():
-            if state.runner is not None:
-                asyncio.ensure_future(state.runner.stop())
+        runners = [state.runner for state in self.states.values() if state.runner is not None]
+        for runner in runners:
+            runner.begin_stop()  # every host's line goes out now, whatever the loop has queued
+        for runner in runners:
+            asyncio.ensure_future(runner.stop())
 
     def pause(self) -> bool:
         """Pause fio on every running host (a line to each lifeline: SIGSTOP there).
@@ -394,13 +396,10 @@ class MultiHostSession(EventLog):
 
     async def _stop_all(self) -> None:
         runners = [s.runner for s in self.states.values() if s.runner is not None]
+        # Every host at once, each bounded: waited one after another, 128 hosts that were slow
+        # to end held iotui's exit (and the record) for 2 s each.
         await asyncio.gather(*(runner.stop() for runner in runners), return_exceptions=True)
-        for runner in runners:
-            if runner.process is not None and runner.process.returncode is None:
-                try:
-                    await asyncio.wait_for(runner.process.wait(), 2.0)
-                except asyncio.TimeoutError:
-                    runner.kill()
+        await asyncio.gather(*(runner.ended(2.0) for runner in runners), return_exceptions=True)
 
     def _finish(self, started: dt.datetime) -> RunRecord:
         # A run that ended while paused: every pause lasted until now.
