@@ -52,7 +52,9 @@ def latency_ns(value: float | None) -> str:
     """ns, µs, ms or s with three significant figures."""
     if value is None or _missing(value):
         return NO_VALUE
-    value = float(value)
+    # Rounded to three figures before the unit is chosen: 999.6 ns is shown 1.00µs, not 1000ns
+    # (a null-engine run's mean latency read "1000ns" beside a p50 of 161ns).
+    value = float(f"{float(value):.3g}")
     for limit, divisor, suffix in ((1e9, 1e9, "s"), (1e6, 1e6, "ms"), (1e3, 1e3, "µs")):
         if abs(value) >= limit:
             return _three_figures(value / divisor) + suffix
@@ -60,6 +62,7 @@ def latency_ns(value: float | None) -> str:
 
 
 def _three_figures(value: float) -> str:
+    value = float(f"{value:.3g}")  # 9.996 is 10.0, not 10.00
     if abs(value) >= 100:
         return f"{value:.0f}"
     if abs(value) >= 10:
