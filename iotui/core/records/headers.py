@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from iotui.core.input_files import InputFileError, read_input_file
 from iotui.core.records.record import RunRecord
 from iotui.core.records.files import load_record, validate_toml_dict
 from iotui.core.records.guard import record_problem
@@ -68,8 +69,10 @@ def load_record_headers(path: Path) -> RunRecord:
     """The record with its header tables only (no samples, hosts or messages); RecordError as load_record."""
     path = Path(path)
     try:
-        text = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        # read_input_file, not read_bytes: a FIFO named *.toml in the runs directory blocked
+        # `iotui history` and History's index for good in open(); it is refused at once instead.
+        text = read_input_file(path, "record").decode("utf-8")
+    except (InputFileError, UnicodeDecodeError):
         return load_record(path)  # its own sentence for either
     cut = listed_text(text)
     if cut is None:
