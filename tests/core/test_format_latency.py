@@ -2,7 +2,7 @@
 
 import pytest
 
-from iotui.core.format import latency_ns
+from iotui.core.format import in_unit, latency_ns
 
 
 @pytest.mark.parametrize(
@@ -20,3 +20,11 @@ from iotui.core.format import latency_ns
 )
 def test_latency_near_a_unit_edge(value_ns: float, shown: str) -> None:
     assert latency_ns(value_ns) == shown
+
+
+@pytest.mark.parametrize(
+    ("value_ns", "shown"),
+    [(207.0, "<0.001"), (499.0, "<0.001"), (500.0, "0.001"), (120_000.0, "0.120"), (0.0, "0.000"), (6_720_000.0, "6.72")],
+)
+def test_a_tiny_latency_in_milliseconds_is_not_shown_as_zero(value_ns: float, shown: str) -> None:
+    assert in_unit(value_ns, 1e6) == shown
