@@ -54,15 +54,19 @@ def latency_ns(value: float | None) -> str:
         return NO_VALUE
     value = float(value)
     for limit, divisor, suffix in ((1e9, 1e9, "s"), (1e6, 1e6, "ms"), (1e3, 1e3, "µs")):
-        if abs(value) >= limit:
+        # A value that rounds to 1000 of the smaller unit takes this one: 999.6 ns is 1.00µs, not
+        # "1000ns" (a null-engine run's mean beside a p50 of 161ns). Only the unit moves, the value
+        # is rounded once.
+        if abs(value) >= limit * 0.9995:
             return _three_figures(value / divisor) + suffix
     return f"{value:.0f}ns"
 
 
 def _three_figures(value: float) -> str:
-    if abs(value) >= 100:
+    # The edges where rounding adds a figure: 9.996 is "10.0", not "10.00".
+    if abs(value) >= 99.95:
         return f"{value:.0f}"
-    if abs(value) >= 10:
+    if abs(value) >= 9.995:
         return f"{value:.1f}"
     return f"{value:.2f}"
 
@@ -157,6 +161,9 @@ def in_unit(value: float | None, divisor: float) -> str:
     if value is None or _missing(value):
         return NO_VALUE
     scaled = float(value) / divisor
+    if 0 < abs(scaled) < 0.0005:
+        # A null-engine run's p99 of 207 ns read "0.000" under "p99 ms", as if it were none.
+        return "<0.001" if scaled > 0 else ">-0.001"
     return f"{scaled:.3f}" if abs(scaled) < 1 else _three_figures(scaled)
 
 

@@ -82,3 +82,29 @@ def test_a_record_with_no_samples_lists_the_same(tmp_path: Path) -> None:
     path = save_record(_record(samples=0), tmp_path)
     listed, whole = load_record_headers(path), load_record(path)
     assert (listed.run, listed.sections, listed.target) == (whole.run, whole.sections, whole.target)
+
+
+def test_a_fifo_named_like_a_record_is_refused_at_once(tmp_path: Path) -> None:
+    """A FIFO in the runs directory must not block the index (open() of a FIFO waits for a writer)."""
+    import os
+    import threading
+
+    fifo = tmp_path / "x.toml"
+    os.mkfifo(fifo)
+    outcome: list[str] = []
+
+    def load() -> None:
+        try:
+            load_record_headers(fifo)
+            outcome.append("loaded")
+        except RecordError as error:
+            outcome.append(str(error))
+
+    reader = threading.Thread(target=load, daemon=True)
+    reader.start()
+    reader.join(5)
+    if reader.is_alive():  # unblock the reader so the test run can end, then fail
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(5)
+        pytest.fail("load_record_headers blocked on a FIFO")
+    assert outcome and "FIFO" in outcome[0] and "not a regular file" in outcome[0]
