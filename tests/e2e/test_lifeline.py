@@ -94,12 +94,6 @@ def _state(pid: str) -> str:
         return stat.read().rpartition(")")[2].split()[0]
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="open defect: on a quiet machine, after another lifeline test in the same process, a stop "
-    "while fio is paused sometimes ends the host without the lifeline's IOTUI-EXIT line (exit_status None); "
-    "fio and the test files are still gone. Issue 27 stays open for it.",
-)
 async def test_pause_and_resume_stop_and_continue_fio_and_a_stop_while_paused_still_ends_it(tmp_path):
     runner = HostRunner(LOCAL_SHELL, "local", str(tmp_path), JOB)
     assert not runner.pause()  # nothing to pause before the barrier

@@ -72,7 +72,7 @@ me=$$
       pause|resume)
         f=; read -r f < .iotui-fio 2>/dev/null
         if [ "$l" = pause ]; then s=STOP m=IOTUI-PAUSED; else s=CONT m=IOTUI-RESUMED; fi
-        [ -n "$f" ] && kill -"$s" "$f" 2>/dev/null && echo "$m" >&4 ;;
+        [ -n "$f" ] && kill -"$s" "$f" 2>/dev/null && printf '\n%s\n' "$m" >&4 ;;
       *) break ;;
     esac
   done; kill -TERM "$me" ) 4>&2 >/dev/null 2>&1 &
@@ -82,7 +82,8 @@ finish() {
   [ -n "$k" ] && kill "$k" 2>/dev/null
   kill "$w" 2>/dev/null
   cleanup
-  echo "IOTUI-EXIT $1" >&2
+  # fio's last message may lack its newline ("...: Interrupted system call"): the mark starts a line.
+  printf '\n%s %s\n' IOTUI-EXIT "$1" >&2
   exit "$1"
 }
 run() {
