@@ -17,19 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.private_sshd import HOSTS, missing_reason, start_private_sshd
+from tests.e2e.private_sshd import HOSTS, missing_reason
 
 pytestmark = [pytest.mark.fio, pytest.mark.sshd, pytest.mark.skipif(missing_reason() is not None, reason=missing_reason() or "")]
 
 RATE_IOPS = 500
 LINE = re.compile(r"^\s*(?P<t>[\d.]+)s (?P<dir>read|write)\s+(?P<iops>\S+)\s.*\s(?P<live>\d)/(?P<total>\d) hosts$")
-
-
-@pytest.fixture(scope="module")
-def sshd():
-    server = start_private_sshd()
-    yield server
-    server.stop()
 
 
 def _iops(text: str) -> float:

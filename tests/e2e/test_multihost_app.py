@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from iotui.core.records.files import load_record
-from tests.e2e.private_sshd import HOSTS, missing_reason, start_private_sshd
+from tests.e2e.private_sshd import HOSTS, missing_reason
 from tests.e2e.test_multihost import _fio_under
 from tests.pty_terminal import Terminal, screen_text, terminal_env
+from tests.processes import command_lines
 
 pytestmark = [
     pytest.mark.slow, pytest.mark.fio, pytest.mark.sshd,
@@ -44,26 +45,12 @@ SHORT_PRESET = HELD_PRESET.replace('name = "held"', 'name = "short"').replace("r
 PAUSE_S = 3.0
 
 
-@pytest.fixture(scope="module")
-def sshd():
-    server = start_private_sshd()
-    yield server
-    server.stop()
-
-
 def _ssh_clients(port: int) -> list[int]:
     """ssh clients to the private sshd (its port on their command line)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if argv and Path(argv[0].decode(errors="replace")).name == "ssh" and str(port).encode() in argv:
-            pids.append(int(entry.name))
-    return pids
+    return [
+        pid for pid, argv in command_lines()
+        if argv and Path(argv[0].decode(errors="replace")).name == "ssh" and str(port).encode() in argv
+    ]
 
 
 def _shows(words: str):

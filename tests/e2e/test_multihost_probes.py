@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.private_sshd import HOSTS, missing_reason, start_private_sshd
+from tests.e2e.private_sshd import HOSTS, missing_reason
 
 pytestmark = [
     pytest.mark.fio, pytest.mark.sshd, pytest.mark.slow,
@@ -28,13 +28,6 @@ pytestmark = [
 
 NO_PYTHON_HOST = HOSTS[2]
 PROBE_DIR_PREFIX = ".iotui-probe-"  # the I/O probe's private directory, as docs/multi-host.md names it
-
-
-@pytest.fixture(scope="module")
-def sshd():
-    server = start_private_sshd()
-    yield server
-    server.stop()
 
 
 def _path_without_python(directory: Path) -> Path:

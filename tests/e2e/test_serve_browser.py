@@ -15,6 +15,7 @@ import pytest
 from iotui.core.records.files import load_record
 from tests.conftest import requires_fio
 from tests.e2e.cdp import Browser, find_chromium
+from tests.processes import command_lines
 
 CHROMIUM, WHY_NOT = find_chromium()
 pytestmark = [pytest.mark.fio, requires_fio]
@@ -100,17 +101,10 @@ async def test_the_page_needs_the_token_shows_home_and_saves_a_run(served) -> No
 
 def _tab_apps(runs: Path) -> list[int]:
     """The app processes textual-serve started for tabs (their command names the runs directory)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if str(runs).encode() in argv and b"serve" not in argv and b"iotui" in b" ".join(argv):
-            pids.append(int(entry.name))
-    return pids
+    return [
+        pid for pid, argv in command_lines()
+        if str(runs).encode() in argv and b"serve" not in argv and b"iotui" in b" ".join(argv)
+    ]
 
 
 @requires_chromium

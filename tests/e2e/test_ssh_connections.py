@@ -12,16 +12,9 @@ import pytest
 
 from iotui.core.remote.connections import HostConnections, can_share
 from iotui.core.remote.transport import BATCH_MODE, RemoteError
-from tests.e2e.private_sshd import HOSTS, missing_reason, start_private_sshd
+from tests.e2e.private_sshd import HOSTS, missing_reason
 
 pytestmark = [pytest.mark.sshd, pytest.mark.skipif(missing_reason() is not None, reason=missing_reason() or "")]
-
-
-@pytest.fixture(scope="module")
-def sshd():
-    server = start_private_sshd()
-    yield server
-    server.stop()
 
 
 def _ssh(sshd) -> list[str]:

@@ -19,6 +19,7 @@ from iotui.core.records.record import RunRecord
 from iotui.core.records.files import load_record
 from tests.conftest import requires_fio
 from tests.pty_terminal import Terminal, terminal_env
+from tests.processes import command_lines
 
 pytestmark = [pytest.mark.slow, pytest.mark.fio, requires_fio]
 
@@ -60,17 +61,8 @@ def _write_records(runs_dir: Path, count: int) -> None:
 
 def _fio_left(target: Path) -> list[str]:
     """Command lines of processes that still name the target (fio and its job processes)."""
-    left = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if str(target) in argv and "fio" in argv:
-            left.append(argv)
-    return left
+    lines = (b" ".join(argv).decode(errors="replace") for _, argv in command_lines())
+    return [line for line in lines if str(target) in line and "fio" in line]
 
 
 def _preset(name: str, runtime_s: int) -> str:
