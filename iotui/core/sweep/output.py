@@ -14,6 +14,11 @@ from iotui.core.sweep.analysis import SweepAnalysis
 from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.record import SweepRecord
 
+def _latency_ms(value_ms: float | None) -> str:
+    """A felt figure (the probes report milliseconds) in the latency formatter's units."""
+    return fmt.latency_ns(value_ms * 1e6 if value_ms is not None else None)
+
+
 # (header, value from a point, formatter) for the figures; varied keys come first.
 _COLUMNS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
     ("read IOPS", "read_iops", fmt.iops),
@@ -26,9 +31,9 @@ _COLUMNS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
     ("IOPS/busy core", "iops_per_busy_core", fmt.iops),
     # The felt figures a level is judged by (each probe's worst second over the point's run or
     # section), so a reader sees why a point was left out: a small read, a small save, a wake-up.
-    ("io read p99", "io_read_p99_ms", lambda ms: fmt.latency_ns(ms * 1e6 if ms is not None else None)),
-    ("io write p99", "io_write_p99_ms", lambda ms: fmt.latency_ns(ms * 1e6 if ms is not None else None)),
-    ("wake-up p99", "wakeup_p99_ms", lambda ms: fmt.latency_ns(ms * 1e6 if ms is not None else None)),
+    ("io read p99", "io_read_p99_ms", _latency_ms),
+    ("io write p99", "io_write_p99_ms", _latency_ms),
+    ("wake-up p99", "wakeup_p99_ms", _latency_ms),
 )
 
 
