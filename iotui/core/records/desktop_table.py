@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from iotui.core import format as fmt
+from iotui.core.numbers import number
 from iotui.core.records.findings import cliff_sentence, steady_sentence
 
 _SECTION_NAME = re.compile(r"^(?P<kind>seq|rnd)(?P<bs>\d+[kmg])-q(?P<qd>\d+)t(?P<jobs>\d+)-(?P<direction>read|write)$")
@@ -50,12 +51,6 @@ def test_label(section_name: str) -> tuple[str, str] | None:
     return label, match["direction"]
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
-
-
 def desktop_rows(sections: Sequence[Mapping[str, Any]]) -> list[DesktopRow]:
     """The table's rows in the sections' order; empty unless every section is a desktop test."""
     rows: list[DesktopRow] = []
@@ -71,10 +66,10 @@ def desktop_rows(sections: Sequence[Mapping[str, Any]]) -> list[DesktopRow]:
                 test=label,
                 direction=direction,
                 section=str(section["name"]),
-                bw_bytes=_number(figures.get("bw_bytes")),
-                iops=_number(figures.get("iops")),
-                lat_mean_ns=_number(figures.get("lat_mean_ns")),
-                lat_p99_ns=_number(figures.get("lat_p99_ns")),
+                bw_bytes=number(figures.get("bw_bytes")),
+                iops=number(figures.get("iops")),
+                lat_mean_ns=number(figures.get("lat_mean_ns")),
+                lat_p99_ns=number(figures.get("lat_p99_ns")),
                 steady=steady_sentence(section.get("steady")),
                 cliff=cliff_sentence(section.get("cliff")),
             )

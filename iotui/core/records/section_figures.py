@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from iotui.core.numbers import numbers
 from iotui.core.host.section_pressure import pressure_from_samples
 from iotui.core.records.record import section_total_iops
 
@@ -24,12 +25,8 @@ _CPU_MEANS = (
 )
 
 
-def _numbers(values: Iterable[Any]) -> list[float]:
-    return [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
-
-
 def _mean(values: Iterable[Any]) -> float | None:
-    present = _numbers(values)
+    present = numbers(values)
     return sum(present) / len(present) if present else None
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from iotui.core import format as fmt
+from iotui.core.numbers import number
 
 SLO_DIRECTIONS = ("read", "write", "trim")
 # The figure as written in a target -> its key in a record's direction table.
@@ -148,7 +149,7 @@ def choose(slo: Slo, candidates: Sequence[SloCandidate]) -> SloChoice:
 def candidate_from_direction(params: Mapping[str, str], direction_table: Mapping[str, Any] | None, slo: Slo) -> SloCandidate:
     """A candidate from a record's direction table (``iops``, ``lat_p99_ns`` ...)."""
     table = direction_table or {}
-    return SloCandidate(dict(params), _number(table.get("iops")), _number(table.get(slo.key)))
+    return SloCandidate(dict(params), number(table.get("iops")), number(table.get(slo.key)))
 
 
 def choose_point(slo: Slo, points: Sequence[Any]) -> SloChoice:
@@ -159,15 +160,9 @@ def choose_point(slo: Slo, points: Sequence[Any]) -> SloChoice:
     candidates = [
         SloCandidate(
             dict(point.params),
-            _number(getattr(point, f"{slo.direction}_iops", None)),
-            _number(getattr(point, f"{slo.direction}_{slo.key}", None)),
+            number(getattr(point, f"{slo.direction}_iops", None)),
+            number(getattr(point, f"{slo.direction}_{slo.key}", None)),
         )
         for point in points
     ]
     return choose(slo, candidates)
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
