@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from iotui.core import format as fmt
 from iotui.core.numbers import number
+
+if TYPE_CHECKING:
+    from iotui.core.sweep.points import PointResult
 
 SLO_DIRECTIONS = ("read", "write", "trim")
 # The figure as written in a target -> its key in a record's direction table.
@@ -96,7 +99,7 @@ class SloChoice:
     why: str
     index: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "slo": self.slo.text,
             "params": dict(self.params) if self.params is not None else None,
@@ -146,13 +149,13 @@ def choose(slo: Slo, candidates: Sequence[SloCandidate]) -> SloChoice:
     return SloChoice(slo, dict(best.params), best.iops, best.latency_ns, why + ".", index)
 
 
-def candidate_from_direction(params: Mapping[str, str], direction_table: Mapping[str, Any] | None, slo: Slo) -> SloCandidate:
+def candidate_from_direction(params: Mapping[str, str], direction_table: Mapping[str, object] | None, slo: Slo) -> SloCandidate:
     """A candidate from a record's direction table (``iops``, ``lat_p99_ns`` ...)."""
     table = direction_table or {}
     return SloCandidate(dict(params), number(table.get("iops")), number(table.get(slo.key)))
 
 
-def choose_point(slo: Slo, points: Sequence[Any]) -> SloChoice:
+def choose_point(slo: Slo, points: Sequence[PointResult]) -> SloChoice:
     """The choice over sweep points (the analysis's PointResult: ``read_iops``, ``read_lat_p99_ns`` ...).
 
     ``index`` in the answer is the point's place in ``points``.
