@@ -4,13 +4,14 @@ curves, a comparison's bars. Units are the chart's own (IOPS, MiB/s, µs), named
 from __future__ import annotations
 
 import statistics
-from typing import Any, Sequence
+from typing import Mapping, Sequence
 
 from iotui.core.numbers import finite_number
 from iotui.core.report.chart_spec import Bar, ChartSpec, LevelSpan, Series
 from iotui.core.compare.compare import MIN_SAMPLES, THRESHOLD_PCT, Comparison
 from iotui.core.compare.samples import steady_samples
-from iotui.core.records.record import RunRecord, section_directions
+from iotui.core.records.direction_figures import section_directions
+from iotui.core.records.record import RunRecord
 from iotui.core.records.schema import DIRECTIONS
 from iotui.core.sweep.analysis import SweepAnalysis
 from iotui.core.sweep.points import PointResult, usable_points
@@ -30,12 +31,12 @@ SWEEP_CURVES = (
 COMPARED = (("iops", "IOPS", "IOPS", 1.0), ("lat_p99_ns", "p99 completion latency", "µs", 1000.0))
 
 
-def charted_samples(record: RunRecord, index: int) -> list[dict[str, Any]]:
+def charted_samples(record: RunRecord, index: int) -> list[Mapping[str, object]]:
     """A section's samples that a chart draws: every interval with a time, pauses left out (as in every figure)."""
     return [s for s in record.section_samples(index) if finite_number(s.get("t_s")) is not None and not s.get("paused")]
 
 
-def level_spans(samples: Sequence[dict[str, Any]]) -> tuple[LevelSpan, ...]:
+def level_spans(samples: Sequence[Mapping[str, object]]) -> tuple[LevelSpan, ...]:
     """Each stretch of seconds at one responsiveness level, from the samples that carry one."""
     spans: list[LevelSpan] = []
     for sample in samples:
@@ -61,7 +62,9 @@ def section_charts(record: RunRecord, index: int, prefix: str) -> list[ChartSpec
     for key, title, unit, divisor in PER_SECOND:
         series = []
         for direction in directions:
-            points = [(float(s["t_s"]), value / divisor) for s in samples if (value := finite_number(s.get(f"{direction}_{key}"))) is not None]
+            points = [(t_s, value / divisor) for s in samples
+                      if (value := finite_number(s.get(f"{direction}_{key}"))) is not None
+                      and (t_s := finite_number(s.get("t_s"))) is not None]
             if points:
                 series.append(Series(direction, direction, tuple(t for t, _ in points), tuple(v for _, v in points)))
         if series:
