@@ -109,7 +109,7 @@ def steady_sentence(steady: object) -> str | None:
     method = steady.get("method", "window")
     if steady["reached"]:
         after = steady.get("after_s")
-        text = f"steady after {after:.0f} s" if isinstance(after, (int, float)) else "steady"
+        text = f"steady after {after:.0f} s" if is_number(after) else "steady"
     else:
         text = "not steady"
     if method == "fio-ss":
@@ -138,9 +138,9 @@ def latency_target_sentence(section: Mapping[str, object]) -> str | None:
     ]
     iops = " and ".join(f"{fmt.iops(value)} {direction} IOPS" for direction, value in held) or "no IOPS"
     percentile = target.get("percentile")
-    which = f"p{percentile:g}" if isinstance(percentile, (int, float)) else "latency"
+    which = f"p{percentile:g}" if is_number(percentile) else "latency"
     window = target.get("window_s")
-    over = f" over {window:g} s windows" if isinstance(window, (int, float)) else ""
+    over = f" over {window:g} s windows" if is_number(window) else ""
     depth = target.get("depth")
     settled = f"settled on queue depth {depth}" if isinstance(depth, int) else "found no depth"
     return f"fio {settled} and held {iops} with {which} within {fmt.latency_ns(target.get('target_ns'))}{over}"
