@@ -78,10 +78,11 @@ def _bars(comparison: Comparison, key: str, title: str, formatter: Callable[[flo
     values: list[float] = []
     for label, record in zip(comparison.labels, comparison.records):
         for direction in DIRECTIONS:
-            value = record.summary.get(direction, {}).get(key)
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
+            figures = record.figures_of(direction)
+            value = figures.figure(key) if figures is not None else None
+            if value is not None:
                 names.append(f"{label} {direction}")
-                values.append(float(value))
+                values.append(value)
     if not values:
         return None
     figure = _new_figure(title, width, height)

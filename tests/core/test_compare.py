@@ -147,7 +147,7 @@ def test_warm_up_is_skipped() -> None:
 def two_section_record(run_id: str, read_iops: list[float], write_iops: list[float]) -> RunRecord:
     """A preset with a read section, then a write section (stonewall): each direction idles half the run."""
     record = make_record(run_id, iops=sum(read_iops) / len(read_iops))
-    record.summary["write"] = {"iops": sum(write_iops) / len(write_iops), "bw_bytes": 1.0, "io_bytes": 1, "total_ios": 1}
+    record.sections[0]["write"] = {"iops": sum(write_iops) / len(write_iops), "bw_bytes": 1.0, "io_bytes": 1, "total_ios": 1}
     samples = []
     t_s = 0.0
     for read, write in [(r, 0.0) for r in read_iops] + [(0.0, w) for w in write_iops]:
@@ -199,7 +199,7 @@ def test_responsiveness_and_cpu_rows() -> None:
 def test_missing_metric_has_no_verdict() -> None:
     a = make_record("a", iops=10_000)
     b = make_record("b", iops=10_000)
-    del b.summary["read"]["lat_p99_ns"]
+    del b.sections[0]["read"]["lat_p99_ns"]
     row = compare_records([a, b]).row("read", "lat_p99_ns")
     assert row.values[1] is None and row.verdicts[1].verdict is None
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import tomli_w
 
+from iotui.core.records.direction_figures import DirectionFigures
 from iotui.core.records.record import RunRecord, section_directions, section_metric
 from iotui.core.records.files import load_record, save_record
 from iotui.core.records.schema import SCHEMA_VERSION, RecordError
@@ -345,11 +346,18 @@ def test_unknown_keys_inside_a_section_are_kept(tmp_path: Path) -> None:
     assert load_record(path).sections[0]["later_key"] == {"value": 1.0}
 
 
-def test_writing_the_schema_1_summary_view_writes_the_one_section() -> None:
+def test_the_schema_1_summary_view_is_read_only_and_the_section_is_the_one_copy() -> None:
     doc = _schema_2()
     record = RunRecord(run=doc["run"], host=doc["host"], target=doc["target"],
                        summary={"read": {"iops": 5.0}, "pressure": {"responsiveness": "ok"}})
-    record.summary["write"] = {"iops": 7.0}
-    assert record.sections[0]["write"] == {"iops": 7.0} and record.sections[0]["name"] == "blocksize-table"
+    assert record.sections[0]["read"] == {"iops": 5.0} and record.sections[0]["name"] == "blocksize-table"
     assert record.pressure == {"responsiveness": "ok"}
+    with pytest.raises(TypeError):
+        record.summary["write"] = {"iops": 7.0}
+    with pytest.raises(TypeError):
+        del record.summary["read"]["iops"]
+    assert "write" not in record.sections[0] and record.sections[0]["read"] == {"iops": 5.0}
+    record.sections[0]["write"] = {"iops": 7.0}  # a figure is changed in its section, and every view sees it
+    assert record.summary["write"] == {"iops": 7.0}
+    assert record.figures_of("write") == DirectionFigures("write", iops=7.0)
     assert record.total_iops() == 12.0

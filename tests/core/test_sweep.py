@@ -268,7 +268,7 @@ def test_cartesian_product_first_key_slowest():
 
 def fake_preset(name="quick", sweep=None, sections=("job",)):
     jobs = tuple(SimpleNamespace(name=section, options={}) for section in sections)
-    return SimpleNamespace(name=name, title=name, sweep={"vary": sweep} if sweep else None, jobs=jobs)
+    return SimpleNamespace(name=name, title=name, options={}, sweep={"vary": sweep} if sweep else None, jobs=jobs)
 
 
 def test_plan_uses_the_preset_sweep_table_when_no_vary_is_given():

@@ -3,20 +3,21 @@ and each run's repeat group (the runs whose spread is the noise)."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from iotui.core.records.desktop_table import desktop_compare_markdown, is_desktop_table
 from iotui.core.compare.repeat import siblings
+from iotui.core.records.record import RunRecord
 
 
-def never_settled(records: Sequence[Any], labels: Sequence[str]) -> list[str]:
+def never_settled(records: Sequence[RunRecord], labels: Sequence[str]) -> list[str]:
     """One sentence per run and section whose steady-state judgement is "not reached"."""
     notes = []
     for label, record in zip(labels, records):
         unsettled = [
             str(section.get("name", "?"))
-            for section in getattr(record, "sections", [])
-            if isinstance(section.get("steady"), dict) and section["steady"].get("reached") is False
+            for section in record.sections
+            if isinstance(steady := section.get("steady"), dict) and steady.get("reached") is False
         ]
         if unsettled:
             where = ", ".join(unsettled)
@@ -27,13 +28,13 @@ def never_settled(records: Sequence[Any], labels: Sequence[str]) -> list[str]:
     return notes
 
 
-def desktop_side_by_side(records: Sequence[Any]) -> str:
+def desktop_side_by_side(records: Sequence[RunRecord]) -> str:
     """The desktop tables of the first two desktop-table runs side by side ("" when there are not two)."""
     desktop = [record for record in records if is_desktop_table(record)]
     return desktop_compare_markdown(desktop[0], desktop[1]) if len(desktop) >= 2 else ""
 
 
-def repeat_groups(records: Sequence[Any], candidates: Iterable[Any]) -> dict[str, list[Any]]:
+def repeat_groups(records: Sequence[RunRecord], candidates: Iterable[RunRecord | None]) -> dict[str, list[RunRecord]]:
     """For each record of a ``--repeat`` group: its group's completed runs (record id -> runs)."""
     pool = list(candidates)
     groups = {}

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from iotui.core.compare.samples import WARMUP_FRACTION, WARMUP_S, steady_samples
 from iotui.core.compare.setup import SETUP_KEYS, setup_differences
+from iotui.core.numbers import finite_number, number
 from iotui.core.records.record import RunRecord
 from iotui.core.records.schema import DIRECTIONS, RESPONSIVENESS_LEVELS
 from iotui.core.compare.repeat import repeat_values
@@ -48,23 +49,22 @@ class Metric:
     key: str  # key in [summary.<group>]
     label: str
     higher_is_better: bool
-    sample_value: Callable[[dict[str, Any]], float | None] | None = None
+    sample_value: Callable[[Mapping[str, object]], float | None] | None = None
 
 
-def _sample_key(key: str) -> Callable[[dict[str, Any]], float | None]:
-    def read(sample: dict[str, Any]) -> float | None:
-        value = sample.get(key)
-        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+def _sample_key(key: str) -> Callable[[Mapping[str, object]], float | None]:
+    def read(sample: Mapping[str, object]) -> float | None:
+        return number(sample.get(key))
 
     return read
 
 
-def _iops_per_fio_core(sample: dict[str, Any]) -> float | None:
-    cores = sample.get("fio_cpu_cores")
-    iops = [sample.get(f"{d}_iops") for d in DIRECTIONS]
-    if not isinstance(cores, (int, float)) or cores <= 0 or not any(isinstance(v, (int, float)) for v in iops):
+def _iops_per_fio_core(sample: Mapping[str, object]) -> float | None:
+    cores = number(sample.get("fio_cpu_cores"))
+    iops = [value for d in DIRECTIONS if (value := number(sample.get(f"{d}_iops"))) is not None]
+    if cores is None or cores <= 0 or not iops:
         return None
-    return sum(float(v) for v in iops if isinstance(v, (int, float))) / cores
+    return sum(iops) / cores
 
 
 def direction_metrics(direction: str) -> list[Metric]:
@@ -98,12 +98,16 @@ class Verdict:
     p_value: float | None = None
 
 
+# A row's value in one run: a figure, a responsiveness level (the level row), or None where absent.
+RowValue = float | str | None
+
+
 @dataclass(frozen=True)
 class MetricRow:
     """One metric across all runs; index 0 is the baseline."""
 
     metric: Metric
-    values: tuple[Any, ...]
+    values: tuple[RowValue, ...]
     deltas: tuple[float | None, ...]
     delta_pcts: tuple[float | None, ...]
     verdicts: tuple[Verdict | None, ...]
@@ -126,13 +130,13 @@ class Comparison:
     def methods(self) -> set[str]:
         return {v.method for r in self.rows for v in r.verdicts if v is not None and v.method}
 
-    def to_json_dict(self) -> dict[str, Any]:
+    def to_json_dict(self) -> dict[str, object]:
         """Per group and metric: ``a``, ``b`` (``c``...), ``delta``, ``delta_pct``, ``verdict``
         (b against a) and ``versus`` with the same for every later run."""
-        metrics: dict[str, dict[str, Any]] = {}
+        metrics: dict[str, dict[str, dict[str, object]]] = {}
         for row in self.rows:
-            entry: dict[str, Any] = {label: _json_number(value) for label, value in zip(self.labels, row.values)}
-            versus: dict[str, Any] = {}
+            entry: dict[str, object] = {label: _json_number(value) for label, value in zip(self.labels, row.values)}
+            versus: dict[str, dict[str, object]] = {}
             for index in range(1, len(self.labels)):
                 verdict = row.verdicts[index]
                 versus[self.labels[index]] = {
@@ -173,7 +177,8 @@ class Comparison:
         }
 
 
-def _json_number(value: Any) -> Any:
+def _json_number(value: RowValue) -> RowValue:
+    """JSON has no NaN or infinity: such a figure is written as null."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
@@ -241,20 +246,23 @@ def _verdict(
     return Verdict(_direction_word(difference, metric.higher_is_better), METHOD_THRESHOLD)
 
 
-def _number(record: RunRecord, metric: Metric) -> float | None:
-    table = record.summary.get(metric.group, {})
-    value = table.get(metric.key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    if metric.key == "bw_bytes" and value == 0 and table.get("iops"):
-        return None  # a published table gave IOPS only: zero bandwidth is "unknown"
-    return float(value)
+def _figure(record: RunRecord, metric: Metric) -> float | None:
+    """The metric's figure in a one-section run (its direction's, or its ``cpu`` table's); None where absent."""
+    if metric.group in DIRECTIONS:
+        figures = record.figures_of(metric.group)
+        if figures is None:
+            return None
+        # known_bw_bytes: a published table that gave IOPS only has an unknown bandwidth, not a zero one
+        return finite_number(figures.known_bw_bytes if metric.key == "bw_bytes" else figures.figure(metric.key))
+    section = record.only_section
+    table = section.get(metric.group) if section is not None else None
+    return finite_number(table.get(metric.key)) if isinstance(table, Mapping) else None
 
 
 def _numeric_row(
     metric: Metric, records: list[RunRecord], repeats: Mapping[str, Sequence[RunRecord]] | None = None
 ) -> MetricRow | None:
-    values = [_number(record, metric) for record in records]
+    values = [_figure(record, metric) for record in records]
     if all(v is None for v in values):
         return None
     baseline = values[0]
@@ -275,7 +283,7 @@ def _numeric_row(
 
 def worst_responsiveness(record: RunRecord) -> str | None:
     """The worst level reached: the pressure summary's, else the samples' worst."""
-    level = record.summary.get("pressure", {}).get("responsiveness")
+    level = record.pressure.get("responsiveness")
     levels = [s.get("responsiveness") for s in record.samples]
     candidates = [x for x in [level, *levels] if x in RESPONSIVENESS_LEVELS]
     if not candidates:
@@ -327,7 +335,7 @@ def _compare_flat(records: list[RunRecord], repeats: Mapping[str, Sequence[RunRe
     """Every record's one section against the first's (``repeats``: see :func:`compare_records`)."""
     rows: list[MetricRow] = []
     for direction in DIRECTIONS:
-        if not any(direction in record.summary for record in records):
+        if not any(record.figures_of(direction) is not None for record in records):
             continue
         for metric in direction_metrics(direction):
             row = _numeric_row(metric, records, repeats)

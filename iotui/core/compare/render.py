@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from iotui.core import format as fmt
 from iotui.core.compare.compare import (
     METHOD_LEVEL,
@@ -15,13 +13,14 @@ from iotui.core.compare.compare import (
     THRESHOLD_PCT,
     Comparison,
     MetricRow,
+    RowValue,
 )
 from iotui.core.compare.samples import WARMUP_FRACTION, WARMUP_S
 
 _GROUP_TITLES = {"read": "read", "write": "write", "trim": "trim", "cpu": "CPU", "pressure": "responsiveness"}
 
 
-def format_value(key: str, value: Any) -> str:
+def format_value(key: str, value: RowValue) -> str:
     """A metric's value in the unit its key names."""
     if value is None:
         return fmt.NO_VALUE

@@ -12,10 +12,15 @@ from __future__ import annotations
 import math
 import uuid
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from iotui.core import format as fmt
 from iotui.core.compare.stats import mean, sample_variance
+from iotui.core.numbers import finite_number, number
+from iotui.core.records.direction_figures import direction_figures
+
+if TYPE_CHECKING:
+    from iotui.core.records.record import RunRecord
 
 DIRECTIONS = ("read", "write", "trim")
 
@@ -24,7 +29,7 @@ def new_repeat_group() -> str:
     return uuid.uuid4().hex
 
 
-def repeat_keys(group: str, index: int) -> dict[str, Any]:
+def repeat_keys(group: str, index: int) -> dict[str, str | int]:
     """The ``[run]`` keys of the ``index``-th (1-based) run of a repeat group."""
     return {"repeat_group": group, "repeat_index": index}
 
@@ -58,20 +63,17 @@ class Spread:
             f"over {len(self.values)} runs"
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"section": self.section, "direction": self.direction, "key": self.key, "values": list(self.values),
                 "mean": self.mean, "stdev": self.stdev, "cv_pct": self.cv_pct}
 
 
-def _figure(section: dict[str, Any], direction: str, key: str) -> float | None:
-    table = section.get(direction)
-    value = table.get(key) if isinstance(table, dict) else None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return float(value)
+def _figure(section: Mapping[str, object], direction: str, key: str) -> float | None:
+    figures = direction_figures(section, direction)
+    return finite_number(figures.figure(key)) if figures is not None else None
 
 
-def spreads(records: Sequence[Any], key: str = "iops") -> list[Spread]:
+def spreads(records: Sequence[RunRecord], key: str = "iops") -> list[Spread]:
     """Per section (matched by name, in the first record's order) and direction: the figure in every run."""
     if not records:
         return []
@@ -92,17 +94,17 @@ def spreads(records: Sequence[Any], key: str = "iops") -> list[Spread]:
     return found
 
 
-def siblings(record: Any, candidates: Iterable[Any]) -> list[Any]:
+def siblings(record: RunRecord, candidates: Iterable[RunRecord | None]) -> list[RunRecord]:
     """The completed runs of ``record``'s repeat group (itself included), by repeat_index; [] without a group."""
     group = record.run.get("repeat_group")
     if not group:
         return []
     runs = {c.id: c for c in candidates if c is not None and c.run.get("repeat_group") == group and c.status == "completed"}
     runs.setdefault(record.id, record)
-    return sorted(runs.values(), key=lambda r: r.run.get("repeat_index") or 0)
+    return sorted(runs.values(), key=lambda r: number(r.run.get("repeat_index")) or 0.0)
 
 
-def repeat_values(records: Sequence[Any], direction: str, key: str) -> list[float] | None:
+def repeat_values(records: Sequence[RunRecord], direction: str, key: str) -> list[float] | None:
     """One figure per repeat for a one-section run's direction (compare's noise); None when unusable."""
     values = []
     for record in records:

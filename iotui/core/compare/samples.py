@@ -3,8 +3,9 @@ and a record's samples as time series for plots."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Mapping, Sequence
 
+from iotui.core.numbers import number
 from iotui.core.records.record import RunRecord
 from iotui.core.records.schema import DIRECTIONS
 
@@ -15,7 +16,7 @@ WARMUP_FRACTION = 0.10
 PARTIAL_INTERVAL_FRACTION = 0.5
 
 
-def _active_window(samples: list[dict[str, Any]], direction: str) -> list[dict[str, Any]]:
+def _active_window(samples: Sequence[Mapping[str, object]], direction: str) -> list[Mapping[str, object]]:
     """The stretch in which ``direction`` did I/O: from its first busy interval to its last.
 
     A preset with several job sections (a read section, then a write section)
@@ -25,39 +26,44 @@ def _active_window(samples: list[dict[str, Any]], direction: str) -> list[dict[s
     interval was only partly busy and is dropped.
     """
     key = f"{direction}_iops"
-    busy = [i for i, s in enumerate(samples) if isinstance(s.get(key), (int, float)) and s[key] > 0]
+    busy = [i for i, s in enumerate(samples) if (number(s.get(key)) or 0.0) > 0]
     if not busy:
         return []
     last = busy[-1] if busy[-1] == len(samples) - 1 else busy[-1] - 1
-    return samples[busy[0]: last + 1]
+    return list(samples[busy[0]: last + 1])
 
 
-def steady_samples(record: RunRecord, direction: str | None = None) -> list[dict[str, Any]]:
+def _seconds(sample: Mapping[str, object]) -> tuple[float, float]:
+    """A timed sample's ``t_s`` and ``dt_s`` (steady_samples keeps only samples that have both)."""
+    return number(sample.get("t_s")) or 0.0, number(sample.get("dt_s")) or 0.0
+
+
+def steady_samples(record: RunRecord, direction: str | None = None) -> list[Mapping[str, object]]:
     """The record's interval samples without warm-up and without partial intervals.
 
     With a direction, only the stretch in which that direction did I/O, and
     the warm-up counts from the start of that stretch.
     """
-    samples = [
+    samples: list[Mapping[str, object]] = [
         s for s in record.samples
-        if isinstance(s.get("t_s"), (int, float)) and isinstance(s.get("dt_s"), (int, float)) and not s.get("paused")
+        if number(s.get("t_s")) is not None and number(s.get("dt_s")) is not None and not s.get("paused")
     ]
     if direction is not None:
         samples = _active_window(samples, direction)
     if not samples:
         return []
-    start_s = float(samples[0]["t_s"]) - float(samples[0]["dt_s"])
-    length_s = float(samples[-1]["t_s"]) - start_s
+    first_t_s, first_dt_s = _seconds(samples[0])
+    start_s = first_t_s - first_dt_s
+    length_s = _seconds(samples[-1])[0] - start_s
     warmup_s = max(WARMUP_S, WARMUP_FRACTION * length_s)
-    durations = sorted(float(s["dt_s"]) for s in samples)
+    durations = sorted(_seconds(s)[1] for s in samples)
     median_dt = durations[len(durations) // 2]
     return [
         s
         for s in samples
-        if float(s["t_s"]) - float(s["dt_s"]) - start_s >= warmup_s - 1e-9
-        and float(s["dt_s"]) >= PARTIAL_INTERVAL_FRACTION * median_dt
+        if _seconds(s)[0] - _seconds(s)[1] - start_s >= warmup_s - 1e-9
+        and _seconds(s)[1] >= PARTIAL_INTERVAL_FRACTION * median_dt
     ]
-
 
 
 def time_series(record: RunRecord, key_suffix: str) -> dict[str, list[tuple[float, float]]]:
@@ -66,9 +72,9 @@ def time_series(record: RunRecord, key_suffix: str) -> dict[str, list[tuple[floa
     for direction in DIRECTIONS:
         key = f"{direction}_{key_suffix}"
         points = [
-            (float(s["t_s"]), float(s[key]))
+            (t_s, value)
             for s in record.samples
-            if isinstance(s.get(key), (int, float)) and isinstance(s.get("t_s"), (int, float))
+            if (value := number(s.get(key))) is not None and (t_s := number(s.get("t_s"))) is not None
         ]
         if points:
             series[direction] = points

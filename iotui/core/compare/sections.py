@@ -12,17 +12,21 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from iotui.core import format as fmt
 from iotui.core.records.record import RunRecord
 
+if TYPE_CHECKING:
+    from iotui.core.compare.compare import Comparison
+
 SectionKey = tuple[str, tuple[tuple[str, str], ...]]
 
 
-def section_key(section: dict[str, Any]) -> SectionKey:
-    options = section.get("options") or {}
-    return str(section.get("name", "")), tuple(sorted((str(k), str(v)) for k, v in options.items()))
+def section_key(section: Mapping[str, object]) -> SectionKey:
+    options = section.get("options")
+    pairs = options.items() if isinstance(options, Mapping) else ()
+    return str(section.get("name", "")), tuple(sorted((str(k), str(v)) for k, v in pairs))
 
 
 def section_view(record: RunRecord, index: int | None) -> RunRecord:
@@ -65,11 +69,11 @@ def _labels(keys: list[SectionKey]) -> list[str]:
     return labels
 
 
-def compare_by_section(records: list[RunRecord], compare_flat: Callable[[list[RunRecord]], Any]) -> Any:
+def compare_by_section(records: list[RunRecord], compare_flat: Callable[[list[RunRecord]], Comparison]) -> Comparison:
     """A comparison whose rows are each matched section's rows, labelled with the section."""
     matches = matched_sections(records)
     labels = _labels([key for key, _ in matches])
-    per_section: list[tuple[str, Any]] = []
+    per_section: list[tuple[str, Comparison]] = []
     rows = []
     for label, (_, indices) in zip(labels, matches):
         views = [section_view(record, index) for record, index in zip(records, indices)]

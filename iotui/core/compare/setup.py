@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from iotui.core.records.record import RunRecord
 
 SETUP_KEYS = (
@@ -28,7 +26,7 @@ SETUP_KEYS = (
 )
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     if value is None:
         return None
     if isinstance(value, bool):

@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from iotui.core.numbers import is_number
+
 # "mixed": fio's unified_rw_reporting reports reads and writes as one direction.
 DIRECTIONS = ("read", "write", "trim", "mixed")
 # TOML integers are signed 64-bit; a larger count cannot be saved.
@@ -46,7 +48,7 @@ def clean_text(value: Any) -> str:
 
 
 def _number(value: Any, where: str) -> float | int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not is_number(value):
         raise DocumentError(f"key '{where}' should be a number, found {_describe(value)}")
     if isinstance(value, float) and not math.isfinite(value):
         raise DocumentError(f"key '{where}' should be a finite number, found {value}")

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from iotui.core.numbers import number
 from iotui.core.host.levels import CAUSE_FIGURES, SUMMARY_SIGNALS, THRESHOLDS, Crossing, Level, Threshold, crossings
 
 BASELINE_KEYS = {
@@ -37,9 +38,9 @@ def threshold_value(threshold: Threshold, run_pressure: Mapping[str, Any]) -> fl
     return threshold.limit + (float(base) if isinstance(base, (int, float)) else 0.0)
 
 
-def _numbers(sample: Mapping[str, Any]) -> dict[str, float | None]:
+def _cause_figures(sample: Mapping[str, Any]) -> dict[str, float | None]:
     return {
-        figure: float(value) if isinstance(value := sample.get(figure), (int, float)) else None
+        figure: number(sample.get(figure))
         for figure in CAUSE_FIGURES.values()
     }
 
@@ -50,7 +51,7 @@ def _felt(sample: Mapping[str, Any], run_pressure: Mapping[str, Any]) -> tuple[L
     The lower of the chip's level and the highest level a figure of this second crossed.
     """
     shown = _LEVELS.get(str(sample.get("responsiveness")), Level.OK)
-    met = crossings(_numbers(sample), lambda threshold: threshold_value(threshold, run_pressure))
+    met = crossings(_cause_figures(sample), lambda threshold: threshold_value(threshold, run_pressure))
     crossed = max((c.threshold.level for c in met), key=lambda level: level.rank, default=Level.OK)
     level = shown if shown.rank <= crossed.rank else crossed
     return level, [c for c in met if c.threshold.level is level]

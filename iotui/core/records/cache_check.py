@@ -105,9 +105,9 @@ def suspicious_results(record: RunRecord) -> list[tuple[str, str]]:
         return [note] if note is not None else []
     warnings: list[tuple[str, str]] = []
     direct = _direct_io(record.options)
-    read = record.summary.get("read", {})
-    p50_ns = read.get("lat_p50_ns")
-    if isinstance(p50_ns, (int, float)) and read.get("total_ios") and p50_ns < IMPOSSIBLE_READ_P50_NS:
+    read = record.figures_of("read")
+    p50_ns = read.lat_p50_ns if read is not None else None
+    if read is not None and p50_ns is not None and read.total_ios and p50_ns < IMPOSSIBLE_READ_P50_NS:
         warnings.append(
             (
                 "cache-latency",

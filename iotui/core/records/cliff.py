@@ -12,9 +12,10 @@ low stretch (until the bandwidth recovers, or the section ends).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping
 
 from iotui.core import format as fmt
+from iotui.core.numbers import number, numbers
 
 DROP_SHARE = 0.30
 STAY_DOWN_S = 10.0
@@ -43,7 +44,7 @@ class Cliff:
     bw_before_bytes: float | None = None
     bw_after_bytes: float | None = None
 
-    def to_record(self) -> dict[str, Any]:
+    def to_record(self) -> dict[str, bool | float | int]:
         """The record's ``sections.cliff`` table."""
         if not self.found:
             return {"found": False, "within_bytes": int(round(self.within_bytes)), "within_s": round(self.within_s, 3)}
@@ -65,16 +66,16 @@ class Cliff:
         )
 
 
-def cliff_from_record(table: Mapping[str, Any]) -> Cliff | None:
+def cliff_from_record(table: object) -> Cliff | None:
     """A ``sections.cliff`` table back into a Cliff (None when it is not one)."""
     if not isinstance(table, Mapping) or not isinstance(table.get("found"), bool):
         return None
     if table["found"]:
-        keys = ("at_s", "at_bytes", "bw_before_bytes", "bw_after_bytes")
-        if not all(isinstance(table.get(key), (int, float)) for key in keys):
+        figures = numbers(table.get(key) for key in ("at_s", "at_bytes", "bw_before_bytes", "bw_after_bytes"))
+        if len(figures) != 4:
             return None
-        return Cliff(True, 0.0, 0.0, *(float(table[key]) for key in keys))
-    return Cliff(False, float(table.get("within_bytes", 0) or 0), float(table.get("within_s", 0) or 0))
+        return Cliff(True, 0.0, 0.0, *figures)
+    return Cliff(False, number(table.get("within_bytes")) or 0.0, number(table.get("within_s")) or 0.0)
 
 
 def _mib(value: float | None) -> str:
@@ -148,16 +149,16 @@ def is_sustained_write(options: Mapping[str, str], duration_s: float) -> bool:
     return rw in ("write", "randwrite") and duration_s >= SUSTAINED_MIN_S
 
 
-def section_cliff(samples: Iterable[Mapping[str, Any]]) -> Cliff:
+def section_cliff(samples: Iterable[Mapping[str, object]]) -> Cliff:
     """The finder on one section's record samples (``dt_s``, ``write_bw_bytes``); paused seconds left out."""
     durations: list[float] = []
     bandwidths: list[float] = []
     for sample in samples:
         if sample.get("paused"):
             continue
-        bw = sample.get("write_bw_bytes")
-        if isinstance(bw, bool) or not isinstance(bw, (int, float)):
+        bw = number(sample.get("write_bw_bytes"))
+        if bw is None:
             continue
-        durations.append(float(sample.get("dt_s", 1.0)))
-        bandwidths.append(float(bw))
+        durations.append(number(sample.get("dt_s", 1.0)) or 0.0)
+        bandwidths.append(bw)
     return find_cliff(durations, bandwidths)

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from iotui.core import format as fmt
+from iotui.core.records.direction_figures import DirectionFigures, direction_figures
+from iotui.core.records.record import RunRecord
 from iotui.core.records.findings import cliff_sentence, steady_sentence
 
 _SECTION_NAME = re.compile(r"^(?P<kind>seq|rnd)(?P<bs>\d+[kmg])-q(?P<qd>\d+)t(?P<jobs>\d+)-(?P<direction>read|write)$")
@@ -50,13 +52,7 @@ def test_label(section_name: str) -> tuple[str, str] | None:
     return label, match["direction"]
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
-
-
-def desktop_rows(sections: Sequence[Mapping[str, Any]]) -> list[DesktopRow]:
+def desktop_rows(sections: Sequence[Mapping[str, object]]) -> list[DesktopRow]:
     """The table's rows in the sections' order; empty unless every section is a desktop test."""
     rows: list[DesktopRow] = []
     for section in sections:
@@ -64,17 +60,16 @@ def desktop_rows(sections: Sequence[Mapping[str, Any]]) -> list[DesktopRow]:
         if named is None:
             return []
         label, direction = named
-        table = section.get(direction)
-        figures: Mapping[str, Any] = table if isinstance(table, Mapping) else {}
+        figures = direction_figures(section, direction) or DirectionFigures(direction)
         rows.append(
             DesktopRow(
                 test=label,
                 direction=direction,
                 section=str(section["name"]),
-                bw_bytes=_number(figures.get("bw_bytes")),
-                iops=_number(figures.get("iops")),
-                lat_mean_ns=_number(figures.get("lat_mean_ns")),
-                lat_p99_ns=_number(figures.get("lat_p99_ns")),
+                bw_bytes=figures.bw_bytes,
+                iops=figures.iops,
+                lat_mean_ns=figures.lat_mean_ns,
+                lat_p99_ns=figures.lat_p99_ns,
                 steady=steady_sentence(section.get("steady")),
                 cliff=cliff_sentence(section.get("cliff")),
             )
@@ -82,8 +77,8 @@ def desktop_rows(sections: Sequence[Mapping[str, Any]]) -> list[DesktopRow]:
     return rows
 
 
-def is_desktop_table(record: Any) -> bool:
-    return bool(desktop_rows(getattr(record, "sections", []) or []))
+def is_desktop_table(record: RunRecord) -> bool:
+    return bool(desktop_rows(record.sections))
 
 
 def bar(value: float | None, best: float | None, width: int = BAR_WIDTH) -> str:
@@ -115,7 +110,7 @@ def _cells(row: DesktopRow, best: float | None) -> list[str]:
 HEADERS = ["test", "direction", "MiB/s", "IOPS", "mean", "p99", "", "steady state"]
 
 
-def desktop_markdown(record: Any) -> str:
+def desktop_markdown(record: RunRecord) -> str:
     """The table as Markdown (``e`` on Results), with the run it came from and any cliff."""
     rows = desktop_rows(record.sections)
     if not rows:
@@ -145,7 +140,7 @@ def _delta(a: float | None, b: float | None) -> str:
     return f"{100.0 * (b - a) / a:+.1f}%"
 
 
-def desktop_compare_markdown(first: Any, second: Any) -> str:
+def desktop_compare_markdown(first: RunRecord, second: RunRecord) -> str:
     """Two machines' tables side by side: MiB/s, IOPS and p99 of each, and the change."""
     rows_a = {(row.test, row.direction): row for row in desktop_rows(first.sections)}
     rows_b = {(row.test, row.direction): row for row in desktop_rows(second.sections)}

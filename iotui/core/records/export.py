@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from iotui.core import format as fmt
-from iotui.core.records.record import RunRecord, section_directions
+from iotui.core.records.direction_figures import DirectionFigures, section_figures
+from iotui.core.records.record import RunRecord
 
 FORMATS = ("markdown", "csv", "json")
 # Options that name files or jobs rather than describe the workload.
@@ -38,21 +39,18 @@ class ExportTable:
     rows: list[dict[str, Any]]
 
 
-def _metrics(table: dict[str, Any]) -> dict[str, float | None]:
-    def scaled(key: str, divisor: float) -> float | None:
-        value = table.get(key)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return None
-        return round(float(value) / divisor, 3)
+def _metrics(figures: DirectionFigures) -> dict[str, float | None]:
+    def scaled(value: float | None, divisor: float) -> float | None:
+        return None if value is None else round(value / divisor, 3)
 
-    bw_mib_s = scaled("bw_bytes", 1 << 20)
-    if not bw_mib_s and table.get("iops"):
+    bw_mib_s = scaled(figures.known_bw_bytes, 1 << 20)
+    if not bw_mib_s and figures.iops:
         bw_mib_s = None  # a published table gave IOPS only: zero bandwidth is "unknown", not a figure
     return {
         "bw_mib_s": bw_mib_s,
-        "iops": scaled("iops", 1),
-        "lat_mean_us": scaled("lat_mean_ns", 1000),
-        "lat_p99_us": scaled("lat_p99_ns", 1000),
+        "iops": scaled(figures.iops, 1),
+        "lat_mean_us": scaled(figures.lat_mean_ns, 1000),
+        "lat_p99_us": scaled(figures.lat_p99_ns, 1000),
     }
 
 
@@ -80,13 +78,13 @@ def _rows_for(record: RunRecord) -> list[dict[str, Any]]:
         settings = dict(base_settings)
         if multi:
             settings.update({key: str(value) for key, value in (section.get("options") or {}).items()})
-        for direction in section_directions(section):
+        for figures in section_figures(section):
             rows.append(
                 {
                     "run": str(section.get("name", name)) if multi else name,
                     "settings": settings,
-                    "direction": direction,
-                    **_metrics(section[direction]),
+                    "direction": figures.direction,
+                    **_metrics(figures),
                     "notes": str(section.get("notes", "")) if multi else _cache_note(record),
                 }
             )

@@ -18,11 +18,12 @@ from typing import Any, Callable
 import tomli_w
 
 from iotui.core.input_files import InputFileError, read_input_file
+from iotui.core.numbers import is_number
 from iotui.core.toml_reader import tomllib
 from iotui.core.records.record import RunRecord
 from iotui.core.records.guard import record_problem
 from iotui.core.records.migrate import migrate_v1, rename_run_keys
-from iotui.core.records.schema import DIRECTIONS, KNOWN_TOP, NUMBER, SCHEMA_VERSION, RecordError, check_document
+from iotui.core.records.schema import DIRECTIONS, KNOWN_TOP, SCHEMA_VERSION, RecordError, check_document
 
 
 def validate_toml_dict(doc: dict[str, Any], where: str) -> RunRecord:
@@ -75,7 +76,7 @@ def _check_v1_summary(doc: dict[str, Any], where: str) -> None:
             if key not in table:
                 raise RecordError(f"{where}: key 'summary.{direction}.{key}' is missing.")
         for key, value in table.items():
-            if isinstance(value, bool) or not isinstance(value, NUMBER):
+            if not is_number(value):
                 raise RecordError(
                     f"{where}: key 'summary.{direction}.{key}' should be an integer or a number, "
                     f"found {type(value).__name__} {value!r}."

@@ -11,61 +11,67 @@ documents each figure.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from iotui.core import format as fmt
+from iotui.core.numbers import is_number, number
 from iotui.core.records.cliff import cliff_from_record, is_sustained_write, section_cliff
 from iotui.core.records.steady import FioSteadyState, fio_steady_state, section_steady_state
 
-SamplesOf = Callable[[int], Sequence[Mapping[str, Any]]]
+if TYPE_CHECKING:
+    from iotui.core.records.record import RunRecord
+
+SamplesOf = Callable[[int], Sequence[Mapping[str, object]]]
 
 
-def _jobs_by_name(report: Mapping[str, Any] | None) -> dict[str, Mapping[str, Any]]:
-    jobs: dict[str, Mapping[str, Any]] = {}
-    for job in (report or {}).get("jobs", []) or []:
-        if isinstance(job, Mapping) and isinstance(job.get("jobname"), str):
-            jobs.setdefault(job["jobname"], job)
+def _jobs_by_name(report: Mapping[str, object] | None) -> dict[str, Mapping[str, object]]:
+    jobs: dict[str, Mapping[str, object]] = {}
+    listed = report.get("jobs") if report is not None else None
+    for job in listed if isinstance(listed, list) else []:
+        if isinstance(job, Mapping) and isinstance(name := job.get("jobname"), str):
+            jobs.setdefault(name, job)
     return jobs
 
 
-def _section_jobs(section: Mapping[str, Any], jobs: Mapping[str, Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    names = section.get("jobs") or [section.get("name")]
+def _section_jobs(section: Mapping[str, object], jobs: Mapping[str, Mapping[str, object]]) -> list[Mapping[str, object]]:
+    listed = section.get("jobs")
+    names = listed if isinstance(listed, list) and listed else [section.get("name")]
     return [jobs[name] for name in names if isinstance(name, str) and name in jobs]
 
 
-def _duration_s(section: Mapping[str, Any], samples: Sequence[Mapping[str, Any]]) -> float:
-    duration = section.get("duration_s")
-    if isinstance(duration, (int, float)) and not isinstance(duration, bool):
-        return float(duration)
-    return sum(float(s.get("dt_s", 0.0) or 0.0) for s in samples if not s.get("paused"))
+def _duration_s(section: Mapping[str, object], samples: Sequence[Mapping[str, object]]) -> float:
+    duration = number(section.get("duration_s"))
+    if duration is not None:
+        return duration
+    return sum(number(s.get("dt_s")) or 0.0 for s in samples if not s.get("paused"))
 
 
-def latency_target_table(job: Mapping[str, Any]) -> dict[str, Any] | None:
+def latency_target_table(job: Mapping[str, object]) -> dict[str, float | int] | None:
     """fio's latency-target search result of one job: the depth it settled on, the target and window.
 
     fio 3.x reports ``latency_target`` in ns and ``latency_window`` in µs; the
     record keeps ``target_ns`` and ``window_s``.
     """
     depth = job.get("latency_depth")
-    target = job.get("latency_target")
-    if not isinstance(target, (int, float)) or isinstance(target, bool) or target <= 0:
+    target = number(job.get("latency_target"))
+    if target is None or target <= 0:
         return None
-    table: dict[str, Any] = {"target_ns": int(target)}
+    table: dict[str, float | int] = {"target_ns": int(target)}
     if isinstance(depth, int) and not isinstance(depth, bool):
         table["depth"] = depth
-    percentile = job.get("latency_percentile")
-    if isinstance(percentile, (int, float)) and not isinstance(percentile, bool):
-        table["percentile"] = float(percentile)
+    percentile = number(job.get("latency_percentile"))
+    if percentile is not None:
+        table["percentile"] = percentile
     window = job.get("latency_window")
-    if isinstance(window, (int, float)) and not isinstance(window, bool):
+    if is_number(window):
         table["window_s"] = window / 1e6
     return table
 
 
 def annotate_sections(
-    sections: list[dict[str, Any]],
+    sections: list[dict[str, object]],
     samples_of: SamplesOf,
-    report: Mapping[str, Any] | None,
+    report: Mapping[str, object] | None,
     options_of: Callable[[int], Mapping[str, str]] | None = None,
 ) -> None:
     """Add ``steady``, ``cliff`` and ``latency_target`` to each section dict, in place.
@@ -84,7 +90,8 @@ def annotate_sections(
         state = section_steady_state(samples, fio_ss=fio_ss)
         if state.window is not None or state.fio_ss is not None:  # fewer than five samples: no judgement
             section["steady"] = state.to_record()
-        options = options_of(index) if options_of is not None else (section.get("options") or {})
+        own = section.get("options")
+        options = options_of(index) if options_of is not None else (own if isinstance(own, Mapping) else {})
         if samples and is_sustained_write(options, _duration_s(section, samples)):
             section["cliff"] = section_cliff(samples).to_record()
         target = next((t for t in (latency_target_table(job) for job in section_jobs) if t is not None), None)
@@ -95,14 +102,14 @@ def annotate_sections(
 # -- sentences ---------------------------------------------------------------------------
 
 
-def steady_sentence(steady: Mapping[str, Any] | None) -> str | None:
+def steady_sentence(steady: object) -> str | None:
     """``steady after 8 s`` / ``not steady`` (+ fio's verdict) from a section's ``steady`` table."""
     if not isinstance(steady, Mapping) or not isinstance(steady.get("reached"), bool):
         return None
     method = steady.get("method", "window")
     if steady["reached"]:
         after = steady.get("after_s")
-        text = f"steady after {after:.0f} s" if isinstance(after, (int, float)) else "steady"
+        text = f"steady after {after:.0f} s" if is_number(after) else "steady"
     else:
         text = "not steady"
     if method == "fio-ss":
@@ -114,32 +121,32 @@ def steady_sentence(steady: Mapping[str, Any] | None) -> str | None:
     return text
 
 
-def cliff_sentence(cliff: Mapping[str, Any] | None) -> str | None:
+def cliff_sentence(cliff: object) -> str | None:
     found = cliff_from_record(cliff) if isinstance(cliff, Mapping) else None
     return found.sentence() if found is not None else None
 
 
-def latency_target_sentence(section: Mapping[str, Any]) -> str | None:
+def latency_target_sentence(section: Mapping[str, object]) -> str | None:
     """"fio settled on queue depth 8 and held 45.2k read IOPS with p99 within 1.00ms"."""
     target = section.get("latency_target")
     if not isinstance(target, Mapping):
         return None
     held = [
-        (direction, table.get("iops"))
+        (direction, rate)
         for direction in ("read", "write", "trim")
-        if isinstance(table := section.get(direction), Mapping) and isinstance(table.get("iops"), (int, float))
+        if isinstance(table := section.get(direction), Mapping) and (rate := number(table.get("iops"))) is not None
     ]
     iops = " and ".join(f"{fmt.iops(value)} {direction} IOPS" for direction, value in held) or "no IOPS"
     percentile = target.get("percentile")
-    which = f"p{percentile:g}" if isinstance(percentile, (int, float)) else "latency"
+    which = f"p{percentile:g}" if is_number(percentile) else "latency"
     window = target.get("window_s")
-    over = f" over {window:g} s windows" if isinstance(window, (int, float)) else ""
+    over = f" over {window:g} s windows" if is_number(window) else ""
     depth = target.get("depth")
     settled = f"settled on queue depth {depth}" if isinstance(depth, int) else "found no depth"
     return f"fio {settled} and held {iops} with {which} within {fmt.latency_ns(target.get('target_ns'))}{over}"
 
 
-def section_finding_lines(section: Mapping[str, Any]) -> list[str]:
+def section_finding_lines(section: Mapping[str, object]) -> list[str]:
     """``steady after 8 s``, ``cache cliff after 12.3 GiB (45 s): …``, ``fio settled on queue depth 8 …``."""
     lines = []
     steady = steady_sentence(section.get("steady"))
@@ -154,7 +161,7 @@ def section_finding_lines(section: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def section_options(record: Any, index: int) -> dict[str, str]:
+def section_options(record: RunRecord, index: int) -> dict[str, str]:
     """A section's options: the run's global ones, its own ``<section>.<key>`` ones, then the section's table."""
     section = record.sections[index]
     name = str(section.get("name", ""))
@@ -165,7 +172,7 @@ def section_options(record: Any, index: int) -> dict[str, str]:
     return options
 
 
-def annotate_record(record: Any, report: Mapping[str, Any] | None) -> None:
+def annotate_record(record: RunRecord, report: Mapping[str, object] | None) -> None:
     """:func:`annotate_sections` on a RunRecord (its sections, their samples and options)."""
     if record.sections:
         annotate_sections(record.sections, record.section_samples, report, lambda index: section_options(record, index))

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
-
 MAX_DEPTH = 32
 """A record nests a few tables deep (sections, hosts, their samples); far more is not a record."""
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
-def record_problem(doc: Any) -> str | None:
+def record_problem(doc: object) -> str | None:
     """Why a parsed record document must not be used (a clause), or None."""
-    stack: list[tuple[Any, str, int]] = [(doc, "", 0)]
+    stack: list[tuple[object, str, int]] = [(doc, "", 0)]
     while stack:
         value, where, depth = stack.pop()
         if depth > MAX_DEPTH:

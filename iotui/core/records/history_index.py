@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
-from iotui.core.records.record import RunRecord, section_directions, section_metric
+from iotui.core.records.direction_figures import direction_figures, worst_p99_ns
+from iotui.core.records.record import RunRecord
 from iotui.core.records.files import save_record
 from iotui.core.records.headers import load_record_headers
 from iotui.core.records.schema import RecordError
@@ -196,11 +197,10 @@ def _row_for(name: str, stat: os.stat_result, record: RunRecord | None, error: s
         name, stat.st_mtime_ns, stat.st_size, record.id, record.preset, title, record.status,
         started.isoformat() if started else "", started.timestamp() if started else stat.st_mtime,
         target, str(record.target.get("filesystem", "")), str(record.target.get("device", "")),
-        json.dumps([section_metric(section, "read", "iops") for section in sections]),
-        json.dumps([section_metric(section, "write", "iops") for section in sections]),
-        json.dumps([_worst_p99(section) for section in sections]), notes, json.dumps(tag_list),
+        json.dumps(_sections_iops(sections, "read")), json.dumps(_sections_iops(sections, "write")),
+        json.dumps([worst_p99_ns(section) for section in sections]), notes, json.dumps(tag_list),
         1 if record.run.get("forced") else 0, None, search, record.paused_s or None, responsiveness,
-        json.dumps([section_metric(section, "mixed", "iops") for section in sections]),
+        json.dumps(_sections_iops(sections, "mixed")),
     )
 
 
@@ -213,9 +213,9 @@ def _verdict(pressure: dict) -> str:
     return f"{level} {cause}".strip()
 
 
-def _worst_p99(section: dict) -> float | None:
-    values = [section_metric(section, direction, "lat_p99_ns") for direction in section_directions(section)]
-    return max((value for value in values if value is not None), default=None)
+def _sections_iops(sections: list[dict[str, object]], direction: str) -> list[float | None]:
+    """One direction's IOPS per section, in fio's order (None where a section did no such I/O)."""
+    return [figures.iops if (figures := direction_figures(section, direction)) else None for section in sections]
 
 
 def sync(runs_dir: Path, progress: ProgressCallback | None = None) -> SyncResult:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from iotui.core.numbers import is_number
 from iotui.core.records.schema import DIRECTIONS, RUN_RENAMES
 
 # [[jobs]] row keys that are settings, not figures.
@@ -74,7 +75,7 @@ def section_from_row(row: dict[str, Any], groupid: int) -> dict[str, Any]:
         if table:
             section[direction] = table
     cpu = {key[len("cpu_"):]: value for key, value in row.items() if key.startswith("cpu_")}
-    cpu = {key: value for key, value in cpu.items() if isinstance(value, (int, float)) and not isinstance(value, bool)}
+    cpu = {key: value for key, value in cpu.items() if is_number(value)}
     if cpu:
         section["cpu"] = cpu
     if isinstance(row.get("notes"), str):

@@ -13,74 +13,34 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Mapping
 
+from iotui.core.numbers import number
+from iotui.core.records.direction_figures import (
+    DirectionFigures,
+    section_directions,
+    section_figures,
+    section_metric,
+    section_total_iops,
+)
 from iotui.core.records.migrate import rename_run_keys, section_from_row, sections_from_legacy
 from iotui.core.records.schema import (
     DIRECTIONS,
     KNOWN_TOP,
-    NUMBER,
     SCHEMA_VERSION,
-    RecordError,
 )
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, NUMBER) and not isinstance(value, bool) else None
-
-
-def section_directions(section: dict[str, Any]) -> list[str]:
-    """Directions that did I/O in one section, in read/write/trim order."""
-    return [d for d in DIRECTIONS if isinstance(section.get(d), dict)]
-
-
-def section_metric(section: dict[str, Any], direction: str, key: str) -> float | None:
-    """One figure of one section's direction (``None`` where absent)."""
-    table = section.get(direction)
-    return _number(table.get(key)) if isinstance(table, dict) else None
-
-
-def section_total_iops(section: dict[str, Any]) -> float:
-    """Read + write + trim IOPS of one section: directions that ran at the same time."""
-    return sum(section_metric(section, d, "iops") or 0.0 for d in section_directions(section))
-
-
-class _SummaryView(dict):
-    """Schema 1's ``[summary]`` of a one-section run; writing a table writes it to that section."""
-
-    def __init__(self, record: RunRecord, tables: dict[str, Any]) -> None:
-        super().__init__(tables)
-        self._record = record
-
-    def __setitem__(self, key: str, value: Any) -> None:
-        super().__setitem__(key, value)
-        record = self._record
-        if key == "pressure":
-            record.pressure = value
-            return
-        if not record.sections:
-            name = record.preset or "run"
-            record.sections.append({"name": name, "jobs": [name], "groupid": 0})
-        if len(record.sections) != 1:
-            raise RecordError("A run with several sections has no one summary; set each section's figures.")
-        record.sections[0][key] = value
-
-    def __delitem__(self, key: str) -> None:
-        super().__delitem__(key)
-        if key == "pressure":
-            self._record.pressure = {}
-        elif len(self._record.sections) == 1:
-            self._record.sections[0].pop(key, None)
 
 
 class RunRecord:
     """One run, as saved on disk (schema 2). See docs/record-format.md.
 
     The unit of figures is the **section** (fio's reporting group): ``sections``
-    is a list of TOML-shaped dicts in fio's order. ``summary`` is the schema 1
-    view kept for readers of one-section runs: that section's directions and
-    ``cpu`` (plus the run's ``pressure``); for a multi-section run it holds no
-    figures, since nothing is summed across sections.
+    is a list of TOML-shaped dicts in fio's order, and :meth:`figures` their
+    typed per-direction view. ``summary`` is the schema 1 view kept for readers
+    of one-section runs: that section's directions and ``cpu`` (plus the run's
+    ``pressure``), read-only; for a multi-section run it holds no figures, since
+    nothing is summed across sections.
     """
 
     def __init__(
@@ -157,7 +117,7 @@ class RunRecord:
     @property
     def paused_s(self) -> float:
         """Total time paused (0 when never paused)."""
-        return _number(self.run.get("paused_s")) or 0.0
+        return number(self.run.get("paused_s")) or 0.0
 
     @property
     def started(self) -> dt.datetime | None:
@@ -182,6 +142,21 @@ class RunRecord:
             return None
         return section_metric(self.sections[index], direction, key)
 
+    def figures(self, index: int | None = None) -> tuple[DirectionFigures, ...]:
+        """The typed figures of a section's directions: section ``index``, or (None) a one-section run's only one.
+
+        Empty where that section does not exist, and for ``None`` on a run of several sections.
+        """
+        if index is None:
+            section = self.only_section
+        else:
+            section = self.sections[index] if 0 <= index < len(self.sections) else None
+        return section_figures(section) if section is not None else ()
+
+    def figures_of(self, direction: str, index: int | None = None) -> DirectionFigures | None:
+        """One direction's typed figures (section ``index``, or a one-section run's); None where it did no I/O."""
+        return next((figures for figures in self.figures(index) if figures.direction == direction), None)
+
     def section_samples(self, index: int) -> list[dict[str, Any]]:
         """The samples assigned to one section (a one-section run's unassigned samples too)."""
         if len(self.sections) == 1 and index == 0:
@@ -194,22 +169,26 @@ class RunRecord:
 
     # -- schema 1 view ----------------------------------------------------
     @property
-    def summary(self) -> dict[str, Any]:
-        """Schema 1's ``[summary]`` of a one-section run (figures absent for several sections)."""
-        view: dict[str, Any] = {}
+    def summary(self) -> Mapping[str, Mapping[str, Any]]:
+        """Schema 1's ``[summary]`` of a one-section run, to read (figures absent for several sections).
+
+        Read-only: a figure is changed in its section (``sections[0]``), the record's one copy;
+        setting ``summary`` as a whole replaces the sections.
+        """
+        view: dict[str, Mapping[str, Any]] = {}
         section = self.only_section
         if section is not None:
             for key, value in section.items():
                 if isinstance(value, dict) and key not in ("options", "pressure", "steady", "cliff", "latency_target"):
-                    view[key] = value
+                    view[key] = MappingProxyType(dict(value))
         if self.pressure:
-            view["pressure"] = self.pressure
-        return _SummaryView(self, view)
+            view["pressure"] = MappingProxyType(dict(self.pressure))
+        return MappingProxyType(view)
 
     @summary.setter
-    def summary(self, summary: dict[str, Any]) -> None:
+    def summary(self, summary: Mapping[str, Any]) -> None:
         name = str(self.sections[0].get("name")) if len(self.sections) == 1 else (self.preset or "run")
-        self.sections = sections_from_legacy(summary, None, name)
+        self.sections = sections_from_legacy(dict(summary), None, name)
         if isinstance(summary.get("pressure"), dict):
             self.pressure = dict(summary["pressure"])
             for section in self.sections:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
-from typing import Any
 
 from iotui.core.records.cache_check import suspicious_results
 from iotui.core.records.record import RunRecord
@@ -43,14 +42,15 @@ def load_reference(name: str, directory: Path = REFERENCES_DIR) -> RunRecord:
     return load_record(path)
 
 
-def row_record(record: RunRecord, section: dict[str, Any]) -> RunRecord:
+def row_record(record: RunRecord, section: dict[str, object]) -> RunRecord:
     """One published row (a section) as a record: the table's set-up plus the row's settings and figures."""
     name = str(section.get("name", "?"))
     single = copy.deepcopy(record)
     single.run["id"] = f"{record.id}#{name}"
     single.run["title"] = f"{record.run.get('title') or record.preset} — {name}"
-    for key, value in (section.get("options") or {}).items():
-        single.options[key] = str(value)
+    options = section.get("options")
+    for key, value in (options.items() if isinstance(options, dict) else ()):
+        single.options[str(key)] = str(value)
     single.sections = [copy.deepcopy(section)]
     single.warnings = [w for w in single.warnings if not w.get("code", "").startswith("cache")]
     if section.get("notes"):
@@ -67,7 +67,7 @@ def reference_rows(record: RunRecord) -> list[RunRecord]:
     return [row_record(record, section) for section in record.sections]
 
 
-def _row_matches(section: dict[str, Any], wanted: str) -> bool:
+def _row_matches(section: dict[str, object], wanted: str) -> bool:
     name = str(section.get("name", ""))
     return name == wanted or name.split("=", 1)[-1] == wanted
 

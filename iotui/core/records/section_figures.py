@@ -8,10 +8,11 @@ over the fio cores measured while it ran.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Iterable, Mapping, MutableMapping, Sequence
 
+from iotui.core.numbers import number, numbers
 from iotui.core.host.section_pressure import pressure_from_samples
-from iotui.core.records.record import section_total_iops
+from iotui.core.records.direction_figures import section_total_iops
 
 # Sample key -> section cpu key (means over the section's samples).
 _CPU_MEANS = (
@@ -24,17 +25,13 @@ _CPU_MEANS = (
 )
 
 
-def _numbers(values: Iterable[Any]) -> list[float]:
-    return [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
-
-
-def _mean(values: Iterable[Any]) -> float | None:
-    present = _numbers(values)
+def _mean(values: Iterable[object]) -> float | None:
+    present = numbers(values)
     return sum(present) / len(present) if present else None
 
 
 def assign_sections(
-    sections: list[dict[str, Any]], rows: list[dict[str, Any]], row_groupids: list[int | None]
+    sections: Sequence[Mapping[str, object]], rows: Sequence[MutableMapping[str, object]], row_groupids: list[int | None]
 ) -> None:
     """Give each sample row the index of its section (by fio's groupid); unknown ones stay unassigned."""
     index_of = {section.get("groupid"): index for index, section in enumerate(sections)}
@@ -46,7 +43,7 @@ def assign_sections(
 
 
 def section_host_figures(
-    section: dict[str, Any], rows: list[dict[str, Any]], busy_cores: list[float | None]
+    section: MutableMapping[str, object], rows: Sequence[Mapping[str, object]], busy_cores: list[float | None]
 ) -> None:
     """Fill ``section`` with its seconds' host CPU, IOPS per core, time span and pressure.
 
@@ -57,15 +54,18 @@ def section_host_figures(
     if not kept:
         return
     kept_rows = [row for row, _ in kept]
-    section["t_start_s"] = round(float(kept_rows[0]["t_s"]) - float(kept_rows[0].get("dt_s", 0.0)), 3)
-    section["t_end_s"] = round(float(kept_rows[-1]["t_s"]), 3)
-    cpu = dict(section.get("cpu") or {})
+    first_s, last_s = number(kept_rows[0].get("t_s")), number(kept_rows[-1].get("t_s"))
+    if first_s is not None and last_s is not None:
+        section["t_start_s"] = round(first_s - (number(kept_rows[0].get("dt_s")) or 0.0), 3)
+        section["t_end_s"] = round(last_s, 3)
+    own = section.get("cpu")
+    cpu: dict[str, object] = dict(own) if isinstance(own, Mapping) else {}
     for sample_key, cpu_key in _CPU_MEANS:
         value = _mean(row.get(sample_key) for row in kept_rows)
         if value is not None:
             cpu[cpu_key] = value
     iops = section_total_iops(section)
-    fio_cores = cpu.get("fio_cpu_cores")
+    fio_cores = number(cpu.get("fio_cpu_cores"))
     if fio_cores:
         cpu["iops_per_fio_core"] = iops / fio_cores
     busy = _mean(b for _, b in kept)
@@ -78,7 +78,7 @@ def section_host_figures(
         section["pressure"] = pressure
 
 
-def section_pressure(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def section_pressure(rows: Sequence[Mapping[str, object]]) -> dict[str, object]:
     """The worst responsiveness level over these samples, its cause, and each signal's maximum.
 
     The same rules as the run's ``[pressure]`` (iotui/core/host/section_pressure.py); the

@@ -16,7 +16,9 @@ documents both methods.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal, Mapping, Sequence
+from typing import Iterable, Literal, Mapping, Sequence
+
+from iotui.core.numbers import number, numbers
 
 WINDOW_ROUNDS = 5
 RANGE_LIMIT = 0.20
@@ -63,8 +65,8 @@ class FioSteadyState:
     slope: float | None = None
     achieved: str | None = None
 
-    def to_record(self) -> dict[str, Any]:
-        table: dict[str, Any] = {"reached": self.reached, "criterion": self.criterion}
+    def to_record(self) -> dict[str, object]:
+        table: dict[str, object] = {"reached": self.reached, "criterion": self.criterion}
         for key in ("after_s", "duration_s", "max_deviation", "slope", "achieved"):
             value = getattr(self, key)
             if value is not None:
@@ -95,9 +97,9 @@ class SteadyState:
     samples: int = 0
     fio_ss: FioSteadyState | None = None
 
-    def to_record(self) -> dict[str, Any]:
+    def to_record(self) -> dict[str, object]:
         """The record's ``sections.steady`` table (``after_s`` absent when not reached)."""
-        table: dict[str, Any] = {"reached": self.reached}
+        table: dict[str, object] = {"reached": self.reached}
         if self.reached and self.after_s is not None:
             table["after_s"] = round(self.after_s, 3)
         table["method"] = self.method
@@ -164,15 +166,14 @@ def steady_state(
     return SteadyState(False, "window", None, last, len(values), fio_ss)
 
 
-def sample_iops(sample: Mapping[str, Any]) -> float | None:
+def sample_iops(sample: Mapping[str, object]) -> float | None:
     """A sample's IOPS: its directions' figures together (directions of one section run at once)."""
-    values = [sample.get(f"{direction}_iops") for direction in DIRECTIONS]
-    present = [float(value) for value in values if isinstance(value, (int, float)) and not isinstance(value, bool)]
+    present = numbers(sample.get(f"{direction}_iops") for direction in DIRECTIONS)
     return sum(present) if present else None
 
 
 def section_steady_state(
-    samples: Iterable[Mapping[str, Any]], *, fio_ss: FioSteadyState | None = None
+    samples: Iterable[Mapping[str, object]], *, fio_ss: FioSteadyState | None = None
 ) -> SteadyState:
     """The judgement on one section's record samples (``t_s``, ``dt_s``, ``<direction>_iops``).
 
@@ -186,11 +187,11 @@ def section_steady_state(
         if sample.get("paused"):
             continue
         iops = sample_iops(sample)
-        if iops is None:
+        t_s = number(sample.get("t_s"))
+        if iops is None or t_s is None:
             continue
-        t_s = float(sample["t_s"])
         if start_s is None:
-            start_s = t_s - float(sample.get("dt_s", 1.0) or 0.0)
+            start_s = t_s - (number(sample.get("dt_s", 1.0)) or 0.0)
         times.append(t_s)
         values.append(iops)
     return steady_state(times, values, start_s=start_s or 0.0, fio_ss=fio_ss)
@@ -233,13 +234,7 @@ class SteadyTracker:
 # -- fio's own steadystate -------------------------------------------------------------
 
 
-def _float(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
-
-
-def fio_steady_state(job: Mapping[str, Any]) -> FioSteadyState | None:
+def fio_steady_state(job: Mapping[str, object]) -> FioSteadyState | None:
     """fio's ``steadystate`` object of one job of its JSON report, or None when not asked for.
 
     fio ends a job once its criterion is met, so the job's runtime is when it
@@ -251,29 +246,29 @@ def fio_steady_state(job: Mapping[str, Any]) -> FioSteadyState | None:
         return None
     reached = bool(block.get("attained"))
     criterion = _criterion(str(block.get("ss", "")))
-    runtime_ms = _float(job.get("job_runtime"))
+    runtime_ms = number(job.get("job_runtime"))
     if runtime_ms is None:
-        runtimes = [_float(job.get(d, {}).get("runtime")) for d in DIRECTIONS if isinstance(job.get(d), Mapping)]
+        runtimes = [number(table.get("runtime")) for d in DIRECTIONS if isinstance(table := job.get(d), Mapping)]
         known = [value for value in runtimes if value]
         runtime_ms = max(known) if known else None
     return FioSteadyState(
         reached=reached,
         criterion=criterion,
-        duration_s=_float(block.get("duration")),
+        duration_s=number(block.get("duration")),
         after_s=runtime_ms / 1000.0 if reached and runtime_ms is not None else None,
-        max_deviation=_float(block.get("max_deviation")),
-        slope=_float(block.get("slope")),
+        max_deviation=number(block.get("max_deviation")),
+        slope=number(block.get("slope")),
         achieved=block["criterion"] if isinstance(block.get("criterion"), str) else None,
     )
 
 
 def _criterion(text: str) -> str:
     """fio prints ``iops:5.000000%``; keep ``iops:5%``."""
-    head, separator, number = text.rpartition(":")
+    head, separator, figure = text.rpartition(":")
     if not separator:
         return text
-    percent = number.endswith("%")
-    digits = number.rstrip("%")
+    percent = figure.endswith("%")
+    digits = figure.rstrip("%")
     try:
         value = float(digits)
     except ValueError:
@@ -281,10 +276,11 @@ def _criterion(text: str) -> str:
     return f"{head}:{value:g}{'%' if percent else ''}"
 
 
-def fio_steady_states(report: Mapping[str, Any]) -> dict[str, FioSteadyState]:
+def fio_steady_states(report: Mapping[str, object]) -> dict[str, FioSteadyState]:
     """Each job's fio steady-state result by job name (only jobs that asked fio for it)."""
     found: dict[str, FioSteadyState] = {}
-    for job in report.get("jobs", []) or []:
+    jobs = report.get("jobs")
+    for job in jobs if isinstance(jobs, list) else []:
         if not isinstance(job, Mapping):
             continue
         result = fio_steady_state(job)

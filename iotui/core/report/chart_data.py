@@ -3,14 +3,15 @@ curves, a comparison's bars. Units are the chart's own (IOPS, MiB/s, µs), named
 
 from __future__ import annotations
 
-import math
 import statistics
-from typing import Any, Sequence
+from typing import Mapping, Sequence
 
+from iotui.core.numbers import finite_number
 from iotui.core.report.chart_spec import Bar, ChartSpec, LevelSpan, Series
 from iotui.core.compare.compare import MIN_SAMPLES, THRESHOLD_PCT, Comparison
 from iotui.core.compare.samples import steady_samples
-from iotui.core.records.record import RunRecord, section_directions
+from iotui.core.records.direction_figures import section_directions
+from iotui.core.records.record import RunRecord
 from iotui.core.records.schema import DIRECTIONS
 from iotui.core.sweep.analysis import SweepAnalysis
 from iotui.core.sweep.points import PointResult, usable_points
@@ -30,26 +31,20 @@ SWEEP_CURVES = (
 COMPARED = (("iops", "IOPS", "IOPS", 1.0), ("lat_p99_ns", "p99 completion latency", "µs", 1000.0))
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return float(value)
-
-
-def charted_samples(record: RunRecord, index: int) -> list[dict[str, Any]]:
+def charted_samples(record: RunRecord, index: int) -> list[Mapping[str, object]]:
     """A section's samples that a chart draws: every interval with a time, pauses left out (as in every figure)."""
-    return [s for s in record.section_samples(index) if _number(s.get("t_s")) is not None and not s.get("paused")]
+    return [s for s in record.section_samples(index) if finite_number(s.get("t_s")) is not None and not s.get("paused")]
 
 
-def level_spans(samples: Sequence[dict[str, Any]]) -> tuple[LevelSpan, ...]:
+def level_spans(samples: Sequence[Mapping[str, object]]) -> tuple[LevelSpan, ...]:
     """Each stretch of seconds at one responsiveness level, from the samples that carry one."""
     spans: list[LevelSpan] = []
     for sample in samples:
         level = sample.get("responsiveness")
-        end_s = _number(sample.get("t_s"))
+        end_s = finite_number(sample.get("t_s"))
         if not isinstance(level, str) or end_s is None:
             continue
-        start_s = end_s - (_number(sample.get("dt_s")) or 1.0)
+        start_s = end_s - (finite_number(sample.get("dt_s")) or 1.0)
         if spans and spans[-1].level == level and abs(spans[-1].end_s - start_s) < 1e-6:
             spans[-1] = LevelSpan(spans[-1].start_s, end_s, level)
         else:
@@ -67,7 +62,9 @@ def section_charts(record: RunRecord, index: int, prefix: str) -> list[ChartSpec
     for key, title, unit, divisor in PER_SECOND:
         series = []
         for direction in directions:
-            points = [(float(s["t_s"]), value / divisor) for s in samples if (value := _number(s.get(f"{direction}_{key}"))) is not None]
+            points = [(t_s, value / divisor) for s in samples
+                      if (value := finite_number(s.get(f"{direction}_{key}"))) is not None
+                      and (t_s := finite_number(s.get("t_s"))) is not None]
             if points:
                 series.append(Series(direction, direction, tuple(t for t, _ in points), tuple(v for _, v in points)))
         if series:
@@ -108,7 +105,7 @@ def sweep_charts(points: Sequence[PointResult], axes: Sequence[SweepAxis], analy
                     (float(values.index(point.params[first.key])), value / divisor)
                     for point in points
                     if point.params.get(first.key) in values and all(point.params.get(k) == v for k, v in rest.items())
-                    and point in usable and (value := _number(getattr(point, f"{direction}_{key}", None))) is not None
+                    and point in usable and (value := finite_number(getattr(point, f"{direction}_{key}", None))) is not None
                 ]
                 if not line:
                     continue
@@ -116,7 +113,7 @@ def sweep_charts(points: Sequence[PointResult], axes: Sequence[SweepAxis], analy
                 series.append(Series(f"{direction}-{number}", f"{direction} {suffix}".strip(),
                                      tuple(x for x, _ in line), tuple(y for _, y in line)))
             for point in points:
-                value = _number(getattr(point, f"{direction}_{key}", None))
+                value = finite_number(getattr(point, f"{direction}_{key}", None))
                 if point.params.get(first.key) not in values or value is None:
                     continue
                 x = float(values.index(point.params[first.key]))
@@ -139,7 +136,8 @@ def noise_band(comparison: Comparison, direction: str, key: str, divisor: float)
     """The baseline's noise: one standard deviation of its steady per-second figures either side of
     their mean, or the fixed threshold either side of its figure when it has too few samples."""
     row = comparison.row(direction, key)
-    if row is None or _number(row.values[0]) is None:
+    value = finite_number(row.values[0]) if row is not None else None
+    if row is None or value is None:
         return None
     baseline = comparison.records[0]
     values: list[float] = []
@@ -148,7 +146,6 @@ def noise_band(comparison: Comparison, direction: str, key: str, divisor: float)
     if len(values) >= MIN_SAMPLES:
         mean, spread = statistics.fmean(values), statistics.stdev(values)
         return ((mean - spread) / divisor, (mean + spread) / divisor), f"a's noise (±1 sd of {len(values)} s)"
-    value = float(row.values[0])
     return (value * (1 - THRESHOLD_PCT / 100) / divisor, value * (1 + THRESHOLD_PCT / 100) / divisor), f"a ±{THRESHOLD_PCT:g}%"
 
 
@@ -162,7 +159,7 @@ def comparison_charts(comparison: Comparison, prefix: str) -> list[ChartSpec]:
                 continue
             bars = []
             for index, (label, value) in enumerate(zip(comparison.labels, row.values)):
-                number = _number(value)
+                number = finite_number(value)
                 if number is None:
                     continue
                 verdict = row.verdicts[index]

@@ -12,10 +12,17 @@ shows can be read back from the SVG alone.
 from __future__ import annotations
 
 import io
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from iotui.core.report.chart_spec import ChartSpec
+
+if TYPE_CHECKING:  # matplotlib is optional: imported for drawing only in _matplotlib
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 INSTALL_HINT = "pip install 'iotui[report]' (or: pipx inject iotui matplotlib)"
 LEVEL_COLOURS = {"ok": "#4caf50", "sluggish": "#ffb300", "unresponsive": "#e53935"}
@@ -37,7 +44,7 @@ class DrawnChart:
     y_limits: tuple[float, float]
 
 
-def _matplotlib() -> Any:
+def _matplotlib() -> tuple[ModuleType, type[Figure]]:
     try:
         import matplotlib
         from matplotlib.figure import Figure
@@ -46,7 +53,7 @@ def _matplotlib() -> Any:
     return matplotlib, Figure
 
 
-def _figure(spec: ChartSpec) -> tuple[Any, Any]:
+def _figure(spec: ChartSpec) -> tuple[Figure, Axes]:
     """The figure and its main axes drawn from ``spec`` (a strip below for responsiveness levels)."""
     _, Figure = _matplotlib()
     strip = bool(spec.levels)
@@ -100,7 +107,7 @@ def _figure(spec: ChartSpec) -> tuple[Any, Any]:
     return figure, axes
 
 
-def _settings(spec: ChartSpec) -> Any:
+def _settings(spec: ChartSpec) -> AbstractContextManager[None]:
     """matplotlib's settings while one chart is built and saved.
 
     Text from records is never read as math (a ``$`` in a job name is a dollar sign);
@@ -109,11 +116,13 @@ def _settings(spec: ChartSpec) -> Any:
     drawn line is the record's figures.
     """
     matplotlib, _ = _matplotlib()
-    return matplotlib.rc_context({"text.parse_math": False, "svg.fonttype": "none", "svg.hashsalt": spec.name,
-                                  "path.simplify": False})
+    settings: AbstractContextManager[None] = matplotlib.rc_context(
+        {"text.parse_math": False, "svg.fonttype": "none", "svg.hashsalt": spec.name, "path.simplify": False}
+    )
+    return settings
 
 
-def _svg_text(figure: Any) -> str:
+def _svg_text(figure: Figure) -> str:
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg")
     text = buffer.getvalue()
@@ -130,7 +139,7 @@ def draw_svg(spec: ChartSpec) -> DrawnChart:
     return DrawnChart(spec, svg, (x_limits[0], x_limits[1]), (y_limits[0], y_limits[1]))
 
 
-def write_chart_file(spec: ChartSpec, path: Any, file_format: str) -> None:
+def write_chart_file(spec: ChartSpec, path: Path, file_format: str) -> None:
     """``spec`` as an ``svg`` or ``png`` file at ``path``."""
     with _settings(spec):
         figure, _ = _figure(spec)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import html
 import json
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
+from iotui.core.numbers import is_number
 from iotui.core.report.charts import DrawnChart
 
 STYLE = """
@@ -33,8 +34,8 @@ figcaption { font-size: 0.85rem; color: #555; }
 """
 
 
-def esc(value: Any) -> str:
-    """Any value as HTML text, quotes included (safe in an attribute too)."""
+def esc(value: object) -> str:
+    """A value of any type as HTML text, quotes included (safe in an attribute too)."""
     return html.escape(str(value), quote=True)
 
 
@@ -43,13 +44,13 @@ class Cell:
     """A table cell: its text, and for a figure its value as JSON and where that value lives."""
 
     text: str
-    value: Any = None
+    value: float | str | None = None  # written as JSON in data-value
     path: str = ""
     numeric: bool = False
 
 
-def figure_cell(text: str, value: Any, path: str) -> Cell:
-    return Cell(text, value, path, numeric=isinstance(value, (int, float)) and not isinstance(value, bool))
+def figure_cell(text: str, value: float | str | None, path: str) -> Cell:
+    return Cell(text, value, path, numeric=is_number(value))
 
 
 def _cell_html(cell: Cell) -> str:
@@ -66,7 +67,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Cell]], *, kind: str, 
     return f'<table data-table="{esc(kind)}"{attributes}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def facts(title: str, pairs: Sequence[tuple[str, Any]], kind: str) -> str:
+def facts(title: str, pairs: Sequence[tuple[str, object]], kind: str) -> str:
     """A two-column table of facts (host, target), every value escaped."""
     rows = [[Cell(key), Cell(_plain(value))] for key, value in pairs if value not in (None, "", [], {})]
     if not rows:
@@ -74,7 +75,7 @@ def facts(title: str, pairs: Sequence[tuple[str, Any]], kind: str) -> str:
     return f"<h3>{esc(title)}</h3>" + table(["fact", "value"], rows, kind=kind)
 
 
-def _plain(value: Any) -> str:
+def _plain(value: object) -> str:
     if isinstance(value, dict):
         return ", ".join(f"{key}={_plain(item)}" for key, item in value.items())
     if isinstance(value, (list, tuple)):

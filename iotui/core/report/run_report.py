@@ -3,7 +3,7 @@ also get their comparison (the table, and bars with the baseline's noise band)."
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Callable, Mapping, Sequence
 
 from iotui.core import format as fmt
 from iotui.core.report.chart_data import comparison_charts, level_spans, charted_samples, section_charts
@@ -12,7 +12,9 @@ from iotui.core.report.html_page import Cell, esc, facts, figure_cell, table, wa
 from iotui.core.compare.compare import Comparison, MetricRow
 from iotui.core.records.desktop_table import desktop_rows
 from iotui.core.records.findings import cliff_sentence, steady_sentence
-from iotui.core.records.record import RunRecord, section_directions
+from iotui.core.numbers import is_number
+from iotui.core.records.direction_figures import section_directions
+from iotui.core.records.record import RunRecord
 
 # (key in a direction's table, header, formatter)
 SECTION_COLUMNS = (
@@ -32,17 +34,26 @@ def record_title(record: RunRecord) -> str:
     return str(record.run.get("title") or record.preset or record.id)
 
 
-def _figure(doc_section: dict[str, Any], index: int, direction: str, key: str, formatter: Any) -> Cell:
-    value = (doc_section.get(direction) or {}).get(key)
-    if value is None:
+def _figure(doc_section: Mapping[str, object], index: int, direction: str, key: str,
+            formatter: Callable[[float | None], str]) -> Cell:
+    table = doc_section.get(direction)
+    value = table.get(key) if isinstance(table, Mapping) else None
+    if not is_number(value):
         return Cell(fmt.NO_VALUE)
+    # the value as the record's JSON holds it (an int stays an int in data-value)
     return figure_cell(formatter(value), value, f"sections.{index}.{direction}.{key}")
 
 
-def sections_table(doc: dict[str, Any]) -> str:
+def _doc_sections(doc: Mapping[str, object]) -> list[dict[str, object]]:
+    """The sections of a record's JSON document (``RunRecord.to_json_dict``), in fio's order."""
+    sections = doc.get("sections")
+    return [section for section in sections if isinstance(section, dict)] if isinstance(sections, list) else []
+
+
+def sections_table(doc: Mapping[str, object]) -> str:
     """One row per section and direction, each figure that section's own (fio's reporting group)."""
     rows = []
-    for index, section in enumerate(doc["sections"]):
+    for index, section in enumerate(_doc_sections(doc)):
         for direction in section_directions(section):
             rows.append([Cell(fmt.section_heading(section)), Cell(direction),
                          *(_figure(section, index, direction, key, formatter) for key, _, formatter in SECTION_COLUMNS)])
@@ -50,13 +61,14 @@ def sections_table(doc: dict[str, Any]) -> str:
     return table(headers, rows, kind="sections")
 
 
-def desktop_table(doc: dict[str, Any]) -> str:
+def desktop_table(doc: Mapping[str, object]) -> str:
     """The desktop benchmark table, for runs whose sections are desktop tests (empty otherwise)."""
-    index_of = {str(section.get("name")): index for index, section in enumerate(doc["sections"])}
+    sections = _doc_sections(doc)
+    index_of = {str(section.get("name")): index for index, section in enumerate(sections)}
     rows = []
-    for row in desktop_rows(doc["sections"]):
+    for row in desktop_rows(sections):
         index = index_of[row.section]
-        section = doc["sections"][index]
+        section = sections[index]
         cells = [Cell(row.test), Cell(row.direction),
                  *(_figure(section, index, row.direction, key, formatter) for key, _, formatter in DESKTOP_COLUMNS)]
         cells.append(Cell(", ".join(filter(None, (steady_sentence(section.get("steady")), cliff_sentence(section.get("cliff")))))))

@@ -15,6 +15,7 @@ from iotui.core.records.record import RunRecord
 from iotui.core.records.files import load_record
 from iotui.core.records.schema import RecordError
 from iotui.core.sweep.analysis import SweepAnalysis
+from iotui.core.numbers import number
 from iotui.core.sweep.output import _analysis_lines, columns_for, point_json
 from iotui.core.sweep.points import PointResult, left_out_reason, usable_points
 from iotui.core.sweep.record import SweepRecord
@@ -35,7 +36,7 @@ def points_table(keys: list[str], points: Sequence[PointResult], errors: Sequenc
         doc = point_json(point, error)
         cells = [Cell(point.params.get(key, "")) for key in keys]
         for _, attribute, formatter in shown:
-            value = doc.get(attribute)
+            value = number(doc.get(attribute))
             cells.append(Cell(fmt.NO_VALUE) if value is None else figure_cell(formatter(value), value, f"{path}.{index}.{attribute}"))
         marks = [label for label, params in (("sweet spot", sweet), ("balanced", balanced)) if params == point.params]
         if point not in usable:
@@ -78,12 +79,12 @@ def sweep_body(sweep: SweepRecord, analysis: SweepAnalysis, charts: ChartCollect
                  for number, section in enumerate(analysis.sections)]
     else:
         parts = [("", sweep.results(), analysis, "points")]
-    for number, (name, points, part, path) in enumerate(parts):
-        out.append(f'<section data-sweep-part="{number}">')
+    for part_index, (name, points, part, path) in enumerate(parts):
+        out.append(f'<section data-sweep-part="{part_index}">')
         if name:
-            out.append(f"<h2>Section {number + 1} of {len(parts)}: {esc(name)}</h2>")
+            out.append(f"<h2>Section {part_index + 1} of {len(parts)}: {esc(name)}</h2>")
         out.append(points_table(keys, points, errors, part, path))
-        out += [charts.add(spec) for spec in sweep_charts(points, sweep.axes, part, f"sweep-{number}")]
+        out += [charts.add(spec) for spec in sweep_charts(points, sweep.axes, part, f"sweep-{part_index}")]
         out.append(_analysis_html(part))
         out.append("</section>")
     if analysis.sections:

@@ -15,7 +15,7 @@ documented in ``docs/sweeps.md``:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from iotui.core.sweep.responsiveness import describe_point, responsiveness_break
 from iotui.core import format as fmt
@@ -40,7 +40,7 @@ class Choice:
     params: dict[str, str]
     why: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"params": dict(self.params), "why": self.why}
 
 
@@ -67,7 +67,7 @@ class Ranking:
     best_combination_measured: bool
     fastest: PointResult | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "metric": f"total_{self.metric}",
             "keys": {

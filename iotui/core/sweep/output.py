@@ -6,7 +6,7 @@ screen can export the same Markdown).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Callable
 
 from iotui.core import format as fmt
 from iotui.core.host.verdict import CAUSE_LABELS
@@ -20,7 +20,8 @@ def _latency_ms(value_ms: float | None) -> str:
 
 
 # (header, value from a point, formatter) for the figures; varied keys come first.
-_COLUMNS: tuple[tuple[str, str, Callable[[Any], str]], ...] = (
+Column = tuple[str, str, Callable[[float | None], str]]
+_COLUMNS: tuple[Column, ...] = (
     ("read IOPS", "read_iops", fmt.iops),
     ("read MiB/s", "read_bw_bytes", fmt.mib_per_s),
     ("read p99", "read_lat_p99_ns", fmt.latency_ns),
@@ -51,13 +52,13 @@ def responsive_cell(point: PointResult) -> str:
 
 # Columns a study is about, shown when its key is swept: sysbench against fio is explained by
 # context switches and interrupts; an engine comparison by user and system CPU per engine.
-_STUDY_COLUMNS: dict[str, tuple[tuple[str, str, Callable[[Any], str]], ...]] = {
+_STUDY_COLUMNS: dict[str, tuple[Column, ...]] = {
     "tool": (("ctx/s", "ctx_switches_per_s", fmt.rate), ("irq/s", "interrupts_per_s", fmt.rate)),
     "ioengine": (("usr", "cpu_user_pct", fmt.percent), ("sys", "cpu_system_pct", fmt.percent)),
 }
 
 
-def columns_for(keys: list[str]) -> list[tuple[str, str, Callable[[Any], str]]]:
+def columns_for(keys: list[str]) -> list[Column]:
     """The figure columns of a sweep over ``keys``: per direction, then the study's own."""
     columns = list(_COLUMNS)
     for key in keys:
@@ -65,7 +66,7 @@ def columns_for(keys: list[str]) -> list[tuple[str, str, Callable[[Any], str]]]:
     return columns
 
 
-def point_json(point: PointResult, error: str = "") -> dict[str, Any]:
+def point_json(point: PointResult, error: str = "") -> dict[str, object]:
     """One entry of the JSON ``points`` array."""
     return {
         "params": dict(point.params),
@@ -93,9 +94,9 @@ def point_json(point: PointResult, error: str = "") -> dict[str, Any]:
     }
 
 
-def _analysis_json(analysis: SweepAnalysis) -> dict[str, Any]:
+def _analysis_json(analysis: SweepAnalysis) -> dict[str, object]:
     """The analysis's keys of the JSON document (a one-section sweep's, or one section's)."""
-    doc: dict[str, Any] = {
+    doc: dict[str, object] = {
         "sweet_spot": analysis.sweet_spot.to_json() if analysis.sweet_spot else None,
         "balanced": analysis.balanced.to_json() if analysis.balanced else None,
         "comparison": analysis.comparison,
@@ -108,7 +109,7 @@ def _analysis_json(analysis: SweepAnalysis) -> dict[str, Any]:
     return doc
 
 
-def sweep_json(sweep: SweepRecord, analysis: SweepAnalysis) -> dict[str, Any]:
+def sweep_json(sweep: SweepRecord, analysis: SweepAnalysis) -> dict[str, object]:
     """The ``--format json`` document: points, sweet_spot, balanced, and ranking for several keys.
 
     A preset of several sections adds ``sections``: each section's name, metric, points and analysis,
@@ -116,7 +117,7 @@ def sweep_json(sweep: SweepRecord, analysis: SweepAnalysis) -> dict[str, Any]:
     """
     results = sweep.results()
     errors = [state.error for state in sweep.points]
-    doc: dict[str, Any] = {
+    doc: dict[str, object] = {
         "sweep": {
             "path": str(sweep.path) if sweep.path else None,
             "preset": sweep.preset,

@@ -18,10 +18,11 @@ import shutil
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from iotui.core import format as fmt
 from iotui.core.host.targets import files_problem, free_inodes
+from iotui.core.presets.model import Preset
 from iotui.core.sweep.values import (
     JOB_KEY,
     SPECIAL_KEYS,
@@ -76,11 +77,11 @@ def point_count(axes: Sequence[SweepAxis]) -> int:
 class SweepPlan:
     """Everything decided before the first point runs."""
 
-    preset: Any  # iotui.core.presets.model.Preset, after the command line's overrides
+    preset: Preset  # after the command line's overrides
     axes: list[SweepAxis]
     params: list[dict[str, str]]
     default_target: str | None
-    base: dict[str, Any]
+    base: dict[str, object]
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -121,7 +122,7 @@ def make_base(
     runtime_s: float | None = None,
     size: str | None = None,
     sets: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """How each point's preset is made: what ``--resume`` compares to find the same sweep."""
     return {
         "preset": preset_name or "",
@@ -134,12 +135,12 @@ def make_base(
 
 
 def plan_sweep(
-    preset: Any,
+    preset: Preset,
     *,
     vary: Sequence[str] = (),
     targets: str | None = None,
     target: str | None = None,
-    base: dict[str, Any] | None = None,
+    base: Mapping[str, object] | None = None,
     sysbench_available: bool = False,
 ) -> SweepPlan:
     """Axes from ``--vary`` (else the preset's ``[sweep]`` table) and ``--targets``; the points."""
@@ -148,7 +149,7 @@ def plan_sweep(
         if vary:
             axes = [parse_vary(text) for text in vary]
         else:
-            axes = axes_from_table(getattr(preset, "sweep", None), f"preset {preset.name}")
+            axes = axes_from_table(preset.sweep, f"preset {preset.name}")
         if targets:
             if target:
                 raise SweepPlanError("Give either one target or a list of targets, not both.", code="target-and-targets")
@@ -158,7 +159,7 @@ def plan_sweep(
             axes = merge_axes(axes)
     except SweepValueError as error:
         raise SweepPlanError(str(error), code="value", source=error.source, entry=error.entry) from None
-    sections = [section.name for section in getattr(preset, "jobs", ())]
+    sections = [section.name for section in preset.jobs]
     if preset.name == SYSBENCH_COMPARE_PRESET and not any(axis.key == TOOL_KEY for axis in axes):
         if sysbench_available:
             if len(sections) > 1 and not any(axis.key == JOB_KEY for axis in axes):
@@ -204,14 +205,14 @@ def plan_sweep(
     )
 
 
-def _checked_axes(preset: Any, axes: list[SweepAxis]) -> list[SweepAxis]:
+def _checked_axes(preset: Preset, axes: list[SweepAxis]) -> list[SweepAxis]:
     """Every varied fio option through the one policy, by fio's canonical name (``ioe=...``
     is ``ioengine``); a key varied twice under two names is refused. A refusal names the key
     as typed and says ``source="vary"``, so each front end names where it was typed."""
     from iotui.core.fio import policy as safety
 
-    engines = [dict(getattr(preset, "options", {}) or {}).get("ioengine", "")]
-    engines += [section.options.get("ioengine", "") for section in getattr(preset, "jobs", ()) or ()]
+    engines = [preset.options.get("ioengine", "")]
+    engines += [section.options.get("ioengine", "") for section in preset.jobs]
     checked: list[SweepAxis] = []
     for axis in axes:
         if axis.key in SPECIAL_KEYS:
@@ -237,7 +238,7 @@ def fio_options(params: Mapping[str, str]) -> dict[str, str]:
     return {key: value for key, value in params.items() if key not in SPECIAL_KEYS}
 
 
-def preset_for_point(preset: Any, params: Mapping[str, str]) -> Any:
+def preset_for_point(preset: Preset, params: Mapping[str, str]) -> Preset:
     """The base preset with the point's fio options set (as ``--set`` would).
 
     ``job=NAME`` keeps only that job section (with the global options), so a
@@ -263,7 +264,7 @@ def tool_for_point(params: Mapping[str, str]) -> str:
     return params.get(TOOL_KEY, "fio")
 
 
-def _disk_bytes(point_preset: Any) -> int:
+def _disk_bytes(point_preset: Preset) -> int:
     """What make_plan checks for each run: the test file's size."""
     from iotui.core.presets import argv as command
     return int(command.required_bytes(point_preset) or 0)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Iterable, Mapping, Sequence
 
 from iotui.core import format as fmt
+from iotui.core.numbers import number
 from iotui.core.host.levels import CAUSES
 from iotui.core.host.verdict import verdict_text
+from iotui.core.records.direction_figures import DirectionFigures
+from iotui.core.records.record import RunRecord
 
 
 @dataclass(frozen=True)
@@ -91,62 +94,56 @@ class PointResult:
         return ", ".join(parts) or fmt.NO_VALUE
 
     @classmethod
-    def from_record(cls, record: Any, params: Mapping[str, str], record_path: str | None = None) -> PointResult:
+    def from_record(cls, record: RunRecord, params: Mapping[str, str], record_path: str | None = None) -> PointResult:
         """Take the figures from a RunRecord's one section; a record of several gives each section's own."""
-        sections = [section for section in getattr(record, "sections", []) if isinstance(section, Mapping)]
-        common: dict[str, Any] = {
-            "params": dict(params),
-            "status": record.status,
-            "record": record_path if record_path is not None else (str(record.path) if record.path else None),
-            "mount_options": record.target.get("mount_options") or None,
-        }
+        common = cls(
+            params=dict(params),
+            status=record.status,
+            record=record_path if record_path is not None else (str(record.path) if record.path else None),
+            mount_options=str(record.target.get("mount_options") or "") or None,
+        )
+        sections = record.sections
         if len(sections) > 1:
             by_section = tuple(
-                cls(section=str(section.get("name") or f"section {index + 1}"),
-                    **figures_from_tables(section, section.get("pressure")), **common)
+                with_figures(replace(common, section=str(section.get("name") or f"section {index + 1}")),
+                             record.figures(index), section.get("cpu"), section.get("pressure"))
                 for index, section in enumerate(sections)
             )
-            return cls(sections=len(sections), by_section=by_section, **common)
-        summary = record.summary
-        return cls(sections=max(len(sections), 1), **figures_from_tables(summary, summary.get("pressure")), **common)
+            return replace(common, sections=len(sections), by_section=by_section)
+        only = record.only_section or {}
+        return with_figures(common, record.figures(), only.get("cpu"), record.pressure)
 
 
-def figures_from_tables(tables: Mapping[str, Any], pressure: Any) -> dict[str, Any]:
-    """The analysis's figures from one section's (or summary's) direction, cpu and pressure tables."""
-    read = _table(tables.get("read"))
-    write = _table(tables.get("write"))
-    cpu = _table(tables.get("cpu"))
-    pressure = _table(pressure)
-    figures: dict[str, Any] = {
-        f"{direction}_{key}": _number(table.get(key))
-        for direction, table in (("read", read), ("write", write))
-        for key in ("iops", "bw_bytes", "lat_p99_ns", "lat_mean_ns", "lat_p50_ns", "lat_p90_ns", "lat_p99_9_ns")
-    }
-    figures.update({
-        key: _number(cpu.get(key))
-        for key in ("user_pct", "system_pct", "ctx_switches_per_s", "interrupts_per_s",
-                    "iops_per_fio_core", "iops_per_busy_core")
-    })
-    figures["cpu_user_pct"] = figures.pop("user_pct")
-    figures["cpu_system_pct"] = figures.pop("system_pct")
-    figures["responsiveness"] = pressure.get("responsiveness")
-    figures["responsiveness_detail"] = verdict_text(pressure)
-    cause = pressure.get("cause")
-    figures["responsiveness_cause"] = str(cause) if cause and figures["responsiveness"] != "ok" else None
-    for key, figure in (("wakeup_p99_ms", "probe_p99_ms_max"), ("io_read_p99_ms", "io_probe_p99_ms_max"),
-                        ("io_write_p99_ms", "io_probe_write_p99_ms_max")):
-        figures[key] = _number(pressure.get(figure))
-    return figures
-
-
-def _table(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
+def with_figures(point: PointResult, figures: Sequence[DirectionFigures], cpu: object, pressure: object) -> PointResult:
+    """``point`` with the analysis's figures from one section's directions, its cpu table and a pressure table."""
+    read = next((f for f in figures if f.direction == "read"), DirectionFigures("read"))
+    write = next((f for f in figures if f.direction == "write"), DirectionFigures("write"))
+    cpu_table: Mapping[str, object] = cpu if isinstance(cpu, Mapping) else {}
+    pressure_table: Mapping[str, object] = pressure if isinstance(pressure, Mapping) else {}
+    level = pressure_table.get("responsiveness")
+    cause = pressure_table.get("cause")
+    return replace(
+        point,
+        read_iops=read.iops, write_iops=write.iops,
+        read_bw_bytes=read.bw_bytes, write_bw_bytes=write.bw_bytes,
+        read_lat_p99_ns=read.lat_p99_ns, write_lat_p99_ns=write.lat_p99_ns,
+        read_lat_mean_ns=read.lat_mean_ns, write_lat_mean_ns=write.lat_mean_ns,
+        read_lat_p50_ns=read.lat_p50_ns, write_lat_p50_ns=write.lat_p50_ns,
+        read_lat_p90_ns=read.lat_p90_ns, write_lat_p90_ns=write.lat_p90_ns,
+        read_lat_p99_9_ns=read.lat_p99_9_ns, write_lat_p99_9_ns=write.lat_p99_9_ns,
+        cpu_user_pct=number(cpu_table.get("user_pct")),
+        cpu_system_pct=number(cpu_table.get("system_pct")),
+        ctx_switches_per_s=number(cpu_table.get("ctx_switches_per_s")),
+        interrupts_per_s=number(cpu_table.get("interrupts_per_s")),
+        iops_per_fio_core=number(cpu_table.get("iops_per_fio_core")),
+        iops_per_busy_core=number(cpu_table.get("iops_per_busy_core")),
+        responsiveness=level if isinstance(level, str) else None,
+        responsiveness_detail=verdict_text(pressure_table),
+        responsiveness_cause=str(cause) if cause and level != "ok" else None,
+        wakeup_p99_ms=number(pressure_table.get("probe_p99_ms_max")),
+        io_read_p99_ms=number(pressure_table.get("io_probe_p99_ms_max")),
+        io_write_p99_ms=number(pressure_table.get("io_probe_write_p99_ms_max")),
+    )
 
 
 # Statuses of whole results: a run that completed, an imported fio report, a published table row.

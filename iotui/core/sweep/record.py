@@ -18,6 +18,7 @@ from typing import Any
 import tomli_w
 
 from iotui.core.input_files import InputFileError, read_input_file
+from iotui.core.numbers import number
 from iotui.core.records.files import write_atomically
 from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.values import SweepAxis
@@ -87,8 +88,8 @@ class SweepPointState:
         }
         if len(self.sections) > 1:
             by_section = tuple(
-                PointResult(section=str(table.get("name") or f"section {number + 1}"), **_figures(table), **common)
-                for number, table in enumerate(self.sections)
+                PointResult(section=str(table.get("name") or f"section {position + 1}"), **_figures(table), **common)
+                for position, table in enumerate(self.sections)
             )
             return PointResult(sections=len(by_section), by_section=by_section, **common)
         return PointResult(**_figures(self.result), **common)
@@ -100,7 +101,7 @@ class SweepPointState:
 
 def _figures(table: dict[str, Any]) -> dict[str, Any]:
     figures: dict[str, Any] = {
-        key: float(value) if isinstance(value := table.get(key), (int, float)) and not isinstance(value, bool) else None
+        key: number(table.get(key))
         for key in RESULT_KEYS
     }
     for key in ("responsiveness", "responsiveness_detail", "responsiveness_cause"):
@@ -250,8 +251,8 @@ def sweep_from_toml_dict(doc: dict[str, Any], where: str) -> SweepRecord:
     if status not in SWEEP_STATUSES:
         raise SweepRecordError(f"{where}: key 'sweep.status' should be one of {', '.join(SWEEP_STATUSES)}, found {status!r}.")
     axes = []
-    for number, table in enumerate(_require(doc, "axes", (list,), where)):
-        entry = f"{where} axes[{number}]"
+    for position, table in enumerate(_require(doc, "axes", (list,), where)):
+        entry = f"{where} axes[{position}]"
         if not isinstance(table, dict):
             raise SweepRecordError(f"{entry} should be a table with 'key' and 'values'.")
         values = _require(table, "values", (list,), entry)
@@ -260,8 +261,8 @@ def sweep_from_toml_dict(doc: dict[str, Any], where: str) -> SweepRecord:
         axes.append(SweepAxis(_require(table, "key", (str,), entry), tuple(values)))
     keys = [axis.key for axis in axes]
     points = []
-    for number, table in enumerate(doc.get("points", [])):
-        entry = f"{where} points[{number}]"
+    for position, table in enumerate(doc.get("points", [])):
+        entry = f"{where} points[{position}]"
         if not isinstance(table, dict):
             raise SweepRecordError(f"{entry} should be a table.")
         params = _require(table, "params", (dict,), entry)
@@ -284,7 +285,7 @@ def sweep_from_toml_dict(doc: dict[str, Any], where: str) -> SweepRecord:
                 status=point_status,
                 record=str(table.get("record", "")),
                 error=str(table.get("error", "")),
-                duration_s=float(duration) if isinstance(duration, (int, float)) else None,
+                duration_s=number(duration),
                 result=dict(result),
                 sections=[dict(section) for section in sections],
             )
@@ -304,7 +305,7 @@ def sweep_from_toml_dict(doc: dict[str, Any], where: str) -> SweepRecord:
         axes=axes,
         points=points,
         base=dict(base),
-        estimated_duration_s=float(estimated_duration) if isinstance(estimated_duration, (int, float)) else None,
+        estimated_duration_s=number(estimated_duration),
         estimated_disk_bytes=int(estimated_disk) if isinstance(estimated_disk, int) else None,
     )
 

@@ -8,7 +8,11 @@ the same words as the run's chip and warning.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from iotui.core.sweep.points import PointResult
+    from iotui.core.sweep.values import SweepAxis
 
 
 def describe_point(params: Mapping[str, str], detail: str | None) -> str:
@@ -17,7 +21,7 @@ def describe_point(params: Mapping[str, str], detail: str | None) -> str:
     return f"{text} ({detail})" if detail else text
 
 
-def responsiveness_break(points: Sequence[Any], axes: Sequence[Any]) -> str | None:
+def responsiveness_break(points: Sequence[PointResult], axes: Sequence[SweepAxis]) -> str | None:
     """For a one-key sweep: the first value, in the sweep's order, where the run was not OK.
 
     None when every judged point stayed OK, when none was judged, or for several keys
@@ -36,7 +40,7 @@ def responsiveness_break(points: Sequence[Any], axes: Sequence[Any]) -> str | No
             last_ok = point
             continue
         where = f"{axis.key}={point.params[axis.key]}"
-        detail = getattr(point, "responsiveness_detail", None) or point.responsiveness
+        detail = point.responsiveness_detail or point.responsiveness
         before = f"; {axis.key}={last_ok.params[axis.key]} stayed ok" if last_ok is not None else ""
         return f"Responsiveness breaks at {where}: {detail}{before}."
     return None

@@ -14,9 +14,10 @@ import asyncio
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Awaitable, Callable, Protocol
 
 from iotui.core.runs.lock import acquire_run_lock
+from iotui.core.records.record import RunRecord
 from iotui.core.sweep.analysis import SweepAnalysis, analyze
 from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.record import SweepPointState, SweepRecord, relative_record_path, save_sweep
@@ -28,7 +29,7 @@ EventCallback = Callable[[object], None]
 class PointSession(Protocol):
     """What a point's session must offer (RunSession and SysbenchSession do)."""
 
-    async def run(self) -> Any: ...
+    async def run(self) -> RunRecord: ...
     def request_stop(self, ended_by: str = "user") -> None: ...
 
 
@@ -66,7 +67,7 @@ class PointFinished:
     """A point ended (completed, stopped or failed); ``record`` is None when it never ran."""
 
     point: SweepPointState
-    record: Any | None
+    record: RunRecord | None
     number: int
     total: int
     time_left_s: float | None
@@ -152,7 +153,7 @@ class SweepRunner:
             total *= self._actual_done_s / self._estimated_done_s
         return total
 
-    def _record_point(self, point: SweepPointState, record: Any, duration_s: float) -> None:
+    def _record_point(self, point: SweepPointState, record: RunRecord, duration_s: float) -> None:
         point.status = record.status if record.status in ("completed", "stopped", "failed") else "failed"
         point.duration_s = round(duration_s, 3)
         if record.path is not None:

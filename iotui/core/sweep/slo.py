@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from iotui.core import format as fmt
+from iotui.core.numbers import number
+
+if TYPE_CHECKING:
+    from iotui.core.sweep.points import PointResult
 
 SLO_DIRECTIONS = ("read", "write", "trim")
 # The figure as written in a target -> its key in a record's direction table.
@@ -95,7 +99,7 @@ class SloChoice:
     why: str
     index: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "slo": self.slo.text,
             "params": dict(self.params) if self.params is not None else None,
@@ -145,13 +149,13 @@ def choose(slo: Slo, candidates: Sequence[SloCandidate]) -> SloChoice:
     return SloChoice(slo, dict(best.params), best.iops, best.latency_ns, why + ".", index)
 
 
-def candidate_from_direction(params: Mapping[str, str], direction_table: Mapping[str, Any] | None, slo: Slo) -> SloCandidate:
+def candidate_from_direction(params: Mapping[str, str], direction_table: Mapping[str, object] | None, slo: Slo) -> SloCandidate:
     """A candidate from a record's direction table (``iops``, ``lat_p99_ns`` ...)."""
     table = direction_table or {}
-    return SloCandidate(dict(params), _number(table.get("iops")), _number(table.get(slo.key)))
+    return SloCandidate(dict(params), number(table.get("iops")), number(table.get(slo.key)))
 
 
-def choose_point(slo: Slo, points: Sequence[Any]) -> SloChoice:
+def choose_point(slo: Slo, points: Sequence[PointResult]) -> SloChoice:
     """The choice over sweep points (the analysis's PointResult: ``read_iops``, ``read_lat_p99_ns`` ...).
 
     ``index`` in the answer is the point's place in ``points``.
@@ -159,15 +163,9 @@ def choose_point(slo: Slo, points: Sequence[Any]) -> SloChoice:
     candidates = [
         SloCandidate(
             dict(point.params),
-            _number(getattr(point, f"{slo.direction}_iops", None)),
-            _number(getattr(point, f"{slo.direction}_{slo.key}", None)),
+            number(getattr(point, f"{slo.direction}_iops", None)),
+            number(getattr(point, f"{slo.direction}_{slo.key}", None)),
         )
         for point in points
     ]
     return choose(slo, candidates)
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)

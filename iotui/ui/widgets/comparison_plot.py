@@ -14,6 +14,7 @@ from textual_plotext import PlotextPlot
 from iotui.core import format as fmt
 from iotui.core.compare.compare import Comparison
 from iotui.core.compare.samples import time_series
+from iotui.core.records.record import RunRecord
 from iotui.core.records.schema import DIRECTIONS
 
 # One colour per run (a, b, c ...), one marker per run too, so the runs part without colour (NO_COLOR);
@@ -83,13 +84,15 @@ class ComparisonPlot(PlotextPlot):
         comparison = self.comparison
         if comparison is None:
             return False
-        directions = [d for d in DIRECTIONS if any(isinstance(r.summary.get(d, {}).get(self.key), (int, float))
-                                                     for r in comparison.records)]
+
+        def figure(record: RunRecord, direction: str) -> float | None:
+            figures = record.figures_of(direction)
+            return figures.figure(self.key) if figures is not None else None
+
+        directions = [d for d in DIRECTIONS if any(figure(r, d) is not None for r in comparison.records)]
         if not directions:
             return False
-        values = [
-            [float(record.summary.get(d, {}).get(self.key) or 0.0) for d in directions] for record in comparison.records
-        ]
+        values = [[figure(record, d) or 0.0 for d in directions] for record in comparison.records]
         top = max((value for row in values for value in row), default=0.0)
         if top <= 0:
             return False
