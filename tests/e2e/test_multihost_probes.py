@@ -142,6 +142,10 @@ def test_each_host_has_its_level_and_a_host_without_python3_is_named(sshd, tmp_p
         assert pressure["responsiveness"] in ("ok", "sluggish", "unresponsive")
         # Figures came from the host's own probes: both of them reported.
         assert pressure["probe_p99_ms_max"] >= 0 and pressure["io_probe_write_p99_ms_max"] > 0
+        # Each judged against its own figures at rest, which came before the hosts were released.
+        assert pressure["probe_baseline_p99_ms"] >= 0, pressure
+        assert pressure["io_probe_baseline_p99_ms"] >= 0 and pressure["io_probe_write_baseline_p99_ms"] > 0, pressure
+        assert "not_measured" not in pressure
         assert name in done.stdout.split("responsiveness:", 1)[1]
     assert "pressure" not in hosts[NO_PYTHON_HOST]
     assert _leftovers(tmp_path / "target") == []
