@@ -129,3 +129,23 @@ def test_a_figure_without_one_at_rest_is_left_out_of_the_judging(monkeypatch):
     summary = probes.summary()
     assert summary is not None and summary["responsiveness"] == "ok"
     assert "io_probe_write_baseline_p99_ms" not in summary and summary["not_measured"] == probes.not_measured
+
+
+def test_the_summary_names_each_hosts_level_and_a_host_not_measured():
+    import io
+
+    from iotui.commands.run_remote import print_remote_summary
+    from iotui.core.records.record import RunRecord
+
+    record = RunRecord(run={"status": "completed", "preset": "quick", "duration_s": 3.0}, host={}, target={"path": "/srv"})
+    record.hosts = [
+        {"name": "h1", "sections": [], "pressure": {"responsiveness": "sluggish", "cause": "wakeup",
+                                                    "cause_value": 35.0, "cause_unit": "ms"}},
+        {"name": "h2", "sections": [], "pressure": {"not_measured": "the wake-up probe: it ended before reporting"}},
+        {"name": "h3", "sections": []},
+    ]
+    out = io.StringIO()
+    print_remote_summary(record, None, out)
+    line = next(text for text in out.getvalue().splitlines() if "responsiveness:" in text)
+    assert line.strip() == ("responsiveness: h1 sluggish (wakeup 35.0 ms), "
+                            "h2 not measured (the wake-up probe: it ended before reporting)")
