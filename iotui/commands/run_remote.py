@@ -142,7 +142,9 @@ def print_remote_summary(record: RunRecord, saved: Path | None, out: Any = None)
 def _host_level(host: dict) -> str:
     """`h2 sluggish (wakeup 35 ms)`: the host's worst level and what caused it."""
     pressure = host["pressure"]
-    text = f"{host['name']} {pressure.get('responsiveness', '?')}"
+    if "responsiveness" not in pressure:
+        return f"{host['name']} not measured ({pressure.get('not_measured', '?')})"
+    text = f"{host['name']} {pressure['responsiveness']}"
     if pressure.get("cause"):
         text += f" ({pressure['cause']} {pressure.get('cause_value', '?')} {pressure.get('cause_unit', '')})".replace(" )", ")")
     return text

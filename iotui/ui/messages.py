@@ -106,10 +106,12 @@ class HostLost(Message, bubble=False):
 
 @dataclass
 class HostLevelAssessed(Message, bubble=False):
-    """Multi-host: one host's responsiveness this second, from its own probes."""
+    """Multi-host: one host's responsiveness this second, from its own probes (None: not
+    measured there, ``not_measured`` says why)."""
 
     host: str
-    assessment: Assessment
+    assessment: Assessment | None
+    not_measured: str | None = None
 
 
 def messages_for_event(event: object) -> list[Message]:
@@ -123,7 +125,7 @@ def messages_for_event(event: object) -> list[Message]:
     if isinstance(event, HostFailed):
         return [HostLost(event.host, event.at_s)]
     if isinstance(event, HostLevel):
-        return [HostLevelAssessed(event.host, event.assessment)]
+        return [HostLevelAssessed(event.host, event.assessment, event.not_measured)]
     if isinstance(event, HostUpdate):
         messages: list[Message] = [HostSampled(event.host)]
         if event.assessment is not None:

@@ -235,6 +235,7 @@ class Services:
         except RemoteError as error:
             advice = REMOTE_ADVICE.get(error.code)
             raise ServiceError(f"{error}{' ' + advice if advice else ''} Nothing started on any host.") from None
+        plan.host_probes = request.host_probes
         return MultiHostSession(plan, runs_dir=self.runs_dir, on_event=on_event)
 
     def ssh_hosts(self) -> list[str]:

@@ -142,6 +142,10 @@ def test_each_host_has_its_level_and_a_host_without_python3_is_named(sshd, tmp_p
         assert pressure["responsiveness"] in ("ok", "sluggish", "unresponsive")
         # Figures came from the host's own probes: both of them reported.
         assert pressure["probe_p99_ms_max"] >= 0 and pressure["io_probe_write_p99_ms_max"] > 0
+        # Each judged against its own figures at rest, which came before the hosts were released.
+        assert pressure["probe_baseline_p99_ms"] >= 0, pressure
+        assert pressure["io_probe_baseline_p99_ms"] >= 0 and pressure["io_probe_write_baseline_p99_ms"] > 0, pressure
+        assert "not_measured" not in pressure
         assert name in done.stdout.split("responsiveness:", 1)[1]
     assert "pressure" not in hosts[NO_PYTHON_HOST]
     assert _leftovers(tmp_path / "target") == []
@@ -179,3 +183,59 @@ def test_no_probe_outlives_iotui_killed(sshd, tmp_path):
         process.wait(timeout=10)
     assert _wait(lambda: _probes_under(sshd.process.pid) == [], 3), _probes_under(sshd.process.pid)
     assert _wait(lambda: _leftovers(tmp_path / "target") == [], 5), _leftovers(tmp_path / "target")
+
+
+async def _run_from_the_app(sshd, tmp_path: Path, monkeypatch, *, probes_off: bool) -> tuple[dict, list[str]]:
+    """A 3-s run on every host started from Home (the switch turned off where asked); its record and
+    the host rows shown once every host had reported."""
+    from iotui.ui.app import IotuiApp
+    from iotui.ui.messages import HostIntervalArrived, RunEnded
+    from iotui.ui.services import Services
+    from iotui.ui.widgets.host_rows import HostRows
+    from tests.ui.helpers import MessageLog, settle
+    from tests.waiting import wait_for
+
+    target = tmp_path / "target"
+    target.mkdir()
+    monkeypatch.setenv("IOTUI_SSH", _ssh_wrapper(sshd, tmp_path))
+    log = MessageLog()
+    app = IotuiApp(Services(runs_dir=tmp_path / "runs", baseline_s=0.0), target=str(target), preset="quick")
+    rows: list[str] = []
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("e", *"3", "tab", *"4M", "escape")  # 3 s on a 4 MiB file
+        await pilot.press("o", *",".join(HOSTS), "tab")
+        if probes_off:
+            await pilot.press("space")
+        await pilot.press("r")
+        reported = lambda: {m.host for m in log.of(HostIntervalArrived)} >= set(HOSTS) or log.of(RunEnded)  # noqa: E731
+        await wait_for(reported, pilot=pilot, what="a report from every host", timeout_s=90)
+        if not log.of(RunEnded):
+            rows = app.screen.query_one(HostRows).render_rows().plain.splitlines()
+        await wait_for(lambda: log.of(RunEnded), pilot=pilot, what="the run's end", timeout_s=60)
+        await settle(pilot)
+    ended = log.of(RunEnded)[0]
+    assert ended.error is None and ended.saved_path is not None
+    return _record(tmp_path), rows
+
+
+async def test_a_run_from_the_app_with_the_host_probes_off_runs_none(sshd, tmp_path, monkeypatch):
+    record, _rows = await _run_from_the_app(sshd, tmp_path, monkeypatch, probes_off=True)
+    assert [host["name"] for host in record["hosts"]] == list(HOSTS)
+    assert all("pressure" not in host for host in record["hosts"])
+    assert not any("responsiveness is not measured" in m["text"] for m in record.get("messages", []))
+    assert _leftovers(tmp_path / "target") == []
+
+
+async def test_a_run_from_the_app_says_which_host_is_not_measured(sshd, tmp_path, monkeypatch):
+    record, rows = await _run_from_the_app(sshd, tmp_path, monkeypatch, probes_off=False)
+    line = f"{NO_PYTHON_HOST}: no python3 there, so its responsiveness is not measured."
+    assert [m["text"] for m in record["messages"]].count(line) == 1
+    hosts = {host["name"]: host for host in record["hosts"]}
+    for name in HOSTS[:2]:
+        assert hosts[name]["pressure"]["io_probe_write_baseline_p99_ms"] > 0
+    assert "pressure" not in hosts[NO_PYTHON_HOST]
+    # On screen: the host's row says so (the others carry their own level).
+    shown = {row.split()[1]: row for row in rows}
+    assert shown[NO_PYTHON_HOST].endswith("not measured"), rows
+    assert all("not measured" not in shown[name] for name in HOSTS[:2]), rows

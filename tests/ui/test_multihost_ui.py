@@ -28,6 +28,35 @@ async def test_hosts_typed_or_completed_from_the_ssh_config_reach_the_run_reques
         assert requested and requested[0].request.hosts == ("nfs1", "nfs2")
 
 
+async def test_the_switch_beside_the_hosts_field_turns_the_host_probes_off_for_the_run(tmp_path) -> None:
+    log = MessageLog()
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        assert "host probes on" in screen_text(app)  # beside the hosts field, at 80x24
+        await pilot.press("o", *"h1,h2", "tab")  # from the hosts field to the switch
+        assert app.focused is not None and app.focused.id == "host-probes"
+        await pilot.press("space")
+        await pilot.pause()
+        assert "host probes off" in screen_text(app)
+        await pilot.press("r")
+        await pilot.pause()
+        requested = log.of(HomeScreen.RunRequested)
+        assert requested and requested[0].request.hosts == ("h1", "h2")
+        assert requested[0].request.host_probes is False
+
+
+async def test_the_host_probes_are_on_unless_turned_off(tmp_path) -> None:
+    log = MessageLog()
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("o", *"h1", "enter", "r")
+        await pilot.pause()
+        requested = log.of(HomeScreen.RunRequested)
+        assert requested and requested[0].request.host_probes is True
+
+
 async def test_a_bad_host_is_refused_with_a_sentence(tmp_path) -> None:
     log = MessageLog()
     app = IotuiApp(ReplayServices(tmp_path))

@@ -16,16 +16,24 @@ import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable, TypedDict
 
 from iotui.core.host.probe_child import end_probe_child
 
+
+class ChildOptions(TypedDict, total=False):
+    """The extra ``subprocess.Popen`` options a launcher asks for (a remote child's ssh)."""
+
+    start_new_session: bool
+    preexec_fn: Callable[[], object]
+
+
 # Turns the child's python arguments (after the interpreter) into the command that runs them:
 # the default is this interpreter; a remote host's is ssh (iotui.core.remote.host_probes).
-ChildLauncher = Callable[[list[str]], tuple[list[str], dict[str, Any]]]
+ChildLauncher = Callable[[list[str]], tuple[list[str], ChildOptions]]
 
 
-def child_command(launcher: ChildLauncher | None, python_args: list[str]) -> tuple[list[str], dict[str, Any]]:
+def child_command(launcher: ChildLauncher | None, python_args: list[str]) -> tuple[list[str], ChildOptions]:
     """The argv and extra Popen options that run a probe child with `python_args`."""
     if launcher is None:
         return [sys.executable, *python_args], {}

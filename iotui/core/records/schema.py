@@ -111,7 +111,7 @@ TARGET_KEYS: Spec = {
     "write_cache": ((str,), False),
 }
 
-PRESSURE_TEXT_KEYS = ("responsiveness", "cause", "cause_unit", "responsiveness_note")
+PRESSURE_TEXT_KEYS = ("responsiveness", "cause", "cause_unit", "responsiveness_note", "not_measured")
 
 SECTION_KEYS: Spec = {
     "name": ((str,), True),

@@ -14,108 +14,125 @@ host (in its own sections) and for the whole.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from collections.abc import Mapping
 
 from iotui.core.fio.intervals import DIRECTIONS, snapshot_from_document
 from iotui.core.fio.sections import fio_sections, group_entries, merged_direction, section_of_group
 from iotui.core.runs.pauses import PauseLog, lost_together, unpaused_latency
 
 
-def _ran_ms(job: dict) -> int:
+def _table(parent: Mapping[str, object], key: str) -> dict[str, object] | None:
+    """``parent[key]`` where it is a table (a direction, ``cpu``, ``fio``), else None."""
+    value = parent.get(key)
+    return value if isinstance(value, dict) else None
+
+
+def _float(table: Mapping[str, object], key: str) -> float:
+    """A figure of fio's or of a section as a float; absent (or not a number) is 0."""
+    value = table.get(key)
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
+def _int(table: Mapping[str, object], key: str) -> int:
+    value = table.get(key)
+    return int(value) if isinstance(value, (int, float)) else 0
+
+
+def _ran_ms(job: Mapping[str, object]) -> int:
     # The directions' runtimes: a job that never started may report the time
     # since boot as its job_runtime.
-    return max(
-        (int(job[d].get("runtime", 0) or 0) for d in DIRECTIONS if isinstance(job.get(d), dict)),
-        default=0,
-    )
+    return max((_int(table, "runtime") for d in DIRECTIONS if (table := _table(job, d)) is not None), default=0)
 
 
-def _fio_cores(entries: list[dict]) -> float:
-    return sum(float(e.get("usr_cpu", 0.0) or 0.0) + float(e.get("sys_cpu", 0.0) or 0.0) for e in entries) / 100.0
+def _fio_cores(entries: list[dict[str, object]]) -> float:
+    return sum(_float(e, "usr_cpu") + _float(e, "sys_cpu") for e in entries) / 100.0
 
 
-def _iops(section: dict[str, Any]) -> float:
-    return sum(float(section[d].get("iops", 0.0)) for d in DIRECTIONS if isinstance(section.get(d), dict))
+def _iops(section: Mapping[str, object]) -> float:
+    return sum(_float(table, "iops") for d in DIRECTIONS if (table := _table(section, d)) is not None)
 
 
-def _add_cores(section: dict[str, Any], cores: float) -> None:
-    cpu = section.setdefault("cpu", {})
+def _add_cores(section: dict[str, object], cores: float) -> None:
+    cpu = _table(section, "cpu")
+    if cpu is None:
+        cpu = section["cpu"] = {}
     cpu["fio_cpu_cores"] = cores
     if cores > 0:
         cpu["iops_per_fio_core"] = _iops(section) / cores
 
 
-def host_sections(doc: dict) -> list[dict[str, Any]]:
+def host_sections(doc: dict[str, object]) -> list[dict[str, object]]:
     """One host's sections, as a local run records them, with its fio cores."""
-    sections = fio_sections(doc)
+    sections: list[dict[str, object]] = list(fio_sections(doc))
     entries_by_group = dict(group_entries(doc))
     for section in sections:
-        _add_cores(section, _fio_cores(entries_by_group.get(int(section.get("groupid", 0)), [])))
+        _add_cores(section, _fio_cores(entries_by_group.get(_int(section, "groupid"), [])))
     return sections
 
 
 def aggregate_sections(
-    docs: dict[str, dict],
-    own_sections: dict[str, list[dict[str, Any]]] | None = None,
-    pause_logs: dict[str, PauseLog] | None = None,
-) -> list[dict[str, Any]]:
+    docs: Mapping[str, dict[str, object]],
+    own_sections: Mapping[str, list[dict[str, object]]] | None = None,
+    pause_logs: Mapping[str, PauseLog] | None = None,
+) -> list[dict[str, object]]:
     """The sections of every host merged by groupid, each with ``hosts``: how many it holds.
 
     ``own_sections``: each host's sections as its record entry holds them (a paused host's
     leave its pauses out); ``pause_logs``: the hosts' pauses, for the aggregate's latency.
     """
-    entries: dict[int, list[dict]] = {}
-    own: dict[int, list[dict[str, Any]]] = {}
+    entries: dict[int, list[dict[str, object]]] = {}
+    own: dict[int, list[dict[str, object]]] = {}
     for host, doc in docs.items():
         by_group = dict(group_entries(doc))
         sections = (own_sections or {}).get(host)
-        for section in sections if sections is not None else host_sections(doc):
-            groupid = int(section.get("groupid", 0))
+        for host_section in sections if sections is not None else host_sections(doc):
+            groupid = _int(host_section, "groupid")
             jobs = [job for job in by_group.get(groupid, []) if _ran_ms(job)]
             if not jobs:
                 continue  # a section a stop came before
             entries.setdefault(groupid, []).extend(jobs)
-            own.setdefault(groupid, []).append(section)
-    sections = []
+            own.setdefault(groupid, []).append(host_section)
+    aggregate: list[dict[str, object]] = []
     for groupid, jobs in sorted(entries.items()):
         per_host = own[groupid]
-        section = section_of_group(groupid, jobs)
+        section: dict[str, object] = section_of_group(groupid, jobs)
         for direction in DIRECTIONS:
-            doing = [s[direction] for s in per_host if isinstance(s.get(direction), dict)]
+            doing = [table for s in per_host if (table := _table(s, direction)) is not None]
             if not doing:
                 continue
-            merged = merged_direction([job[direction] for job in jobs if isinstance(job.get(direction), dict)])
-            merged["iops"] = sum(float(t.get("iops", 0.0)) for t in doing)
-            merged["bw_bytes"] = sum(int(t.get("bw_bytes", 0)) for t in doing)
+            merged = merged_direction([table for job in jobs if (table := _table(job, direction)) is not None])
+            merged["iops"] = sum(_float(t, "iops") for t in doing)
+            merged["bw_bytes"] = sum(_int(t, "bw_bytes") for t in doing)
             section[direction] = merged
-        section["duration_s"] = max(float(s.get("duration_s", 0.0)) for s in per_host)
-        paused_s = max(float(s.get("paused_s", 0.0) or 0.0) for s in per_host)
+        section["duration_s"] = max(_float(s, "duration_s") for s in per_host)
+        paused_s = max(_float(s, "paused_s") for s in per_host)
         if paused_s > 0:
-            _unpause_aggregate(section, per_host, jobs, [log for log in (pause_logs or {}).values()], paused_s)
+            _unpause_aggregate(section, per_host, jobs, list((pause_logs or {}).values()), paused_s)
         section["hosts"] = len(per_host)
         section["cpu"] = {}
-        _add_cores(section, sum(float(s.get("cpu", {}).get("fio_cpu_cores", 0.0)) for s in per_host))
-        sections.append(section)
-    return sections
+        _add_cores(section, sum(_float(_table(s, "cpu") or {}, "fio_cpu_cores") for s in per_host))
+        aggregate.append(section)
+    return aggregate
 
 
 def _unpause_aggregate(
-    section: dict[str, Any], per_host: list[dict[str, Any]], jobs: list[dict], logs: list[PauseLog], paused_s: float
+    section: dict[str, object], per_host: list[dict[str, object]], jobs: list[dict[str, object]], logs: list[PauseLog],
+    paused_s: float,
 ) -> None:
     """A section the hosts were paused in: IOPS and bandwidth are already the sums of the hosts'
     unpaused figures; latency is walked over every host's bins less their paused intervals' bins;
     fio's own figures (the hosts' summed, the merged latency) stay under ``fio``."""
     section["paused_s"] = round(paused_s, 3)
-    gid = int(section.get("groupid", 0))
+    gid = _int(section, "groupid")
     totals = snapshot_from_document({"jobs": jobs})
     for direction in DIRECTIONS:
-        table = section.get(direction)
-        if not isinstance(table, dict) or direction not in totals.directions:
+        table = _table(section, direction)
+        if table is None or direction not in totals.directions:
             continue
         fio_own = copy.deepcopy(table)
-        hosts_fio = [s[direction].get("fio", s[direction]) for s in per_host if isinstance(s.get(direction), dict)]
-        fio_own["iops"] = sum(float(t.get("iops", 0.0)) for t in hosts_fio)
-        fio_own["bw_bytes"] = sum(int(t.get("bw_bytes", 0)) for t in hosts_fio)
+        hosts_fio = [_table(t, "fio") or t for s in per_host if (t := _table(s, direction)) is not None]
+        fio_own["iops"] = sum(_float(t, "iops") for t in hosts_fio)
+        fio_own["bw_bytes"] = sum(_int(t, "bw_bytes") for t in hosts_fio)
         table["fio"] = fio_own
         unpaused_latency(table, totals.directions[direction], lost_together(logs, gid, direction))
 

@@ -12,6 +12,7 @@ until it reports again; a failed host never counts again.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from iotui.core.fio.intervals import (
@@ -31,24 +32,34 @@ RUNTIME_SLACK_S = 5.0
 _EMPTY = DirectionTotals(0, 0, 0, 0, 0.0, None, None, {})
 
 
-def job_runtimes_ms(doc: dict, limit_ms: float | None = None) -> list[int]:
+def _jobs(doc: Mapping[str, object]) -> list[object]:
+    jobs = doc.get("jobs")
+    return jobs if isinstance(jobs, list) else []
+
+
+def _ms(value: object) -> int:
+    """A runtime of fio's in ms (absent or not a number: 0)."""
+    return int(value) if isinstance(value, (int, float)) else 0
+
+
+def job_runtimes_ms(doc: Mapping[str, object], limit_ms: float | None = None) -> list[int]:
     """Each job's ``job_runtime``; a job that has not started yet can report the
     time since boot there, so a value over ``limit_ms`` (the time since the
     barrier, plus slack) counts as 0."""
     runtimes = []
-    for job in doc.get("jobs") or []:
+    for job in _jobs(doc):
         if not isinstance(job, dict):
             continue
-        runtime = int(job.get("job_runtime", 0) or 0)
+        runtime = _ms(job.get("job_runtime"))
         runtimes.append(0 if limit_ms is not None and runtime > limit_ms else runtime)
     return runtimes
 
 
-def direction_runtimes_ms(doc: dict, direction: str) -> list[int]:
+def direction_runtimes_ms(doc: Mapping[str, object], direction: str) -> list[int]:
     runtimes = []
-    for job in doc.get("jobs") or []:
+    for job in _jobs(doc):
         stats = job.get(direction) if isinstance(job, dict) else None
-        runtimes.append(int(stats.get("runtime", 0) or 0) if isinstance(stats, dict) else 0)
+        runtimes.append(_ms(stats.get("runtime")) if isinstance(stats, dict) else 0)
     return runtimes
 
 
@@ -109,11 +120,11 @@ class HostDeriver:
     def __init__(self, host: str) -> None:
         self.host = host
         self._previous: Snapshot | None = None
-        self._previous_doc: dict = {}
+        self._previous_doc: dict[str, object] = {}
         self._previous_runtimes: list[int] = []
         self.t_s = 0.0
 
-    def feed(self, doc: dict, arrived_s: float) -> HostInterval | None:
+    def feed(self, doc: dict[str, object], arrived_s: float) -> HostInterval | None:
         snapshot = snapshot_from_document(doc)
         runtimes = job_runtimes_ms(doc, (arrived_s + RUNTIME_SLACK_S) * 1000.0)
         previous = self._previous

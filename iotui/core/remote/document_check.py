@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
 
 from iotui.core.terminal_text import strip_document, terminal_safe
 
@@ -30,9 +29,9 @@ INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
 
-def number_problem(doc: Any) -> str | None:
+def number_problem(doc: object) -> str | None:
     """Why the document's numbers cannot be used (a clause naming the key), or None."""
-    stack: list[tuple[Any, str]] = [(doc, "")]
+    stack: list[tuple[object, str]] = [(doc, "")]
     while stack:
         value, where = stack.pop()
         if isinstance(value, dict):
@@ -77,7 +76,7 @@ def _suspect_number(encoded: bytes) -> bool:
     )
 
 
-def _encoded(doc: dict) -> bytes | None:
+def _encoded(doc: dict[str, object]) -> bytes | None:
     """The document as JSON text from a C encoder, or None where it cannot be written (then: walk)."""
     try:
         if orjson is not None:
@@ -87,7 +86,7 @@ def _encoded(doc: dict) -> bytes | None:
         return None
 
 
-def checked_document(doc: dict) -> tuple[dict | None, str | None]:
+def checked_document(doc: dict[str, object]) -> tuple[dict[str, object] | None, str | None]:
     """(the document with terminal-safe strings, None) or (None, why it is refused).
 
     A host sends a json+ document a second (thousands of values with its latency bins), up to 128

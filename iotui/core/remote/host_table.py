@@ -9,6 +9,7 @@ rate-limited job), the one with the highest p99 latency is named as the slowest.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 DIRECTIONS = ("read", "write", "trim")
@@ -31,20 +32,26 @@ def _sum(values: list[float | None]) -> float | None:
     return sum(present) if present else None
 
 
-def host_rows(hosts: list[dict], section_index: int) -> list[HostRow]:
+def _figure(table: Mapping[str, object], key: str) -> float | None:
+    """A figure as the record holds it; absent (or not a number) is None, never 0."""
+    value = table.get(key)
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def host_rows(hosts: Sequence[Mapping[str, object]], section_index: int) -> list[HostRow]:
     rows = []
     for host in hosts:
-        sections = host.get("sections") or []
-        section = sections[section_index] if section_index < len(sections) else {}
-        tables = [section[d] for d in DIRECTIONS if isinstance(section.get(d), dict)]
-        p99s = [t.get("lat_p99_ns") for t in tables if t.get("lat_p99_ns") is not None]
+        sections = host.get("sections")
+        section = sections[section_index] if isinstance(sections, list) and section_index < len(sections) else {}
+        tables = [table for d in DIRECTIONS if isinstance(section, dict) and isinstance(table := section.get(d), dict)]
+        p99s = [p99 for t in tables if (p99 := _figure(t, "lat_p99_ns")) is not None]
         rows.append(
             HostRow(
                 name=str(host.get("name", "?")),
-                iops=_sum([t.get("iops") for t in tables]),
-                bw_bytes=_sum([t.get("bw_bytes") for t in tables]),
+                iops=_sum([_figure(t, "iops") for t in tables]),
+                bw_bytes=_sum([_figure(t, "bw_bytes") for t in tables]),
                 lat_p99_ns=max(p99s) if p99s else None,
-                failed_at_s=host.get("failed_at_s"),
+                failed_at_s=_figure(host, "failed_at_s"),
             )
         )
     return rows

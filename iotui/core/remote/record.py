@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from iotui import __version__
 from iotui.core.remote.aggregate import aggregate_sections, host_sections, version_warning
@@ -23,6 +23,9 @@ from iotui.core.records.record import RunRecord
 from iotui.core.records.section_figures import assign_sections
 from iotui.core.host.identity import host_identity
 
+if TYPE_CHECKING:
+    from iotui.core.remote.lifeline import HostRunner
+
 STALL_S = 10.0  # a released host with no document this long is failed (and its run goes on)
 
 
@@ -30,14 +33,14 @@ STALL_S = 10.0  # a released host with no document this long is failed (and its 
 class HostState:
     name: str
     facts: HostFacts | None
-    runner: Any = None
+    runner: HostRunner | None = None
     deriver: HostDeriver = field(init=False)
-    last_document: dict | None = None
+    last_document: dict[str, object] | None = None
     last_arrival_s: float | None = None
     first_start_s: float | None = None
     first_start_remote_ms: float | None = None
     clock_offset_ms: float | None = None
-    samples: list[dict[str, Any]] = field(default_factory=list)
+    samples: list[dict[str, object]] = field(default_factory=list)
     # fio's groupid at each sample (which section it belongs to).
     sample_groupids: list[int | None] = field(default_factory=list)
     section_tracker: SectionTracker = field(default_factory=SectionTracker)
@@ -54,7 +57,7 @@ class HostState:
     def __post_init__(self) -> None:
         self.deriver = HostDeriver(self.name)
 
-    def take_document(self, doc: dict, arrived_monotonic: float, at_s: float) -> None:
+    def take_document(self, doc: dict[str, object], arrived_monotonic: float, at_s: float) -> None:
         self.last_document = doc
         self.last_arrival_s = at_s
         timestamp_ms = doc.get("timestamp_ms")
@@ -82,9 +85,10 @@ class HostState:
         return self.failed_at_s is None and self.last_document is not None
 
 
-def _host_entry(state: HostState) -> dict[str, Any]:
+def _host_entry(state: HostState) -> tuple[dict[str, object], list[dict[str, object]]]:
+    """The host's record entry, and its sections (in the entry too) for the aggregate."""
     facts = state.facts
-    entry: dict[str, Any] = {"name": state.name}
+    entry: dict[str, object] = {"name": state.name}
     if facts is not None:
         entry.update(tool_version=facts.tool_version, kernel=facts.kernel, filesystem=facts.filesystem,
                      target=facts.path, device=facts.device)
@@ -94,15 +98,16 @@ def _host_entry(state: HostState) -> dict[str, Any]:
         entry["failed_at_s"] = state.failed_at_s
     if state.clock_offset_ms is not None:
         entry["clock_offset_ms"] = round(state.clock_offset_ms, 1)
-    entry["sections"] = host_sections(state.last_document) if state.last_document else []
-    entry["samples"] = [dict(sample) for sample in state.samples]
-    assign_sections(entry["sections"], entry["samples"], state.sample_groupids)
+    sections = host_sections(state.last_document) if state.last_document else []
+    samples = [dict(sample) for sample in state.samples]
+    entry["sections"], entry["samples"] = sections, samples
+    assign_sections(sections, samples, state.sample_groupids)
     if state.pause_log.pauses:
         entry["paused_s"] = round(state.pause_log.paused_s, 3)
         entry["pauses"] = [dict(pause) for pause in state.pause_log.pauses]
         # Its figures leave the paused time out, fio's own kept under each direction's "fio".
-        unpause_sections(entry["sections"], entry["samples"], state.pause_log, state.last_document or {})
-    return entry
+        unpause_sections(sections, samples, state.pause_log, state.last_document or {})
+    return entry, sections
 
 
 def build_record(
@@ -114,7 +119,7 @@ def build_record(
     duration_s: float,
     stop_requested: bool,
     failure: str | None,
-    rows: list[dict[str, Any]],
+    rows: list[dict[str, object]],
     messages: list[dict[str, str]],
     release_spread_ms: float | None,
     row_groupids: list[int | None] | None = None,
@@ -137,15 +142,16 @@ def build_record(
         status = "completed"
     versions = {s.name: s.facts.tool_version for s in states.values() if s.facts is not None}
     first_version = next(iter(versions.values()), "unknown")
-    entries = [_host_entry(state) for state in states.values()]
-    own_sections = {entry["name"]: entry["sections"] for entry in entries if entry["name"] in completed}
+    built = {name: _host_entry(state) for name, state in states.items()}
+    entries = [entry for entry, _sections in built.values()]
+    own_sections = {name: sections for name, (_entry, sections) in built.items() if name in completed}
     pause_logs = {name: states[name].pause_log for name in completed}
     sections = aggregate_sections(completed, own_sections, pause_logs) if completed else []
     rows = [dict(row) for row in rows]
     assign_sections(sections, rows, row_groupids or [])
     starts = [start for start in (s.start_ms() for s in states.values()) if start is not None]
     exit_statuses = [s.exit_status for s in states.values() if s.exit_status is not None]
-    run: dict[str, Any] = {
+    run: dict[str, object] = {
         "id": run_id,
         "preset": plan.preset_name,
         "title": plan.title or None,

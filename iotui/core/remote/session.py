@@ -173,12 +173,12 @@ class MultiHostSession(EventLog):
         # shell start-up and lays fio's files out, and 128 of those at once on one machine (or
         # one shared filesystem) only make every host slower to get ready.
         gate = asyncio.Semaphore(CONNECT_CONCURRENCY)
-        self.plan.probes.start(lambda line: self._log("iotui", line))  # each host's, ended by plan.close()
+        self.plan.probes.start(lambda line: self._log("iotui", line), self._emit)  # each host's, ended by plan.close()
         try:
             for host, state in self.states.items():
                 state.runner = self.runner_factory(host)
                 pumps.append(asyncio.create_task(self._pump(host, state.runner, events, gate)))
-            if await self._wait_ready(events) and not self.stop_requested:
+            if await self._wait_ready(events) and await self.plan.probes.wait_at_rest(lambda: self.stop_requested):
                 self._release()
                 # Nothing made before the hosts started is walked by the collector while they run.
                 hold_for_run()

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
@@ -24,7 +24,7 @@ from iotui.ui.widgets.title_bar import TitleBar
 # The hosts field, the option editor and the command preview are mounted right after the
 # first frame (see HomeScreen._mount_the_rest): their modules load then, not before.
 if TYPE_CHECKING:
-    from textual.widgets import Input
+    from textual.widgets import Checkbox, Input
 
     from iotui.ui.widgets.hosts_field import HostsField
     from iotui.ui.widgets.option_editor import OptionEditor
@@ -124,6 +124,8 @@ class HomeScreen(Screen):
         self.call_after_refresh(self._mount_the_rest)
 
     async def _mount_the_rest(self) -> None:
+        from textual.widgets import Checkbox
+
         from iotui.ui.widgets.command_preview import CommandPreview
         from iotui.ui.widgets.hosts_field import HostsField
         from iotui.ui.widgets.option_editor import OptionEditor
@@ -132,6 +134,9 @@ class HomeScreen(Screen):
             return  # the app closed in that moment (q right after the first frame)
         hosts_field = HostsField(self._config_hosts(), id="hosts")
         hosts_field.border_title = "hosts (o)"
+        # Beside the hosts (tab from the field, space toggles): the wake-up and I/O probes on each host.
+        host_probes = Checkbox("host probes on", True, id="host-probes", compact=True)
+        host_probes.tooltip = "Run the wake-up and I/O probes on each host (--no-host-probes turns them off)"
         preview_box = VerticalScroll(
             CommandPreview(id="preview").data_bind(
                 preset=HomeScreen.preset,
@@ -143,7 +148,8 @@ class HomeScreen(Screen):
         )
         preview_box.border_title = "fio command"
         editor = OptionEditor(id="options").data_bind(preset=HomeScreen.base_preset)
-        await self.mount_all([hosts_field, editor, preview_box], before=self.query_one(KeyBar))
+        hosts_row = Horizontal(hosts_field, host_probes, id="hosts-row")
+        await self.mount_all([hosts_row, editor, preview_box], before=self.query_one(KeyBar))
         self._load_targets()
         self._load_presets()
         self._first_preview()
@@ -343,7 +349,7 @@ class HomeScreen(Screen):
             self.notify(str(error), title="Hosts", severity="error", markup=False)
             return
         estimated_s = self.preview.duration_s if self.preview is not None else None
-        request = RunRequest(self.preset, str(self.target.path), estimated_s, hosts)
+        request = RunRequest(self.preset, str(self.target.path), estimated_s, hosts, self._host_probes_on())
         from iotui.core.fio.system_paths import is_system_directory
 
         if not is_system_directory(self.target.path):
@@ -375,6 +381,17 @@ class HomeScreen(Screen):
             return field
         return None
 
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        # The switch's state in words too: its mark looks the same either way without colour.
+        if event.checkbox.id == "host-probes":
+            event.checkbox.label = f"host probes {'on' if event.value else 'off'}"
+
+    def _host_probes_on(self) -> bool:
+        """The host probes switch beside the hosts field (on until it is mounted)."""
+        from textual.widgets import Checkbox
+
+        return all(box.value for box in self.query("#host-probes").results(Checkbox))
+
     def action_focus_hosts(self) -> None:
         for field in self.query("#hosts"):
             field.focus()
@@ -403,7 +420,7 @@ class HomeScreen(Screen):
             # Only offered (and shown in the footer) while an option field has focus.
             focused = self.focused
             return focused is not None and (
-                (focused.parent is not None and focused.parent.id == "options") or focused.id == "hosts"
+                (focused.parent is not None and focused.parent.id == "options") or focused.id in ("hosts", "host-probes")
             )
         return True
 

@@ -158,7 +158,7 @@ class RunScreen(Screen):
 
     @on(HostLevelAssessed)
     def _host_level(self, message: HostLevelAssessed) -> None:
-        self.query_one("#host-rows", HostRows).set_level(message.host, message.assessment)
+        self.query_one("#host-rows", HostRows).set_level(message.host, message.assessment, message.not_measured)
 
     @on(HostLost)
     def _host_lost(self, message: HostLost) -> None:

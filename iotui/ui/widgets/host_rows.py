@@ -1,7 +1,8 @@
 """A row per host of a multi-host run: its latest figures and how fresh they are.
 
 Each row ends with the host's responsiveness level (and its cause) where its
-probes run: ``ok``, ``sluggish: io write p99 312 ms > 110 ms``, ``unresponsive: ...``.
+probes run: ``ok``, ``sluggish: io write p99 312 ms > 110 ms``, ``unresponsive: ...``;
+``not measured`` where they do not (no python3 there, or no figures at rest).
 A host's mark is ``●`` while its figures are fresh, ``○`` once nothing came
 for ``STALE_AFTER_S`` (1.6 s), ``✗`` after it failed. The widget keeps the
 rows; the run screen hands it each host's interval and failure.
@@ -28,6 +29,7 @@ class HostRow:
     arrived_monotonic: float | None = None
     failed_at_s: float | None = None
     assessment: Assessment | None = None
+    not_measured: str | None = None  # why its responsiveness is not measured
 
     def mark(self, now: float) -> str:
         if self.failed_at_s is not None:
@@ -61,9 +63,10 @@ class HostRows(Static):
         row.interval = interval
         row.arrived_monotonic = time.monotonic()
 
-    def set_level(self, host: str, assessment: Assessment) -> None:
-        """The host's level this second (drawn at the next redraw)."""
-        self.rows.setdefault(host, HostRow(host)).assessment = assessment
+    def set_level(self, host: str, assessment: Assessment | None, not_measured: str | None = None) -> None:
+        """The host's level this second, or why it has none (drawn at the next redraw)."""
+        row = self.rows.setdefault(host, HostRow(host))
+        row.assessment, row.not_measured = assessment, not_measured
 
     def mark_failed(self, host: str, at_s: float) -> None:
         self.rows.setdefault(host, HostRow(host)).failed_at_s = at_s
@@ -93,6 +96,8 @@ class HostRows(Static):
                     f"p99 {fmt.latency_ns(figures.lat_percentiles_ns.get('p99'))}"
                 )
             text.append("  ".join(parts) or "idle")
+            if row.assessment is None and row.not_measured is not None:
+                text.append("  not measured", style="dim")
             if row.assessment is not None:
                 level = row.assessment
                 style = {Level.OK: "green", Level.SLUGGISH: "yellow"}.get(level.level, "bold red")
