@@ -93,7 +93,8 @@ def make_plan(
     """Validate the options and the target; decide the test file and fio's argv.
 
     ``target_info``: the target's inspection where the caller already holds it for this same path
-    (the app's preview, planned again on every option edit); otherwise it is inspected here.
+    (the app's chosen target, previewed on every option edit and then run); only its free space is
+    read again. Otherwise (or when it is of another path) the target is inspected here.
     """
     run_id = run_id or uuid.uuid4().hex
     try:
@@ -104,7 +105,8 @@ def make_plan(
         raise PlanError(str(error)) from None
     target_path = Path(target if target is not None else os.getcwd()).expanduser()
     try:
-        info = target_info if target_info is not None else target_checks.inspect_target(target_path)
+        carried = target_checks.carried_inspection(target_info, target_path) if target_info is not None else None
+        info = carried if carried is not None else target_checks.inspect_target(target_path)
     except target_checks.TargetError as error:
         raise PlanError(str(error)) from None
     direct = uses_direct_io(preset)
