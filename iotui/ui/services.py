@@ -205,7 +205,8 @@ class Services:
         from iotui.core.start import StartRequest
 
         return StartRequest(
-            preset=request.preset, target=request.target_path, target_info=request.target, runs_dir=self.runs_dir,
+            preset=request.preset, target=request.target_path, runs_dir=self.runs_dir,
+            target_info=None if request.hosts else request.target,  # with hosts: a path on each host
             fio=self.fio, baseline_s=self.baseline_s, lock_by=self.lock_by, hosts=request.hosts,
             ask_left_out=self.ask_left_out,
         )
