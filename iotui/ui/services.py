@@ -177,7 +177,7 @@ class Services:
         try:
             plan = make_plan(
                 preset, target_path, fio_binary=fio_binary, run_id=PREVIEW_RUN_ID,
-                private_dir_name=PREVIEW_PRIVATE_DIR, target_info=target,
+                private_dir_name=PREVIEW_PRIVATE_DIR, target_info=target, preview=True,
             )
         except PlanError as error:
             try:

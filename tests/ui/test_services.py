@@ -110,14 +110,22 @@ async def test_the_chosen_target_reaches_the_plan_inspected_once(tmp_path, monke
 
     if shutil.which("fio") is None:
         pytest.skip("fio is not installed (scripts/bootstrap.sh installs it)")
+    from iotui.core.runs import plan as run_plan
+
     inspected = _count_inspections(monkeypatch)
+    disk_reads: list[str] = []  # the sysfs walks a run needs (its sampler's devices, the record's disk facts)
+    real_devices, real_facts = run_plan.backing_devices, run_plan.target_device_facts
+    monkeypatch.setattr(run_plan, "backing_devices", lambda path: disk_reads.append("devices") or real_devices(path))
+    monkeypatch.setattr(run_plan, "target_device_facts", lambda path: disk_reads.append("facts") or real_facts(path))
     services = Services(runs_dir=tmp_path / "runs", baseline_s=0)
     chosen = services.inspect_target(str(tmp_path))  # the one inspection: when the target is chosen
     for runtime_s in (3, 4, 5, 6):  # four option edits on the chosen target
         preset = services.apply_overrides(find_preset("quick"), Overrides(runtime_s=runtime_s, size="16M"))
         preview = services.preview(preset, chosen)
         assert preview.error is None and f"--runtime={runtime_s}" in preview.command
+    assert disk_reads == []
     session = await services.make_session(RunRequest(preset, chosen), lambda event: None)
+    assert disk_reads == ["devices", "facts"]
     assert inspected == [tmp_path]
     assert session.plan.options["runtime"] == "6"
     assert f"--filename={tmp_path.resolve()}/" in " ".join(session.plan.argv)
