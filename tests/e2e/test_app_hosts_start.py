@@ -34,3 +34,28 @@ async def test_the_apps_multi_host_run_starts_through_start_run_and_saves_its_re
     assert list((tmp_path / "runs").rglob("*.toml")), "the record was not saved"
     assert not any(isinstance(event, LogLine) and "Traceback" in event.text for event in events)
     assert list(target.iterdir()) == []
+
+
+def test_a_sweep_with_hosts_runs_each_point_on_every_host(sshd, tmp_path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from iotui.core.records.files import load_record
+
+    target = tmp_path / "target"
+    target.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "iotui", "sweep", "quick", "--hosts", ",".join(HOSTS[:2]), "--target", str(target),
+         "--vary", "bs=4k,8k", "--runtime", "1", "--size", "4M", "--set", "direct=0",
+         "--runs-dir", str(tmp_path / "runs"), "--baseline", "0"],
+        env={**os.environ, "IOTUI_SSH": sshd.ssh_command}, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "[2/2] bs=8k: completed" in done.stdout
+    points = sorted(path for path in (tmp_path / "runs").rglob("*.toml") if not path.name.endswith(".sweep.toml"))
+    assert len(points) == 2
+    for path in points:
+        record = load_record(path)
+        assert [host["name"] for host in record.hosts] == list(HOSTS[:2]) and record.status == "completed"
+    assert list(target.iterdir()) == []
