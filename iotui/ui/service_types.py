@@ -68,6 +68,8 @@ class SweepSetup:
     description: str
     notes: tuple[str, ...] = ()
     refusal: str | None = None
+    target_info: TargetInfo | None = None
+    """``target_path`` as inspected when it was chosen (Home's), carried to each point on it."""
 
     @property
     def points(self) -> list[dict[str, str]]:

@@ -342,10 +342,12 @@ class Services:
 
     # -- sweeps ---------------------------------------------------------------------
     def plan_sweep(
-        self, preset: Preset, target_path: str, vary_text: str, overrides: Overrides | None = None
+        self, preset: Preset, target_path: str, vary_text: str, overrides: Overrides | None = None,
+        *, target_info: TargetInfo | None = None,
     ) -> SweepSetup:
         """The points of ``vary_text`` (``KEY=V1,V2``, several separated by ``;`` or spaces),
-        their estimated time and disk space; a ServiceError sentence when it cannot be planned."""
+        their estimated time and disk space; a ServiceError sentence when it cannot be planned.
+        ``target_info``: the target as Home inspected it, carried to the points' plans."""
         from iotui.core.fio.policy import PolicyError
         from iotui.core.presets.model import PresetError
         from iotui.core.sweep.plan import SYSBENCH_COMPARE_PRESET, SweepPlanError, describe_estimate, make_base
@@ -376,7 +378,8 @@ class Services:
         if preset.name == SYSBENCH_COMPARE_PRESET:
             notes.append("The app runs the fio side only; 'iotui sweep sysbench-compare' also runs real sysbench.")
         refusal = str(prepared.space_refusal) if prepared.space_refusal is not None else None
-        return SweepSetup(plan, estimate, target_path, describe_estimate(plan, estimate), tuple(notes), refusal)
+        description = describe_estimate(plan, estimate)
+        return SweepSetup(plan, estimate, target_path, description, tuple(notes), refusal, target_info)
 
     def parse_slo(self, text: str) -> Any:
         """A latency target typed on the sweep screen (None when empty), or a ServiceError sentence."""
@@ -399,8 +402,8 @@ class Services:
 
         preparation = SweepPreparation(setup.plan, setup.estimate)
         request = StartRequest(
-            preset=setup.plan.preset, target=setup.target_path, runs_dir=self.runs_dir, fio=self.fio,
-            baseline_s=self.baseline_s, lock_by=self.lock_by,
+            preset=setup.plan.preset, target=setup.target_path, target_info=setup.target_info,
+            runs_dir=self.runs_dir, fio=self.fio, baseline_s=self.baseline_s, lock_by=self.lock_by,
         )
         return SweepRunner(
             fresh_sweep_record(preparation),

@@ -149,3 +149,23 @@ def test_a_carried_target_has_its_free_space_read_again(tmp_path, monkeypatch) -
     preview = services.preview(preset, chosen)
     assert preview.error and "free" in preview.error
     assert inspected == []
+
+
+async def test_a_sweeps_points_on_the_chosen_target_plan_without_inspecting_it_again(tmp_path, monkeypatch) -> None:
+    import shutil
+
+    from iotui.core.sweep.record import SweepPointState
+
+    if shutil.which("fio") is None:
+        pytest.skip("fio is not installed (scripts/bootstrap.sh installs it)")
+    services = Services(runs_dir=tmp_path / "runs", baseline_s=0)
+    chosen = services.inspect_target(str(tmp_path))
+    inspected = _count_inspections(monkeypatch)
+    setup = services.plan_sweep(
+        find_preset("quick"), str(tmp_path), "bs=4k,8k", Overrides(runtime_s=1, size="1M"), target_info=chosen
+    )
+    runner = services.make_sweep_runner(setup, lambda event: None)
+    for index, block_size in enumerate(("4k", "8k")):
+        session = await runner.start_point(SweepPointState(index=index, params={"bs": block_size}), lambda event: None)
+        assert f"--bs={block_size}" in " ".join(session.plan.argv)
+    assert inspected == []
