@@ -47,6 +47,8 @@ class RunRequest:
     estimated_s: float | None = None
     hosts: tuple[str, ...] = ()
     """ssh destinations to run on at once (empty: this machine); the target's path is then each host's."""
+    host_probes: bool = True
+    """With hosts: run the wake-up and I/O probes on each (the command line's ``--no-host-probes`` is False)."""
 
     @property
     def target_path(self) -> str:

@@ -208,7 +208,7 @@ class Services:
             preset=request.preset, target=request.target_path, runs_dir=self.runs_dir,
             target_info=None if request.hosts else request.target,  # with hosts: a path on each host
             fio=self.fio, baseline_s=self.baseline_s, lock_by=self.lock_by, hosts=request.hosts,
-            ask_left_out=self.ask_left_out,
+            host_probes=request.host_probes, ask_left_out=self.ask_left_out,
         )
 
     async def start(self, request: StartRequest, on_event: Callable[[object], None]) -> Session:

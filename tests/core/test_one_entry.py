@@ -125,3 +125,12 @@ async def test_the_command_line_and_the_app_start_sweep_points_with_one_factory(
             await start_point(SweepPointState(index=0, params={"bs": "4k"}), lambda event: None)
         sentences.append(str(refused.value))
     assert sentences[0].startswith(sentences[1]) and sentences[0].endswith("Choose another with --runs-dir (or run with --no-save).")
+
+
+def test_the_apps_request_carries_the_hosts_and_their_probes_switch_to_the_core(tmp_path) -> None:
+    services = Services(runs_dir=tmp_path / "runs", baseline_s=0, lock_by="the app in a browser")
+    chosen = services.inspect_target(str(tmp_path))
+    local = services.start_request(RunRequest(find_preset("quick"), chosen))
+    assert (local.hosts, local.target, local.target_info, local.lock_by) == ((), str(chosen.path), chosen, "the app in a browser")
+    remote = services.start_request(RunRequest(find_preset("quick"), chosen, hosts=HOSTS, host_probes=False))
+    assert (remote.hosts, remote.host_probes, remote.target_info) == (HOSTS, False, None)  # a path on each host
