@@ -46,7 +46,7 @@ class RunRequest:
     """The target as inspected when it was chosen; the run's plan reads only its free space again."""
     estimated_s: float | None = None
     hosts: tuple[str, ...] = ()
-    """ssh destinations to run on at once (empty: this machine); the target's path is then each host's."""
+    """ssh destinations to run on at once (empty: this machine); the target is then each host's path."""
     host_probes: bool = True
     """With hosts: run the wake-up and I/O probes on each (the command line's ``--no-host-probes`` is False)."""
 
