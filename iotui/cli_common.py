@@ -17,7 +17,7 @@ from iotui.core.presets.files import find_preset, load_preset_file
 from iotui.core.presets.model import Preset, PresetError
 from iotui.core.runs.events import EventCallback
 from iotui.core.runs.session import RunSession
-from iotui.core.start import StartError, StartRequest, start_run
+from iotui.core.start import StartError, StartRequest, start_fio_run
 from iotui.core.start import resolve_fio_binary as resolve_fio_for_run
 
 
@@ -136,6 +136,8 @@ def start_refusal(error: StartError) -> str:
         return f"{error} The command line also takes it as --fio PATH."
     if error.code == "runs-dir":
         return f"{error} Choose another with --runs-dir (or run with --no-save)."
+    if error.code == "sysbench-hosts":
+        return "sysbench points run on this machine only; drop --hosts for them."
     return str(error)
 
 
@@ -178,8 +180,8 @@ async def make_session(
     on_event: EventCallback,
     target: str | None = None,
 ) -> RunSession:
-    """Plan the run and build its session (the core's one entry), errors as CommandError."""
+    """Plan the run on this machine and build its session (the core's one entry), errors as CommandError."""
     try:
-        return await start_run(start_request(args, preset, runs_dir=runs_dir, target=target), on_event)
+        return await start_fio_run(start_request(args, preset, runs_dir=runs_dir, target=target), on_event)
     except StartError as error:
         raise CommandError(start_refusal(error)) from None

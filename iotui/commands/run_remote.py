@@ -7,19 +7,20 @@ import asyncio
 import json
 import signal
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from iotui.cli_common import CommandError
+from iotui.cli_common import CommandError, start_refusal, start_request
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from iotui.core import format as fmt
 from iotui.core.remote.host_table import host_rows, slowest
-from iotui.core.remote.plan import make_remote_plan
 from iotui.core.remote.session import AggregateUpdate, HostFailed, MultiHostSession
-from iotui.core.remote.transport import RemoteError, parse_hosts, read_hosts_file, ssh_command
+from iotui.core.remote.transport import RemoteError, parse_hosts, read_hosts_file
 from iotui.core.presets.model import Preset
 from iotui.core.records.record import RunRecord
-from iotui.core.runs.events import LogLine, RunFinished
+from iotui.core.runs.events import EventCallback, LogLine, RunFinished
+from iotui.core.start import StartError, StartRequest, start_hosts_run
 
 
 def wants_hosts(args: argparse.Namespace) -> bool:
@@ -57,27 +58,39 @@ def remote_refusal(error: RemoteError) -> str:
     return f"{error} {advice}" if advice else str(error)
 
 
+def hosts_start_refusal(error: StartError) -> str:
+    """A start refused with hosts, in the command line's terms."""
+    if error.code == "hosts-refused":
+        advice = REMOTE_ADVICE.get(error.key or "")
+        return f"{error}{' ' + advice if advice else ''} The run did not start on any host."
+    return start_refusal(error)
+
+
+def run_request(
+    args: argparse.Namespace, preset: Preset, *, runs_dir: Path | None, target: str | None = None
+) -> StartRequest:
+    """The core's request for this command line: with its hosts (and how to reach them) where it names some."""
+    request = start_request(args, preset, runs_dir=runs_dir, target=target)
+    if not wants_hosts(args):
+        return request
+    return replace(
+        request,
+        hosts=tuple(hosts_from_args(args)),
+        ssh=getattr(args, "ssh", None),
+        min_hosts=getattr(args, "min_hosts", None),
+        host_probes=not getattr(args, "no_host_probes", False),
+    )
+
+
 async def remote_session(
-    args: argparse.Namespace, preset: Preset, *, runs_dir: Path | None, on_event: Any, target: str | None = None
+    args: argparse.Namespace, preset: Preset, *, runs_dir: Path | None, on_event: EventCallback
 ) -> MultiHostSession:
-    """Check every host and build the session; a refusal is a CommandError naming the host."""
-    hosts = hosts_from_args(args)
+    """Check every host and build the session (the core's one entry); a refusal is a CommandError naming the host."""
+    request = run_request(args, preset, runs_dir=runs_dir)
     try:
-        ssh = ssh_command(getattr(args, "ssh", None))
-        plan = await make_remote_plan(
-            preset, hosts, ssh, target if target is not None else getattr(args, "target", None),
-            allow_cache=getattr(args, "allow_cache", False), min_hosts=getattr(args, "min_hosts", None),
-        )
-    except RemoteError as error:
-        raise CommandError(f"{remote_refusal(error)} The run did not start on any host.") from None
-    plan.host_probes = not getattr(args, "no_host_probes", False)
-    for code, message in plan.warnings:
-        on_event(LogLine("iotui", f"warning [{code}]: {message}"))
-    for host, message in plan.left_out:
-        on_event(LogLine("iotui", f"left out [{host}]: {message}"))
-    if plan.left_out:
-        on_event(LogLine("iotui", f"Starting on {len(plan.hosts)} of {len(hosts)} hosts (--min-hosts {args.min_hosts})."))
-    return MultiHostSession(plan, runs_dir=runs_dir, on_event=on_event)
+        return await start_hosts_run(request, on_event)
+    except StartError as error:
+        raise CommandError(hosts_start_refusal(error)) from None
 
 
 class AggregatePrinter:

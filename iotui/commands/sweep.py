@@ -16,7 +16,7 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from iotui.core import format as fmt
 from iotui.cli_common import (
@@ -24,35 +24,21 @@ from iotui.cli_common import (
     add_run_options,
     load_preset_from_args,
     lock_refusal,
-    make_session,
     parse_set_options,
     runtime_arg,
     resolve_runs_dir,
-    start_request,
 )
 from iotui.core.runs.lock import RunLockHeld
 from iotui.core.sweep.output import sweep_json, sweep_markdown, sweep_text
-from iotui.core.start import StartError, start_sysbench_run
-from iotui.core.sweep.plan import (
-    CONFIRM_POINTS,
-    SweepPlan,
-    SweepPlanError,
-    check_space,
-    describe_estimate,
-    estimate_sweep,
-    make_base,
-    plan_sweep,
-    preset_for_point,
-    target_for_point,
-    tool_for_point,
-)
+from iotui.core.sweep.plan import CONFIRM_POINTS, SweepPlanError, describe_estimate, make_base
+from iotui.core.sweep.prepare import SweepPreparation, fresh_sweep_record, point_starter, prepare_sweep
 from iotui.core.sweep.analysis import analyze
 from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.slo import Slo, SloError, parse_slo
 from iotui.core.sweep.record import SweepPointState, SweepRecord, SweepRecordError, find_resumable
-from iotui.core.sweep.runner import PointFinished, PointStarted, SweepPointError, SweepRunner
+from iotui.core.sweep.runner import PointFinished, PointStarted, SweepRunner
 from iotui.core.runs.events import LogLine
-from iotui.commands.run_remote import remote_session, wants_hosts
+from iotui.commands.run_remote import hosts_start_refusal, run_request
 from iotui.core.sysbench.session import find_sysbench
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 
@@ -150,7 +136,7 @@ def _figures(result: PointResult) -> str:
     return ", ".join(parts)
 
 
-def _plan(args: argparse.Namespace) -> SweepPlan:
+def _prepare(args: argparse.Namespace) -> SweepPreparation:
     if args.no_save:
         raise CommandError("A sweep keeps its records (that is how it resumes and compares); drop --no-save.")
     preset = load_preset_from_args(args)
@@ -163,48 +149,21 @@ def _plan(args: argparse.Namespace) -> SweepPlan:
         sets=parse_set_options(args.set),
     )
     try:
-        return plan_sweep(
+        return prepare_sweep(
             preset,
             vary=args.vary,
             targets=args.targets,
             target=args.target,
             base=base,
             sysbench_available=find_sysbench() is not None,
+            baseline_s=float(args.baseline or 0.0),
         )
     except SweepPlanError as error:
         raise CommandError(worded(error)) from None
 
 
-def _start_point_factory(args: argparse.Namespace, plan: SweepPlan, runs_dir: Path):
-    """Build each point's session: fio through make_session, or sysbench on the same plan."""
-
-    async def start_point(point: SweepPointState, emit) -> Any:
-        point_preset = preset_for_point(plan.preset, point.params)
-        target = target_for_point(plan, point.params)
-        try:
-            if tool_for_point(point.params) == "sysbench":
-                if wants_hosts(args):
-                    raise CommandError("sysbench points run on this machine only; drop --hosts for them.")
-                return _sysbench_session(args, point_preset, target, runs_dir, emit)
-            if wants_hosts(args):
-                # Every point on every host; its record holds the aggregate and each host.
-                return await remote_session(args, point_preset, runs_dir=runs_dir, on_event=emit, target=target)
-            return await make_session(args, point_preset, runs_dir=runs_dir, on_event=emit, target=target)
-        except CommandError as error:
-            raise SweepPointError(str(error)) from None
-
-    return start_point
-
-
-def _sysbench_session(args: argparse.Namespace, preset: Any, target: str | None, runs_dir: Path, emit) -> Any:
-    try:
-        return start_sysbench_run(start_request(args, preset, runs_dir=runs_dir, target=target), emit)
-    except StartError as error:
-        raise SweepPointError(str(error)) from None
-
-
-def _sweep_record(args: argparse.Namespace, plan: SweepPlan, runs_dir: Path, out: TextIO) -> SweepRecord:
-    fresh = SweepRecord.new(plan.preset.name, plan.preset.title, plan.axes, plan.params, plan.base)
+def _sweep_record(args: argparse.Namespace, preparation: SweepPreparation, runs_dir: Path, out: TextIO) -> SweepRecord:
+    fresh = fresh_sweep_record(preparation)
     if not args.resume:
         return fresh
     found = find_resumable(runs_dir, fresh.signature())
@@ -239,7 +198,8 @@ def _print_results(args: argparse.Namespace, sweep: SweepRecord) -> None:
 async def _run(args: argparse.Namespace) -> int:
     out = sys.stderr if args.format == "json" else sys.stdout
     _slo(args)  # a target that does not read is refused before anything runs
-    plan = _plan(args)
+    preparation = _prepare(args)
+    plan, estimate = preparation.plan, preparation.estimate
     for note in plan.notes:
         print(note, file=out)
     if plan.needs_confirmation and not args.dry_run and not args.yes and not _confirmed(len(plan.params), out):
@@ -247,13 +207,10 @@ async def _run(args: argparse.Namespace) -> int:
             f"The sweep has {len(plan.params):,} points (more than {CONFIRM_POINTS:,}); nothing was run. "
             "Give --yes to run it anyway, or vary fewer values."
         )
-    try:
-        estimate = estimate_sweep(plan, baseline_s=max(0.0, float(args.baseline or 0.0)))
-        check_space(estimate)
-    except SweepPlanError as error:
-        raise CommandError(worded(error)) from None
+    if preparation.space_refusal is not None:
+        raise CommandError(worded(preparation.space_refusal))
     runs_dir = resolve_runs_dir(args)
-    sweep = _sweep_record(args, plan, runs_dir, out)
+    sweep = _sweep_record(args, preparation, runs_dir, out)
     sweep.estimated_duration_s = estimate.duration_s
     sweep.estimated_disk_bytes = estimate.disk_bytes
     pending = [point.index for point in sweep.pending()]
@@ -264,7 +221,7 @@ async def _run(args: argparse.Namespace) -> int:
         return EXIT_OK
     runner = SweepRunner(
         sweep,
-        start_point=_start_point_factory(args, plan, runs_dir),
+        start_point=point_starter(plan, run_request(args, plan.preset, runs_dir=runs_dir), word=hosts_start_refusal),
         runs_dir=runs_dir,
         on_event=ProgressPrinter(out),
         estimates_s=estimate.point_duration_s,

@@ -1,10 +1,14 @@
 """The one way to start a run: a typed request in, a ready session out.
 
 The command line (``iotui run``, ``iotui sweep``) and the app both call
-:func:`start_run` (and :func:`start_sysbench_run` for a sysbench point), so a
-run is planned and equipped with the real host sampler, wake-up and I/O probes
-and responsiveness monitor in one place. A run that cannot start raises
-:class:`StartError`, which carries a code and the underlying error; each
+:func:`start_run`, which starts a local fio run, or a run on every host of
+``request.hosts`` (:func:`start_fio_run` and :func:`start_hosts_run` are the
+same two, typed for a caller that needs the concrete session), and
+:func:`start_sysbench_run` for a sysbench point. Every kind passes the same
+pre-flight here: the runs directory can take the record; the target has room
+(this machine's, or each host's); the run lock is taken when a session that
+runs on this machine starts running. A run that cannot start raises
+:class:`StartError`, which carries a code and the underlying facts; each
 caller words it for its own users.
 """
 
@@ -25,11 +29,16 @@ from iotui.core.runs.events import EventCallback, LogLine
 from iotui.core.runs.plan import PlanError, RunPlan, make_plan
 from iotui.core.runs.recorder import RunRecorder
 from iotui.core.runs.runs_dir import RunsDirError, check_runs_dir
+from iotui.core.remote.plan import AskLeftOut, make_remote_plan
+from iotui.core.remote.session import MultiHostSession
+from iotui.core.remote.transport import RemoteError, ssh_command
 from iotui.core.runs.session import RunSession
 from iotui.core.sysbench.session import SysbenchSession, find_sysbench
 
 if TYPE_CHECKING:
+    from iotui.core.host.targets import TargetInfo
     from iotui.core.presets.model import Preset
+    from iotui.core.runs.protocols import Session
 
 
 @dataclass(frozen=True)
@@ -38,7 +47,11 @@ class StartRequest:
 
     preset: Preset
     target: str | None = None
-    """The directory (or read-only raw device) to test; None: the current directory."""
+    """The directory (or read-only raw device) to test; None: the current directory. With hosts: the
+    directory on each host."""
+    target_info: TargetInfo | None = None
+    """``target``'s inspection where the caller holds it (the app's chosen target, inspected once when
+    chosen); the plan then reads only the free space again. Ignored when it is of another path."""
     runs_dir: Path | None = None
     """Where the record is saved; None: not saved."""
     fio: str | None = None
@@ -51,6 +64,16 @@ class StartRequest:
     """Run even while another run holds the machine's run lock (both records then say so)."""
     lock_by: str = "iotui"
     """How this run is named in the run lock: "iotui run", "the app", "the app in a browser"."""
+    hosts: tuple[str, ...] = ()
+    """ssh destinations to run on at once; empty: this machine."""
+    ssh: str | None = None
+    """The ssh command as the user gave it; None: ``$IOTUI_SSH`` or ``ssh``."""
+    min_hosts: int | None = None
+    """How many hosts must pass the pre-flight check for the run to start; None: all of them."""
+    host_probes: bool = True
+    """Run the wake-up and I/O probes on each host."""
+    ask_left_out: AskLeftOut | None = None
+    """Asked, where given, when fewer hosts than ``min_hosts`` pass but some do (the app's question)."""
 
 
 class StartError(Exception):
@@ -58,13 +81,21 @@ class StartError(Exception):
 
     Codes: ``fio-missing`` (no fio binary), ``refused`` (the plan refused the
     preset or the target; ``cause`` is the core's own error), ``sysbench-missing``,
-    ``runs-dir`` (the runs directory cannot take a record; checked before fio starts).
+    ``sysbench-hosts`` (sysbench runs on this machine only), ``runs-dir`` (the runs
+    directory cannot take a record; checked before any tool starts), ``hosts-refused``
+    (a host failed the pre-flight check and nothing started; ``key`` is the
+    RemoteError's code, such as ``ssh-timeout`` or ``target-read-only``, and ``host``
+    names the host where one is to blame).
     """
 
-    def __init__(self, message: str, *, code: str, cause: Exception | None = None) -> None:
+    def __init__(
+        self, message: str, *, code: str, cause: Exception | None = None, key: str | None = None, host: str | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.cause = cause
+        self.key = key
+        self.host = host
 
 
 def resolve_fio_binary(fio: str | None) -> str:
@@ -78,7 +109,10 @@ def resolve_fio_binary(fio: str | None) -> str:
 def plan_run(request: StartRequest, fio_binary: str) -> RunPlan:
     """The request's plan, or StartError ``refused`` with the plan's sentence."""
     try:
-        return make_plan(request.preset, request.target, fio_binary=fio_binary, allow_cache=request.allow_cache)
+        return make_plan(
+            request.preset, request.target, fio_binary=fio_binary, allow_cache=request.allow_cache,
+            target_info=request.target_info,
+        )
     except PlanError as error:
         raise StartError(str(error), code="refused", cause=error) from None
 
@@ -117,8 +151,15 @@ def _equipped(make: Callable[..., SessionT], plan: RunPlan, request: StartReques
     return session
 
 
-async def start_run(request: StartRequest, on_event: EventCallback) -> RunSession:
-    """A ready-to-run fio session; the plan's warnings are emitted as log lines first."""
+async def start_run(request: StartRequest, on_event: EventCallback) -> Session:
+    """The one entry: a ready session on every host of ``request.hosts``, else a local fio session."""
+    if request.hosts:
+        return await start_hosts_run(request, on_event)
+    return await start_fio_run(request, on_event)
+
+
+async def start_fio_run(request: StartRequest, on_event: EventCallback) -> RunSession:
+    """A ready-to-run fio session on this machine; the plan's warnings are emitted as log lines first."""
     check_runs_dir_for(request)
     fio_binary = resolve_fio_binary(request.fio)
     try:
@@ -131,8 +172,36 @@ async def start_run(request: StartRequest, on_event: EventCallback) -> RunSessio
     return _equipped(functools.partial(RunSession, fio_version=version), plan, request, on_event)
 
 
+async def start_hosts_run(request: StartRequest, on_event: EventCallback) -> MultiHostSession:
+    """A ready-to-run session on every host, each checked first (its target, free space, fio, ssh).
+
+    The plan's warnings and each host left out are emitted as log lines. No run lock is taken:
+    it guards this machine's disks, and fio runs on the hosts.
+    """
+    check_runs_dir_for(request)
+    try:
+        plan = await make_remote_plan(
+            request.preset, list(request.hosts), ssh_command(request.ssh), request.target,
+            allow_cache=request.allow_cache, min_hosts=request.min_hosts, ask_left_out=request.ask_left_out,
+        )
+    except RemoteError as error:
+        raise StartError(str(error), code="hosts-refused", cause=error, key=error.code, host=error.host or None) from None
+    plan.host_probes = request.host_probes
+    for code, message in plan.warnings:
+        on_event(LogLine("iotui", f"warning [{code}]: {message}"))
+    for host, message in plan.left_out:
+        on_event(LogLine("iotui", f"left out [{host}]: {message}"))
+    if plan.left_out:
+        required = f" (at least {request.min_hosts} must pass)" if request.min_hosts is not None else ""
+        on_event(LogLine("iotui", f"Starting on {len(plan.hosts)} of {len(request.hosts)} hosts{required}."))
+    return MultiHostSession(plan, runs_dir=request.runs_dir, on_event=on_event)
+
+
 def start_sysbench_run(request: StartRequest, on_event: EventCallback, sysbench: str | None = None) -> SysbenchSession:
-    """A ready-to-run sysbench session on the same plan a fio run would have."""
+    """A ready-to-run sysbench session on the same plan a fio run would have (this machine only)."""
+    if request.hosts:
+        raise StartError("sysbench runs on this machine only, not on the hosts.", code="sysbench-hosts")
+    check_runs_dir_for(request)
     binary = find_sysbench(sysbench)
     if binary is None:
         raise StartError("sysbench is not installed; install it or drop tool=sysbench.", code="sysbench-missing")

@@ -293,7 +293,10 @@ class IotuiApp(App[int]):
         if home.option_problem:
             self.notify(home.option_problem, title="Options", severity="error", markup=False)
             return
-        self.push_screen(SweepScreen(self.services, home.preset, str(home.target.path), overrides=home.overrides))
+        target = home.target  # as inspected when chosen: the sweep's points plan on it as it is
+        self.push_screen(
+            SweepScreen(self.services, home.preset, str(target.path), overrides=home.overrides, target_info=target)
+        )
 
     # -- command palette entries ---------------------------------------------------
     def _home(self) -> HomeScreen | None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from iotui.core.host.targets import TargetInfo
     from iotui.core.presets.model import Preset
 
 
@@ -38,15 +39,20 @@ class PlanPreview:
 
 @dataclass(frozen=True)
 class RunRequest:
-    """A run the user asked for: the preset (overrides applied) on a target path."""
+    """A run the user asked for: the preset (overrides applied) on the chosen target."""
 
     preset: Preset
-    target_path: str
+    target: TargetInfo
+    """The target as inspected when it was chosen; the run's plan reads only its free space again."""
     estimated_s: float | None = None
     hosts: tuple[str, ...] = ()
     """ssh destinations to run on at once (empty: this machine); the target is then each host's path."""
     host_probes: bool = True
     """With hosts: run the wake-up and I/O probes on each (the command line's ``--no-host-probes`` is False)."""
+
+    @property
+    def target_path(self) -> str:
+        return str(self.target.path)
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,8 @@ class SweepSetup:
     description: str
     notes: tuple[str, ...] = ()
     refusal: str | None = None
+    target_info: TargetInfo | None = None
+    """``target_path`` as inspected when it was chosen (Home's), carried to each point on it."""
 
     @property
     def points(self) -> list[dict[str, str]]:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from iotui.core.presets.model import Preset
     from iotui.core.records.record import RunRecord  # the preset and safety modules are only needed at run time
     from iotui.core.runs.protocols import Session
+    from iotui.core.start import StartError, StartRequest
     from iotui.core.sweep.runner import SweepRunner
 
 # The preview shows the test file with a placeholder id (mktemp style): each run draws its own.
@@ -50,6 +51,14 @@ REMOTE_ADVICE = {
 
 class ServiceError(Exception):
     """Something the user must hear about as one sentence (never a traceback)."""
+
+
+def start_refusal(error: StartError) -> str:
+    """The core's sentence, with what to do in the app's terms where it has its own."""
+    if error.code == "hosts-refused":
+        advice = REMOTE_ADVICE.get(error.key or "")
+        return f"{error}{' ' + advice if advice else ''} Nothing started on any host."
+    return str(error)
 
 
 def lock_refusal(error: Any) -> str:
@@ -82,9 +91,6 @@ class Services:
         # Asked when some hosts of a multi-host run fail the check (the app sets it to its question):
         # (each left-out host and why, how many passed) -> start without them?
         self.ask_left_out: Callable[[list[tuple[str, str]], int], Awaitable[bool]] | None = None
-        # The previewed target's inspection, kept while the same target stays chosen: Home plans a
-        # preview on every option edit, and the mount table and sysfs reads need not repeat.
-        self._previewed: tuple[str, TargetInfo] | None = None
 
     # -- fio ----------------------------------------------------------------
     def fio_binary(self) -> tuple[str, str | None]:
@@ -118,15 +124,6 @@ class Services:
             return target_checks.inspect_target(expanded)
         except (target_checks.TargetError, OSError) as error:  # both read as a sentence
             raise ServiceError(str(error) or f"{expanded} cannot be used as a target.") from None
-
-    def _previewed_target(self, target_path: str) -> TargetInfo | None:
-        """The chosen target inspected once per choice (None: make_plan inspects and words the refusal)."""
-        if self._previewed is None or self._previewed[0] != target_path:
-            try:
-                self._previewed = (target_path, self.inspect_target(target_path))
-            except ServiceError:
-                return None
-        return self._previewed[1]
 
     # -- presets ------------------------------------------------------------
     def list_preset_titles(self) -> list[Any]:
@@ -162,14 +159,16 @@ class Services:
         except (PresetError, PolicyError) as error:  # already a sentence
             raise ServiceError(str(error)) from None
 
-    def preview(self, preset: Preset, target_path: str) -> PlanPreview:
-        """The exact command, warnings and estimates for a preset on a target."""
+    def preview(self, preset: Preset, target: TargetInfo) -> PlanPreview:
+        """The exact command, warnings and estimates for a preset on the chosen target (inspected
+        when it was chosen: an option edit reads no mount table or sysfs again)."""
         from iotui.core.presets import argv as command
         from iotui.core.presets.estimate import estimate
         from iotui.core.fio.policy import PolicyError
         from iotui.core.runs.plan import PlanError, make_plan
         from iotui.core.presets.model import PresetError
 
+        target_path = str(target.path)
         fio_binary, fio_problem = self.fio_binary()
         try:
             duration_s, disk_bytes = estimate(preset)
@@ -178,7 +177,7 @@ class Services:
         try:
             plan = make_plan(
                 preset, target_path, fio_binary=fio_binary, run_id=PREVIEW_RUN_ID,
-                private_dir_name=PREVIEW_PRIVATE_DIR, target_info=self._previewed_target(target_path),
+                private_dir_name=PREVIEW_PRIVATE_DIR, target_info=target, preview=True,
             )
         except PlanError as error:
             try:
@@ -201,42 +200,32 @@ class Services:
         )
 
     # -- runs ---------------------------------------------------------------
-    async def make_session(
-        self, request: RunRequest, on_event: Callable[[object], None]
-    ) -> Session:
-        """A ready-to-run session with the real sampler and probe (the core's one entry)."""
-        from iotui.core.start import StartError, StartRequest, start_run
+    def start_request(self, request: RunRequest) -> StartRequest:
+        """The screens' request as the core's: this app's runs directory, fio, baseline and lock name."""
+        from iotui.core.start import StartRequest
 
-        if request.hosts:
-            return await self._remote_session(request, on_event)
-        start = StartRequest(
-            preset=request.preset,
-            target=request.target_path,
-            runs_dir=self.runs_dir,
-            fio=self.fio,
-            baseline_s=self.baseline_s,
-            lock_by=self.lock_by,
+        return StartRequest(
+            preset=request.preset, target=request.target_path, runs_dir=self.runs_dir,
+            target_info=None if request.hosts else request.target,  # with hosts: a path on each host
+            fio=self.fio, baseline_s=self.baseline_s, lock_by=self.lock_by, hosts=request.hosts,
+            host_probes=request.host_probes, ask_left_out=self.ask_left_out,
         )
+
+    async def start(self, request: StartRequest, on_event: Callable[[object], None]) -> Session:
+        """A ready-to-run session from the core's one entry (this machine or every host); a refusal is
+        the core's StartError. Tests replace it with a replay."""
+        from iotui.core.start import start_run
+
+        return await start_run(request, on_event)
+
+    async def make_session(self, request: RunRequest, on_event: Callable[[object], None]) -> Session:
+        """A ready-to-run session with the real sampler and probes; a refusal is a ServiceError sentence."""
+        from iotui.core.start import StartError
+
         try:
-            return await start_run(start, on_event)
+            return await self.start(self.start_request(request), on_event)
         except StartError as error:
-            raise ServiceError(str(error)) from None
-
-    async def _remote_session(self, request: RunRequest, on_event: Callable[[object], None]) -> Session:
-        """A multi-host session: every host checked first (a refusal names the host)."""
-        from iotui.core.remote.plan import make_remote_plan
-        from iotui.core.remote.session import MultiHostSession
-        from iotui.core.remote.transport import RemoteError, ssh_command
-
-        try:
-            plan = await make_remote_plan(
-                request.preset, list(request.hosts), ssh_command(), request.target_path, ask_left_out=self.ask_left_out
-            )
-        except RemoteError as error:
-            advice = REMOTE_ADVICE.get(error.code)
-            raise ServiceError(f"{error}{' ' + advice if advice else ''} Nothing started on any host.") from None
-        plan.host_probes = request.host_probes
-        return MultiHostSession(plan, runs_dir=self.runs_dir, on_event=on_event)
+            raise ServiceError(start_refusal(error)) from None
 
     def ssh_hosts(self) -> list[str]:
         """The Host entries of the user's ssh config, to pick from."""
@@ -353,21 +342,16 @@ class Services:
 
     # -- sweeps ---------------------------------------------------------------------
     def plan_sweep(
-        self, preset: Preset, target_path: str, vary_text: str, overrides: Overrides | None = None
+        self, preset: Preset, target_path: str, vary_text: str, overrides: Overrides | None = None,
+        *, target_info: TargetInfo | None = None,
     ) -> SweepSetup:
         """The points of ``vary_text`` (``KEY=V1,V2``, several separated by ``;`` or spaces),
-        their estimated time and disk space; a ServiceError sentence when it cannot be planned."""
-        from iotui.core.sweep.plan import (
-            SYSBENCH_COMPARE_PRESET,
-            SweepPlanError,
-            check_space,
-            describe_estimate,
-            estimate_sweep,
-            make_base,
-            plan_sweep,
-        )
+        their estimated time and disk space; a ServiceError sentence when it cannot be planned.
+        ``target_info``: the target as Home inspected it, carried to the points' plans."""
         from iotui.core.fio.policy import PolicyError
         from iotui.core.presets.model import PresetError
+        from iotui.core.sweep.plan import SYSBENCH_COMPARE_PRESET, SweepPlanError, describe_estimate, make_base
+        from iotui.core.sweep.prepare import prepare_sweep
         from iotui.core.sweep.values import TOOL_KEY
 
         entries = [entry for entry in re.split(r"[;\s]+", vary_text.strip()) if entry]
@@ -384,21 +368,18 @@ class Services:
             runtime_s=overrides.runtime_s, size=overrides.size, sets=sets,
         )
         try:
-            plan = plan_sweep(preset, vary=entries, target=target_path, base=base, sysbench_available=False)
-            estimate = estimate_sweep(plan, baseline_s=self.baseline_s)
+            prepared = prepare_sweep(preset, vary=entries, target=target_path, base=base, baseline_s=self.baseline_s)
         except SweepPlanError as error:  # names the entry as typed, no flag
             raise ServiceError(str(error)) from None
         except (PresetError, PolicyError, ValueError, OverflowError) as error:  # a preset the core cannot plan
             raise ServiceError(f"This sweep cannot be planned: {error}") from None
+        plan, estimate = prepared.plan, prepared.estimate
         notes = [note for note in plan.notes if "sysbench" not in note]
         if preset.name == SYSBENCH_COMPARE_PRESET:
             notes.append("The app runs the fio side only; 'iotui sweep sysbench-compare' also runs real sysbench.")
-        refusal = None
-        try:
-            check_space(estimate)
-        except SweepPlanError as error:
-            refusal = str(error)
-        return SweepSetup(plan, estimate, target_path, describe_estimate(plan, estimate), tuple(notes), refusal)
+        refusal = str(prepared.space_refusal) if prepared.space_refusal is not None else None
+        description = describe_estimate(plan, estimate)
+        return SweepSetup(plan, estimate, target_path, description, tuple(notes), refusal, target_info)
 
     def parse_slo(self, text: str) -> Any:
         """A latency target typed on the sweep screen (None when empty), or a ServiceError sentence."""
@@ -411,36 +392,22 @@ class Services:
             raise ServiceError(str(error)) from None
 
     def make_sweep_runner(self, setup: SweepSetup, on_event: Callable[[object], None], slo: Any = None) -> SweepRunner:
-        """A runner for a fresh sweep record; each point's session comes from :meth:`make_session`.
+        """A runner for a fresh sweep record; each point's session comes from :meth:`start`.
 
         ``slo``: a parsed latency target (:func:`parse_slo`), or None.
         """
-        from iotui.core.sweep.plan import SweepPlanError, preset_for_point, target_for_point
-        from iotui.core.fio.policy import PolicyError
-        from iotui.core.presets.model import PresetError
-        from iotui.core.sweep.record import SweepRecord
-        from iotui.core.sweep.runner import SweepPointError, SweepRunner
+        from iotui.core.start import StartRequest
+        from iotui.core.sweep.prepare import SweepPreparation, fresh_sweep_record, point_starter
+        from iotui.core.sweep.runner import SweepRunner
 
-        plan = setup.plan
-        sweep = SweepRecord.new(plan.preset.name, plan.preset.title, plan.axes, plan.params, plan.base)
-        sweep.estimated_duration_s = setup.estimate.duration_s
-        sweep.estimated_disk_bytes = setup.estimate.disk_bytes
-
-        async def start_point(point: Any, emit: Callable[[object], None]) -> Any:
-            try:
-                point_preset = preset_for_point(plan.preset, point.params)
-            except (SweepPlanError, PresetError, PolicyError) as error:  # a refused point
-                raise SweepPointError(str(error)) from None
-            target = target_for_point(plan, point.params) or setup.target_path
-            estimated_s = setup.estimate.point_duration_s.get(point.index)
-            try:
-                return await self.make_session(RunRequest(point_preset, target, estimated_s), emit)
-            except (ServiceError, SweepPlanError) as error:
-                raise SweepPointError(str(error)) from None
-
+        preparation = SweepPreparation(setup.plan, setup.estimate)
+        request = StartRequest(
+            preset=setup.plan.preset, target=setup.target_path, target_info=setup.target_info,
+            runs_dir=self.runs_dir, fio=self.fio, baseline_s=self.baseline_s, lock_by=self.lock_by,
+        )
         return SweepRunner(
-            sweep,
-            start_point=start_point,
+            fresh_sweep_record(preparation),
+            start_point=point_starter(setup.plan, request, word=start_refusal, start=self.start),
             runs_dir=self.runs_dir,
             on_event=on_event,
             estimates_s=setup.estimate.point_duration_s,

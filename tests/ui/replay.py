@@ -21,7 +21,8 @@ from iotui.core.host.counters import HostSample
 from iotui.core.host.responsiveness import ResponsivenessMonitor
 from iotui.core.runs.plan import RunPlan
 from iotui.core.runs.session import RunSession
-from iotui.ui.service_types import Overrides, PlanPreview, RunRequest
+from iotui.core.start import StartError, StartRequest
+from iotui.ui.service_types import Overrides, PlanPreview
 from iotui.ui.services import ServiceError, Services
 from tests.conftest import fio_documents
 from tests.fakes.io_probe import FixedIoProbe
@@ -267,7 +268,7 @@ class ReplayServices(Services):
         self.sessions: list[RunSession] = []
         # No ssh config of the machine running the tests leaks into the screens.
         self.ssh_hosts = lambda: []
-        self.requests: list[RunRequest] = []
+        self.requests: list[StartRequest] = []
 
     def list_targets(self) -> list[Any]:
         return list(TARGETS)
@@ -295,7 +296,8 @@ class ReplayServices(Services):
             options["direct"] = "1" if overrides.direct else "0"
         return FakePreset(preset.name, preset.title, preset.description, preset.tells, options)
 
-    def preview(self, preset: Any, target_path: str) -> PlanPreview:
+    def preview(self, preset: Any, target: Any) -> PlanPreview:
+        target_path = str(target.path)
         argv = ["fio", f"--name={preset.name}", f"--filename={target_path}/.iotui-XXXXXXXXXXXX.fio-test"]
         argv += [f"--{key}={value}" for key, value in preset.options.items()]
         argv += ["--output-format=json+", "--status-interval=1", "--eta=never"]
@@ -303,19 +305,21 @@ class ReplayServices(Services):
         runtime = float(preset.options.get("runtime", "0"))
         return PlanPreview(" ".join(argv), list(warnings), None, runtime, 256 * 2**20)
 
-    async def make_session(self, request: RunRequest, on_event: Callable[[object], None]) -> RunSession:
+    async def start(self, request: StartRequest, on_event: Callable[[object], None]) -> RunSession:
+        """The replay's session in place of the core's one entry (the app's runs and sweep points alike)."""
         self.requests.append(request)
         if self.make_session_error:
-            raise ServiceError(self.make_session_error)
+            raise StartError(self.make_session_error, code="refused")
+        target_path = request.target or ""
         numjobs = self.plan_numjobs or int(request.preset.options.get("numjobs", "1"))
         plan = RunPlan(
             preset_name=request.preset.name,
             title=request.preset.title,
             argv=["fio", f"--name={request.preset.name}"],
             options=dict(request.preset.options),
-            target_path=Path(request.target_path),
+            target_path=Path(target_path),
             test_file=None,
-            target={"path": request.target_path, "filesystem": "ext4", "device": "nvme0n1p2", "mount_options": "rw"},
+            target={"path": target_path, "filesystem": "ext4", "device": "nvme0n1p2", "mount_options": "rw"},
             warnings=[],
             numjobs=numjobs,
             estimated_duration_s=float(request.preset.options.get("runtime", "3")),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.home import HomeScreen
 from iotui.ui.screens.path_prompt import PathPromptScreen
@@ -121,7 +123,7 @@ async def test_r_on_a_system_directory_asks_first(tmp_path) -> None:
         await pilot.pause()
         await pilot.press("y")
         await settle(pilot)
-        assert [request.target_path for request in services.requests] == ["/usr"]
+        assert [request.target for request in services.requests] == ["/usr"]
 
 
 def test_system_directories_are_the_systems_own_not_those_below() -> None:
@@ -172,3 +174,51 @@ def test_the_editor_refuses_a_size_as_the_command_line_does() -> None:
 
     _, problem = parse_overrides({"size": "64Q"}, None)
     assert problem is not None and "size should be a size such as 4k, 1M or 1G, not '64Q'" in problem.sentence
+
+
+async def test_the_chosen_target_travels_from_home_to_the_plan_without_a_second_inspection(tmp_path, monkeypatch) -> None:
+    import shutil
+    from pathlib import Path
+
+    from iotui.core.host import targets as target_checks
+    from iotui.core.start import StartError, start_run
+    from iotui.ui.messages import RunFailed
+    from iotui.ui.services import Services
+
+    if shutil.which("fio") is None:
+        pytest.skip("fio is not installed (scripts/bootstrap.sh installs it)")
+    inspected: list[Path] = []
+    real_inspect = target_checks.inspect_target
+
+    def counting_inspect(path, *args, **kwargs):
+        inspected.append(Path(path))
+        return real_inspect(path, *args, **kwargs)
+
+    monkeypatch.setattr(target_checks, "inspect_target", counting_inspect)
+    planned = []
+
+    class PlanOnly(Services):
+        """The real services and the core's real entry; the session is kept, not run."""
+
+        def list_targets(self):
+            return []  # only the target named on the command line, inspected once
+
+        async def start(self, request, on_event):
+            planned.append((request, await start_run(request, on_event)))
+            raise StartError("planned, not run", code="refused")
+
+    log = MessageLog()
+    app = IotuiApp(PlanOnly(runs_dir=tmp_path / "runs", baseline_s=0), target=str(tmp_path), preset="quick")
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        chosen = app.screen.target
+        assert inspected == [tmp_path]
+        await pilot.press("e", "5", "tab", "1", "6", "M")  # runtime 5, size 16M: a preview per keystroke
+        await pilot.press("escape", "r")
+        await settle(pilot)
+        assert [failed.sentence for failed in log.of(RunFailed)] == ["planned, not run"]
+    request, session = planned[0]
+    assert request.target_info is chosen
+    assert session.plan.target["path"] == str(tmp_path.resolve())
+    assert "--runtime=5" in " ".join(session.plan.argv) and "--size=16M" in " ".join(session.plan.argv)
+    assert inspected == [tmp_path]  # chosen once; no edit and no start inspected it again

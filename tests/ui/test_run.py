@@ -431,11 +431,11 @@ async def test_r_while_another_process_holds_the_machine_asks_and_runs_anyway_on
 async def test_empty_panels_say_what_will_appear_and_missing_signals_are_left_out(tmp_path) -> None:
     from iotui.core.host.counters import HostSample
     from iotui.ui.services import RunRequest
-    from tests.ui.replay import PRESETS
+    from tests.ui.replay import PRESETS, TARGETS
 
     app = IotuiApp(ReplayServices(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = RunScreen(RunRequest(PRESETS[0], "/home/ada/bench", 20.0), cpu_count=2)
+        screen = RunScreen(RunRequest(PRESETS[0], TARGETS[0], 20.0), cpu_count=2)
         await app.push_screen(screen)
         await pilot.pause()
         text = screen_text(app)
@@ -462,11 +462,11 @@ async def test_a_host_sample_is_drawn_with_fio_s_next_interval_or_alone_soon_aft
     from iotui.ui.messages import RunStarted
     from iotui.ui.screens.run import HOST_DRAW_LATEST_S
     from iotui.ui.service_types import RunRequest
-    from tests.ui.replay import PRESETS, synthetic_documents
+    from tests.ui.replay import PRESETS, FakeTarget, synthetic_documents
 
     app = IotuiApp(ReplayServices(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = RunScreen(RunRequest(PRESETS[0], str(tmp_path), 20.0), cpu_count=4)
+        screen = RunScreen(RunRequest(PRESETS[0], FakeTarget(str(tmp_path), "ext4", "sda1", "/"), 20.0), cpu_count=4)
         await app.push_screen(screen)
         plan = RunPlan(
             preset_name="quick", argv=["fio"], options={}, target_path=tmp_path, test_file=None,

@@ -21,7 +21,7 @@ from iotui.ui.messages import FioLogged, HostSampled, IntervalArrived, Responsiv
 from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.screens.run import RunScreen
 from iotui.ui.service_types import RunRequest
-from tests.ui.replay import CALM_HOST, PRESETS, RANDRW, ReplayServices, synthetic_documents
+from tests.ui.replay import CALM_HOST, PRESETS, RANDRW, TARGETS, ReplayServices, synthetic_documents
 
 RUNS_DIR = Path("/home/ada/.local/share/iotui/runs")
 
@@ -36,7 +36,7 @@ def test_home(snap_compare) -> None:
 
 def test_run_fed_by_a_recorded_capture(snap_compare) -> None:
     async def feed(pilot) -> None:
-        request = RunRequest(PRESETS[0], "/home/ada/bench", 20.0)
+        request = RunRequest(PRESETS[0], TARGETS[0], 20.0)
         screen = RunScreen(request, cpu_count=8)
         await pilot.app.push_screen(screen)
         plan = RunPlan(

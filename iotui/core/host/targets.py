@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from iotui.core.host.disks import (
@@ -127,6 +127,18 @@ def files_problem(needs_files: int | None, how: str, free_inodes: int | None, wh
             "files there, or choose another target."
         )
     return None
+
+
+def carried_inspection(info: TargetInfo, path: Path) -> TargetInfo | None:
+    """``info`` (inspected earlier) for ``path`` with its free space and inodes read now, or None when
+    it is of another path. The mount and disk facts hold while the target stays chosen; the space
+    a run is checked against must be this moment's."""
+    resolved = Path(path).expanduser().resolve()
+    if Path(info.path) != resolved or not resolved.exists():  # gone since: inspect_target says so
+        return None
+    if info.is_block_device:
+        return info
+    return replace(info, free_bytes=_free_bytes(resolved), free_inodes=free_inodes(resolved))
 
 
 def inspect_target(

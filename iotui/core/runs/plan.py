@@ -89,11 +89,15 @@ def make_plan(
     run_id: str | None = None,
     private_dir_name: str | None = None,
     target_info: target_checks.TargetInfo | None = None,
+    preview: bool = False,
 ) -> RunPlan:
     """Validate the options and the target; decide the test file and fio's argv.
 
     ``target_info``: the target's inspection where the caller already holds it for this same path
-    (the app's preview, planned again on every option edit); otherwise it is inspected here.
+    (the app's chosen target, previewed on every option edit and then run); only its free space is
+    read again. Otherwise (or when it is of another path) the target is inspected here.
+    ``preview``: a plan only shown (Home's command, on every option edit): the devices the sampler
+    counts and the disk's sysfs facts for the record, which only a run needs, are not read.
     """
     run_id = run_id or uuid.uuid4().hex
     try:
@@ -104,7 +108,8 @@ def make_plan(
         raise PlanError(str(error)) from None
     target_path = Path(target if target is not None else os.getcwd()).expanduser()
     try:
-        info = target_info if target_info is not None else target_checks.inspect_target(target_path)
+        carried = target_checks.carried_inspection(target_info, target_path) if target_info is not None else None
+        info = carried if carried is not None else target_checks.inspect_target(target_path)
     except target_checks.TargetError as error:
         raise PlanError(str(error)) from None
     direct = uses_direct_io(preset)
@@ -152,7 +157,7 @@ def make_plan(
             private_subdirs = command.placement_dirs(preset, private_dir)
     except safety.PolicyError as error:
         raise PlanError(str(error)) from None
-    devices = _devices_for(target_path, is_block_device)
+    devices = [] if preview else _devices_for(target_path, is_block_device)
     duration_s, _ = estimate(preset)
     target_table = {
         "path": str(target_path.resolve()),
@@ -163,7 +168,7 @@ def make_plan(
         "rotational": info.rotational,
         "block_device": is_block_device,
     }
-    for key, value in target_device_facts(target_path.resolve()).items():
+    for key, value in ({} if preview else target_device_facts(target_path.resolve())).items():
         if target_table.get(key) is None:
             target_table[key] = value
     return RunPlan(

@@ -252,7 +252,7 @@ class HomeScreen(Screen):
             self.preview = None
             return
         try:
-            self.preview = self.services.preview(preset, str(self.target.path))
+            self.preview = self.services.preview(preset, self.target)
         except Exception as error:  # noqa: BLE001 - UI boundary: never let a preview failure take the screen down
             self.preview = PlanPreview("", [], f"The command could not be built: {error}")
 
@@ -349,7 +349,7 @@ class HomeScreen(Screen):
             self.notify(str(error), title="Hosts", severity="error", markup=False)
             return
         estimated_s = self.preview.duration_s if self.preview is not None else None
-        request = RunRequest(self.preset, str(self.target.path), estimated_s, hosts, self._host_probes_on())
+        request = RunRequest(self.preset, self.target, estimated_s, hosts, self._host_probes_on())
         from iotui.core.fio.system_paths import is_system_directory
 
         if not is_system_directory(self.target.path):

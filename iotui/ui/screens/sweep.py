@@ -10,7 +10,7 @@ the sweet spot and balanced point when it is done.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -36,6 +36,9 @@ from iotui.core.sweep.analysis import PointResult
 from iotui.ui.widgets.key_bar import KeyBar
 from iotui.ui.widgets.title_bar import TitleBar
 
+if TYPE_CHECKING:
+    from iotui.core.host.targets import TargetInfo
+
 
 class SweepScreen(SweepProgressScreen):
     """Plans, runs and explains one sweep; its state lives in ``var``s bound to the widgets."""
@@ -60,8 +63,11 @@ class SweepScreen(SweepProgressScreen):
         *,
         overrides: Overrides | None = None,
         vary: str | None = None,
+        target_info: TargetInfo | None = None,
     ) -> None:
         super().__init__(services, preset, target_path, overrides or Overrides())
+        # Home's chosen target as inspected when chosen: the points on it plan without inspecting it again.
+        self.target_info = target_info
         self.initial_vary = default_vary_text(preset) if vary is None else vary
         # The user said yes to a plan of more points than CONFIRM_POINTS (reset on each new plan).
         self.confirmed_points = False
@@ -129,7 +135,9 @@ class SweepScreen(SweepProgressScreen):
     def _plan(self, vary_text: str) -> None:
         try:
             self.confirmed_points = False
-            self.setup = self.services.plan_sweep(self.preset, self.target_path, vary_text, self.overrides)
+            self.setup = self.services.plan_sweep(
+                self.preset, self.target_path, vary_text, self.overrides, target_info=self.target_info
+            )
             self.plan_problem = None
         except ServiceError as error:
             self.setup, self.plan_problem = None, str(error)
