@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import signal
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from iotui.cli_common import CommandError
+from iotui.cli_options import HostOptions, RunOptions
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from iotui.core import format as fmt
 from iotui.core.remote.host_table import host_rows, slowest
@@ -19,20 +19,16 @@ from iotui.core.remote.session import AggregateUpdate, HostFailed, MultiHostSess
 from iotui.core.remote.transport import RemoteError, parse_hosts, read_hosts_file, ssh_command
 from iotui.core.presets.model import Preset
 from iotui.core.records.record import RunRecord
-from iotui.core.runs.events import LogLine, RunFinished
+from iotui.core.runs.events import EventCallback, LogLine, RunFinished
 
 
-def wants_hosts(args: argparse.Namespace) -> bool:
-    return bool(getattr(args, "hosts", None) or getattr(args, "hosts_file", None))
-
-
-def hosts_from_args(args: argparse.Namespace) -> list[str]:
+def hosts_from_args(options: HostOptions) -> list[str]:
     hosts: list[str] = []
     try:
-        if getattr(args, "hosts", None):
-            hosts += parse_hosts(args.hosts)
-        if getattr(args, "hosts_file", None):
-            hosts += [h for h in read_hosts_file(Path(args.hosts_file)) if h not in hosts]
+        if options.hosts:
+            hosts += parse_hosts(options.hosts)
+        if options.hosts_file:
+            hosts += [h for h in read_hosts_file(Path(options.hosts_file)) if h not in hosts]
     except RemoteError as error:
         raise CommandError(remote_refusal(error)) from None
     if not hosts:
@@ -58,25 +54,25 @@ def remote_refusal(error: RemoteError) -> str:
 
 
 async def remote_session(
-    args: argparse.Namespace, preset: Preset, *, runs_dir: Path | None, on_event: Any, target: str | None = None
+    options: RunOptions, preset: Preset, *, runs_dir: Path | None, on_event: EventCallback, target: str | None = None
 ) -> MultiHostSession:
     """Check every host and build the session; a refusal is a CommandError naming the host."""
-    hosts = hosts_from_args(args)
+    hosts = hosts_from_args(options.hosts)
     try:
-        ssh = ssh_command(getattr(args, "ssh", None))
+        ssh = ssh_command(options.hosts.ssh)
         plan = await make_remote_plan(
-            preset, hosts, ssh, target if target is not None else getattr(args, "target", None),
-            allow_cache=getattr(args, "allow_cache", False), min_hosts=getattr(args, "min_hosts", None),
+            preset, hosts, ssh, target if target is not None else options.target,
+            allow_cache=options.allow_cache, min_hosts=options.hosts.min_hosts,
         )
     except RemoteError as error:
         raise CommandError(f"{remote_refusal(error)} The run did not start on any host.") from None
-    plan.host_probes = not getattr(args, "no_host_probes", False)
+    plan.host_probes = options.hosts.host_probes
     for code, message in plan.warnings:
         on_event(LogLine("iotui", f"warning [{code}]: {message}"))
     for host, message in plan.left_out:
         on_event(LogLine("iotui", f"left out [{host}]: {message}"))
     if plan.left_out:
-        on_event(LogLine("iotui", f"Starting on {len(plan.hosts)} of {len(hosts)} hosts (--min-hosts {args.min_hosts})."))
+        on_event(LogLine("iotui", f"Starting on {len(plan.hosts)} of {len(hosts)} hosts (--min-hosts {options.hosts.min_hosts})."))
     return MultiHostSession(plan, runs_dir=runs_dir, on_event=on_event)
 
 
@@ -185,8 +181,9 @@ def _print_directions(section: dict, out: Any, indent: str) -> None:
         print(f"{indent}cpu   fio cores {cpu['fio_cpu_cores']:.2f}  IOPS/fio core {fmt.iops(cpu.get('iops_per_fio_core'))}", file=out)
 
 
-async def run_remote(args: argparse.Namespace, preset: Preset, runs_dir: Path | None) -> int:
-    printer = AggregatePrinter(quiet=args.json)
+async def run_remote(options: RunOptions, preset: Preset, runs_dir: Path | None, *, json_output: bool) -> int:
+    """One run on every host; ``json_output`` prints the record as JSON (and the lines to stderr)."""
+    printer = AggregatePrinter(quiet=json_output)
     finished: list[RunFinished] = []
 
     def on_event(event: object) -> None:
@@ -211,7 +208,7 @@ async def run_remote(args: argparse.Namespace, preset: Preset, runs_dir: Path | 
     for signum in signals:
         loop.add_signal_handler(signum, on_signal, signum)
     try:
-        session = await remote_session(args, preset, runs_dir=runs_dir, on_event=on_event)
+        session = await remote_session(options, preset, runs_dir=runs_dir, on_event=on_event)
         if interrupted:
             await session.plan.close()
             print("iotui: stopped before any host started; nothing was saved.", file=sys.stderr)
@@ -222,8 +219,8 @@ async def run_remote(args: argparse.Namespace, preset: Preset, runs_dir: Path | 
             loop.remove_signal_handler(signum)
     saved = finished[-1].saved_path if finished else None
     error = finished[-1].error if finished else None
-    print_remote_summary(record, saved, sys.stderr if args.json else sys.stdout)
-    if args.json:
+    print_remote_summary(record, saved, sys.stderr if json_output else sys.stdout)
+    if json_output:
         print(json.dumps(record.to_json_dict(), indent=2))
     if error:
         print(f"iotui: {error}", file=sys.stderr)
