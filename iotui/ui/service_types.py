@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from iotui.core.presets.model import Preset
+    from iotui.core.sweep.plan import SweepEstimate, SweepPlan
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,7 @@ class Overrides:
     numjobs: int | None = None
     direct: bool | None = None
 
-    def as_kwargs(self) -> dict[str, Any]:
+    def as_kwargs(self) -> dict[str, object]:
         """Keyword arguments for ``with_overrides`` (unset ones left out)."""
         return {name: value for name, value in self.__dict__.items() if value is not None}
 
@@ -56,8 +57,8 @@ class SweepSetup:
     starting (points, time, space).
     """
 
-    plan: Any  # iotui.core.sweep.plan.SweepPlan
-    estimate: Any  # iotui.core.sweep.plan.SweepEstimate
+    plan: SweepPlan
+    estimate: SweepEstimate
     target_path: str
     description: str
     notes: tuple[str, ...] = ()

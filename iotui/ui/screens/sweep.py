@@ -10,7 +10,7 @@ the sweet spot and balanced point when it is done.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
@@ -36,6 +36,9 @@ from iotui.core.sweep.analysis import PointResult
 from iotui.ui.widgets.key_bar import KeyBar
 from iotui.ui.widgets.title_bar import TitleBar
 
+if TYPE_CHECKING:
+    from iotui.core.presets.model import Preset
+
 
 class SweepScreen(SweepProgressScreen):
     """Plans, runs and explains one sweep; its state lives in ``var``s bound to the widgets."""
@@ -55,7 +58,7 @@ class SweepScreen(SweepProgressScreen):
     def __init__(
         self,
         services: Services,
-        preset: Any,
+        preset: Preset,
         target_path: str,
         *,
         overrides: Overrides | None = None,
