@@ -10,8 +10,9 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
+from iotui.core.host.counters import HostSample
 from iotui.core.host.verdict import verdict_text
 from iotui.core import format as fmt
 from iotui.cli_common import (
@@ -73,7 +74,7 @@ class LinePrinter:
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
         self.printed_header = False
-        self.latest_host: Any = None
+        self.latest_host: HostSample | None = None
 
     def __call__(self, event: object) -> None:
         out = sys.stderr if self.quiet else sys.stdout
@@ -129,7 +130,7 @@ def _cpu_line(cpu: dict[str, Any], indent: str) -> str:
     )
 
 
-def print_summary(record: RunRecord, saved_path: Path | None, out: Any = None) -> None:
+def print_summary(record: RunRecord, saved_path: Path | None, out: TextIO | None = None) -> None:
     """The run's figures, one block per section; nothing summed across sections."""
     out = out or sys.stdout
     print(f"\n{record.preset}: {record.status} in {fmt.duration_s(record.run.get('duration_s'))} "

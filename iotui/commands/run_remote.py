@@ -7,7 +7,7 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TextIO
 
 from iotui.cli_common import CommandError
 from iotui.cli_options import HostOptions, RunOptions
@@ -103,7 +103,7 @@ class AggregatePrinter:
                 )
 
 
-def print_remote_summary(record: RunRecord, saved: Path | None, out: Any = None) -> None:
+def print_remote_summary(record: RunRecord, saved: Path | None, out: TextIO | None = None) -> None:
     out = out or sys.stdout
     hosts = record.hosts
     sections = record.sections
@@ -144,7 +144,7 @@ def _host_level(host: dict) -> str:
     return text
 
 
-def _print_host_table(hosts: list[dict], index: int, out: Any) -> None:
+def _print_host_table(hosts: list[dict], index: int, out: TextIO) -> None:
     """Each host's own figures in the section (fio's, per host), then the slowest named."""
     rows = host_rows(hosts, index)
     width = max([len(row.name) for row in rows] + [4])
@@ -165,7 +165,7 @@ def _print_host_table(hosts: list[dict], index: int, out: Any) -> None:
         print(f"    slowest: {row.name} ({why}: {fmt.iops(row.iops)} IOPS, p99 {fmt.latency_ns(row.lat_p99_ns)})", file=out)
 
 
-def _print_directions(section: dict, out: Any, indent: str) -> None:
+def _print_directions(section: dict, out: TextIO, indent: str) -> None:
     for direction in ("read", "write", "trim"):
         table = section.get(direction)
         if not table:

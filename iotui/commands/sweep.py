@@ -17,7 +17,7 @@ import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import Literal, TextIO
 
 from iotui.core import format as fmt
 from iotui.cli_common import (
@@ -51,8 +51,9 @@ from iotui.core.sweep.analysis import analyze
 from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.slo import Slo, SloError, parse_slo
 from iotui.core.sweep.record import SweepPointState, SweepRecord, SweepRecordError, find_resumable
-from iotui.core.sweep.runner import PointFinished, PointStarted, SweepPointError, SweepRunner
-from iotui.core.runs.events import LogLine
+from iotui.core.sweep.runner import PointFinished, PointSession, PointStarted, SweepPointError, SweepRunner
+from iotui.core.presets.model import Preset
+from iotui.core.runs.events import EventCallback, LogLine
 from iotui.commands.run_remote import remote_session
 from iotui.core.sysbench.session import find_sysbench
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
@@ -207,7 +208,7 @@ def _plan(options: SweepOptions) -> SweepPlan:
 def _start_point_factory(options: RunOptions, plan: SweepPlan, runs_dir: Path):
     """Build each point's session: fio through make_session, or sysbench on the same plan."""
 
-    async def start_point(point: SweepPointState, emit) -> Any:
+    async def start_point(point: SweepPointState, emit: EventCallback) -> PointSession:
         point_preset = preset_for_point(plan.preset, point.params)
         target = target_for_point(plan, point.params)
         try:
@@ -225,7 +226,7 @@ def _start_point_factory(options: RunOptions, plan: SweepPlan, runs_dir: Path):
     return start_point
 
 
-def _sysbench_session(options: RunOptions, preset: Any, target: str | None, runs_dir: Path, emit) -> Any:
+def _sysbench_session(options: RunOptions, preset: Preset, target: str | None, runs_dir: Path, emit: EventCallback) -> PointSession:
     try:
         return start_sysbench_run(start_request(options, preset, runs_dir=runs_dir, target=target), emit)
     except StartError as error:
