@@ -25,6 +25,17 @@ class Overrides:
         """Keyword arguments for ``with_overrides`` (unset ones left out)."""
         return {name: value for name, value in self.__dict__.items() if value is not None}
 
+    def applied_to(self, preset: Preset) -> Preset:
+        """``preset`` with these changes (PresetError or PolicyError for a refused one)."""
+        if not self.as_kwargs():
+            return preset
+        from iotui.core.presets.overrides import with_overrides  # loaded with the first edit
+
+        return with_overrides(
+            preset, runtime_s=self.runtime_s, size=self.size, bs=self.bs, iodepth=self.iodepth,
+            numjobs=self.numjobs, direct=self.direct,
+        )
+
 
 @dataclass(frozen=True)
 class PlanPreview:

@@ -61,10 +61,8 @@ class ServiceError(Exception):
 
 def lock_refusal(error: RunLockHeld) -> str:
     """The app's sentence when another run holds the machine."""
-    return (
-        f"Another run is in progress on this machine: {error.holder.describe()}. "
-        "Wait for it to end, then start this one again."
-    )
+    return (f"Another run is in progress on this machine: {error.holder.describe()}. "
+            "Wait for it to end, then start this one again.")
 
 
 class Services:
@@ -159,15 +157,9 @@ class Services:
     def apply_overrides(self, preset: Preset, overrides: Overrides) -> Preset:
         """The preset with the home screen's changes, or a ServiceError sentence."""
         from iotui.core.fio.policy import PolicyError
-        from iotui.core.presets.overrides import with_overrides
         from iotui.core.presets.model import PresetError
-        if not overrides.as_kwargs():
-            return preset
         try:
-            return with_overrides(
-                preset, runtime_s=overrides.runtime_s, size=overrides.size, bs=overrides.bs,
-                iodepth=overrides.iodepth, numjobs=overrides.numjobs, direct=overrides.direct,
-            )
+            return overrides.applied_to(preset)
         except (PresetError, PolicyError) as error:  # already a sentence
             raise ServiceError(str(error)) from None
 
