@@ -9,7 +9,7 @@ import os
 import sys
 
 from iotui import __version__
-from iotui.cli_options import add_common_options
+from iotui.cli_options import AppOptions, add_common_options
 from iotui.commands import COMMAND_MODULES
 
 
@@ -62,11 +62,11 @@ def main(argv: list[str] | None = None) -> int:
     args = app_arguments(words)
     if args is None:
         args = build_parser().parse_args(words)
-    handler = getattr(args, "handler", None)
-    if handler is None:
+    handler = vars(args).get("handler")  # each subcommand sets its own (set_defaults); the app has none
+    if not callable(handler):
         from iotui.commands.app import run_app
 
-        return run_app(args)
+        return run_app(AppOptions.from_namespace(args))
     try:
         return int(handler(args) or 0)
     except KeyboardInterrupt:

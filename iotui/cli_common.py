@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 # Kept in a light module of its own: the app's start reads these options without this module's imports.
-from iotui.cli_options import add_common_options  # noqa: F401  (used below, and by the commands)
+from iotui.cli_options import RunOptions, add_common_options  # noqa: F401  (used below, and by the commands)
 from iotui.core.fio.policy import PolicyError
 from iotui.core.presets.job_file import load_job_file
 from iotui.core.runs.lock import RunLockHeld
@@ -25,7 +26,7 @@ class CommandError(Exception):
     """A failure to report as one sentence, exit code 1."""
 
 
-def parse_set_options(pairs: list[str] | None) -> dict[str, str]:
+def parse_set_options(pairs: Sequence[str] | None) -> dict[str, str]:
     options: dict[str, str] = {}
     for pair in pairs or []:
         key, separator, value = pair.partition("=")
@@ -86,9 +87,10 @@ OVERRIDE_FLAGS = {
 }
 
 
-def load_preset_from_args(args: argparse.Namespace) -> Preset:
-    job_file = getattr(args, "job_file", None)
-    preset_name = getattr(args, "preset", None)
+def load_preset_from_args(options: RunOptions) -> Preset:
+    """The preset (or job file) the options name, with ``--runtime``, ``--size`` and ``--set`` applied."""
+    job_file = options.job_file
+    preset_name = options.preset
     try:
         if job_file and preset_name:
             raise CommandError("Give either a preset or --job-file, not both.")
@@ -103,30 +105,30 @@ def load_preset_from_args(args: argparse.Namespace) -> Preset:
             raise CommandError("Name a preset (see 'iotui presets') or give --job-file FILE.fio.")
         return with_overrides(
             preset,
-            runtime_s=runtime_arg(args),
-            size=getattr(args, "size", None),
-            sets=parse_set_options(getattr(args, "set", None)),
+            runtime_s=runtime_arg(options),
+            size=options.size,
+            sets=parse_set_options(options.sets),
             names=OVERRIDE_FLAGS,
         )
     except (PresetError, PolicyError) as error:
         raise CommandError(str(error)) from None
 
 
-def runtime_arg(args: argparse.Namespace) -> float | None:
+def runtime_arg(options: RunOptions) -> float | None:
     """``--runtime`` in seconds, checked by the app's option editor's own function (None when not given)."""
     from iotui.core.fio.values import runtime_problem, runtime_seconds
 
-    runtime = getattr(args, "runtime", None)
+    runtime = options.runtime
     if runtime is None:
         return None
-    problem = runtime_problem(str(runtime))
+    problem = runtime_problem(runtime)
     if problem:
         raise CommandError(f"--runtime {problem}.")
-    return runtime_seconds(str(runtime))
+    return runtime_seconds(runtime)
 
 
-def resolve_runs_dir(args: argparse.Namespace) -> Path:
-    runs_dir = getattr(args, "runs_dir", None)
+def resolve_runs_dir(runs_dir: str | None) -> Path:
+    """``--runs-dir`` when given (before or after the subcommand), else the default."""
     return Path(runs_dir).expanduser() if runs_dir else default_runs_dir()
 
 
@@ -141,26 +143,26 @@ def start_refusal(error: StartError) -> str:
     return str(error)
 
 
-def resolve_fio_binary(args: argparse.Namespace) -> str:
+def resolve_fio_binary(fio: str | None) -> str:
     try:
-        return resolve_fio_for_run(getattr(args, "fio", None))
+        return resolve_fio_for_run(fio)
     except StartError as error:
         raise CommandError(start_refusal(error)) from None
 
 
 def start_request(
-    args: argparse.Namespace, preset: Preset, *, runs_dir: Path | None, target: str | None = None
+    options: RunOptions, preset: Preset, *, runs_dir: Path | None, target: str | None = None
 ) -> StartRequest:
     """The command line's options as the core's typed request."""
     return StartRequest(
         preset=preset,
-        target=target if target is not None else getattr(args, "target", None),
+        target=target if target is not None else options.target,
         runs_dir=runs_dir,
-        fio=getattr(args, "fio", None),
-        allow_cache=bool(getattr(args, "allow_cache", False)),
-        baseline_s=max(0.0, float(getattr(args, "baseline", 2.0) or 0.0)),
-        force=bool(getattr(args, "force", False)),
-        lock_by=getattr(args, "lock_by", None) or "iotui run",
+        fio=options.fio,
+        allow_cache=options.allow_cache,
+        baseline_s=options.baseline_s,
+        force=options.force,
+        lock_by=options.lock_by,
     )
 
 
@@ -173,7 +175,7 @@ def lock_refusal(error: RunLockHeld) -> str:
 
 
 async def make_session(
-    args: argparse.Namespace,
+    options: RunOptions,
     preset: Preset,
     *,
     runs_dir: Path | None,
@@ -182,6 +184,6 @@ async def make_session(
 ) -> RunSession:
     """Plan the run on this machine and build its session (the core's one entry), errors as CommandError."""
     try:
-        return await start_fio_run(start_request(args, preset, runs_dir=runs_dir, target=target), on_event)
+        return await start_fio_run(start_request(options, preset, runs_dir=runs_dir, target=target), on_event)
     except StartError as error:
         raise CommandError(start_refusal(error)) from None

@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-from typing import Any, Iterable
+
+from iotui.cli_options import given, text
+from typing import Iterable
 
 # Arguments (by dest) that take a preset name, and those that take record files.
 PRESET_ARGUMENTS = ("preset",)
@@ -21,7 +23,7 @@ FIO_OUTPUT_COMMANDS = ("import",)
 SHELLS = ("bash", "zsh", "fish")
 
 
-def preset_names(prefix: str, **_: Any) -> list[str]:
+def preset_names(prefix: str, **_: object) -> list[str]:
     from iotui.core.presets.dirs import preset_dirs, preset_files
 
     names = {path.stem for path in preset_files(preset_dirs())}
@@ -29,7 +31,7 @@ def preset_names(prefix: str, **_: Any) -> list[str]:
 
 
 def _runs_dir(parsed_args: argparse.Namespace | None) -> Path:
-    value = getattr(parsed_args, "runs_dir", None)
+    value = text(given(parsed_args), "runs_dir") if parsed_args is not None else None
     if value:
         return Path(value).expanduser()
     from iotui.core.runs.paths import default_runs_dir
@@ -37,7 +39,7 @@ def _runs_dir(parsed_args: argparse.Namespace | None) -> Path:
     return default_runs_dir()
 
 
-def record_files(prefix: str, parsed_args: argparse.Namespace | None = None, **_: Any) -> list[str]:
+def record_files(prefix: str, parsed_args: argparse.Namespace | None = None, **_: object) -> list[str]:
     """Files named as a prefix (paths), and the runs directory's records by file name."""
     import argcomplete
 
@@ -48,7 +50,7 @@ def record_files(prefix: str, parsed_args: argparse.Namespace | None = None, **_
     return found
 
 
-def any_files(prefix: str, **_: Any) -> list[str]:
+def any_files(prefix: str, **_: object) -> list[str]:
     """Every file and directory under the prefix: fio's output has no fixed suffix."""
     import argcomplete
 

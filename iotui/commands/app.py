@@ -5,27 +5,28 @@ The headless commands never import this module, so they never load Textual.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 
+from iotui.cli_options import AppOptions
 
-def run_app(args: argparse.Namespace) -> int:
+
+def run_app(options: AppOptions) -> int:
     """Open the app with ``--target`` / ``--preset`` chosen when given; return the exit code."""
     # Not cli_common: it imports the whole run machinery, which the app loads only when a run starts.
     from iotui.core.runs.paths import default_runs_dir
     from iotui.ui.app import IotuiApp
     from iotui.ui.services import Services
 
-    runs_dir = Path(args.runs_dir).expanduser() if getattr(args, "runs_dir", None) else default_runs_dir()
+    runs_dir = Path(options.runs_dir).expanduser() if options.runs_dir else default_runs_dir()
     from iotui.web import BROWSER_CLIENT, CLIENT_ENV
 
     in_browser = os.environ.get(CLIENT_ENV) == BROWSER_CLIENT
     services = Services(
-        runs_dir=runs_dir, fio=getattr(args, "fio", None), lock_by="the app in a browser" if in_browser else "the app"
+        runs_dir=runs_dir, fio=options.fio, lock_by="the app in a browser" if in_browser else "the app"
     )
-    app = IotuiApp(services, target=getattr(args, "target", None), preset=getattr(args, "preset", None))
+    app = IotuiApp(services, target=options.target, preset=options.preset)
     result = app.run()
     if app.terminal_lost or app.ended_by_signal:
         leave_at_once(int(app.return_code or result or 0))

@@ -7,7 +7,7 @@ import datetime as dt
 import json
 import sys
 
-from iotui.cli_common import resolve_runs_dir
+from iotui.commands.record_args import runs_dir_from
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from iotui.core import format as fmt
 from iotui.core.records.history_index import IndexedRun, RunFilter, query, sync
@@ -70,7 +70,7 @@ def handle(args: argparse.Namespace) -> int:
         print("iotui: --prune deletes runs selected by --older-than AGE and/or --preset NAME; give at least one.",
               file=sys.stderr)
         return EXIT_USAGE
-    runs_dir = resolve_runs_dir(args)
+    runs_dir = runs_dir_from(args)
     try:
         synced = sync(runs_dir, progress=_progress if sys.stderr.isatty() and not args.json else None)
     except OSError as error:
@@ -116,7 +116,7 @@ def _prune(args: argparse.Namespace, runs: list[IndexedRun]) -> int:
                   "run the same command with --yes to delete them.")
         return EXIT_OK
     deleted = delete_records(run.path for run in runs)
-    sync(resolve_runs_dir(args))
+    sync(runs_dir_from(args))
     if args.json:
         print(json.dumps({"pruned": [str(run.path) for run in runs if run.path in deleted.removed],
                           "failed": [{"path": str(path), "error": why} for path, why in deleted.failed]}, indent=2))

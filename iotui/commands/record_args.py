@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from iotui.cli_options import given, text
 from iotui.core.runs.paths import default_runs_dir
 from iotui.core.records.record import RunRecord
 from iotui.core.records.files import load_record
@@ -18,7 +19,7 @@ from iotui.core.records.references import PREFIX, list_references, load_referenc
 
 def runs_dir_from(args: argparse.Namespace) -> Path:
     """``--runs-dir`` when given (before or after the subcommand), else the default."""
-    value = getattr(args, "runs_dir", None)
+    value = text(given(args), "runs_dir")
     return Path(value).expanduser() if value else default_runs_dir()
 
 

@@ -7,9 +7,12 @@ import asyncio
 import json
 import signal
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
+from iotui.core.host.counters import HostSample
 from iotui.core.host.verdict import verdict_text
 from iotui.core import format as fmt
 from iotui.cli_common import (
@@ -26,8 +29,26 @@ from iotui.core.records.findings import section_finding_lines
 from iotui.core.compare.repeat import new_repeat_group, repeat_keys, spreads
 from iotui.core.runs.events import HostUpdate, IntervalUpdate, LogLine, RunFinished
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
-from iotui.commands.run_remote import run_remote, wants_hosts
+from iotui.commands.run_remote import run_remote
+from iotui.cli_options import RunOptions, count, flag, given
+from iotui.core.presets.model import Preset
 
+
+@dataclass(frozen=True)
+class RunCommandOptions:
+    """``iotui run``'s options: the run's own, and how this command reports it."""
+
+    run: RunOptions
+    json_output: bool = False
+    repeat: int = 1
+
+    @classmethod
+    def from_namespace(cls, namespace: argparse.Namespace) -> RunCommandOptions:
+        values = given(namespace)
+        return cls(
+            run=RunOptions.from_namespace(namespace), json_output=flag(values, "json"),
+            repeat=count(values, "repeat", 1),
+        )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -53,7 +74,7 @@ class LinePrinter:
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
         self.printed_header = False
-        self.latest_host: Any = None
+        self.latest_host: HostSample | None = None
 
     def __call__(self, event: object) -> None:
         out = sys.stderr if self.quiet else sys.stdout
@@ -109,7 +130,7 @@ def _cpu_line(cpu: dict[str, Any], indent: str) -> str:
     )
 
 
-def print_summary(record: RunRecord, saved_path: Path | None, out: Any = None) -> None:
+def print_summary(record: RunRecord, saved_path: Path | None, out: TextIO | None = None) -> None:
     """The run's figures, one block per section; nothing summed across sections."""
     out = out or sys.stdout
     print(f"\n{record.preset}: {record.status} in {fmt.duration_s(record.run.get('duration_s'))} "
@@ -142,9 +163,9 @@ def print_summary(record: RunRecord, saved_path: Path | None, out: Any = None) -
         print(f"  saved: {saved_path}", file=out)
 
 
-async def _run_once(args: argparse.Namespace, preset: Any, run_keys: dict[str, Any]) -> tuple[RunRecord, int]:
+async def _run_once(options: RunCommandOptions, preset: Preset, run_keys: Mapping[str, object]) -> tuple[RunRecord, int]:
     """One run; the record and the exit code it alone would give."""
-    printer = LinePrinter(quiet=args.json)
+    printer = LinePrinter(quiet=options.json_output)
     finished: list[RunFinished] = []
 
     def on_event(event: object) -> None:
@@ -152,8 +173,8 @@ async def _run_once(args: argparse.Namespace, preset: Any, run_keys: dict[str, A
             finished.append(event)
         printer(event)
 
-    runs_dir = None if args.no_save else resolve_runs_dir(args)
-    session = await make_session(args, preset, runs_dir=runs_dir, on_event=on_event)
+    runs_dir = None if options.run.no_save else resolve_runs_dir(options.run.runs_dir)
+    session = await make_session(options.run, preset, runs_dir=runs_dir, on_event=on_event)
     session.run_keys = dict(run_keys)
     loop = asyncio.get_running_loop()
     interrupted = False
@@ -174,7 +195,7 @@ async def _run_once(args: argparse.Namespace, preset: Any, run_keys: dict[str, A
             loop.remove_signal_handler(signum)
     saved = finished[-1].saved_path if finished else None
     error = finished[-1].error if finished else None
-    out = sys.stderr if args.json else sys.stdout
+    out = sys.stderr if options.json_output else sys.stdout
     print_summary(record, saved, out)
     if error:
         print(f"iotui: {error}", file=sys.stderr)
@@ -185,29 +206,30 @@ async def _run_once(args: argparse.Namespace, preset: Any, run_keys: dict[str, A
     return record, EXIT_FAILED
 
 
-async def _run(args: argparse.Namespace) -> int:
-    preset = load_preset_from_args(args)
-    if wants_hosts(args):
-        if args.repeat != 1:
+async def _run(options: RunCommandOptions) -> int:
+    preset = load_preset_from_args(options.run)
+    if options.run.hosts.wanted:
+        if options.repeat != 1:
             raise CommandError("--repeat runs on this machine only; drop --repeat or the hosts.")
-        return await run_remote(args, preset, None if args.no_save else resolve_runs_dir(args))
-    if args.repeat < 1:
-        raise CommandError(f"--repeat should be a whole number of at least 1, found {args.repeat}.")
-    if args.repeat == 1:
-        record, code = await _run_once(args, preset, {})
-        if args.json:
+        runs_dir = None if options.run.no_save else resolve_runs_dir(options.run.runs_dir)
+        return await run_remote(options.run, preset, runs_dir, json_output=options.json_output)
+    if options.repeat < 1:
+        raise CommandError(f"--repeat should be a whole number of at least 1, found {options.repeat}.")
+    if options.repeat == 1:
+        record, code = await _run_once(options, preset, {})
+        if options.json_output:
             print(json.dumps(record.to_json_dict(), indent=2))
         return code
     group = new_repeat_group()
     records: list[RunRecord] = []
     code = EXIT_OK
-    out = sys.stderr if args.json else sys.stdout
-    for index in range(1, args.repeat + 1):
-        print(f"\nRun {index} of {args.repeat} (repeat group {group[:8]})", file=out, flush=True)
-        record, code = await _run_once(args, preset, repeat_keys(group, index))
+    out = sys.stderr if options.json_output else sys.stdout
+    for index in range(1, options.repeat + 1):
+        print(f"\nRun {index} of {options.repeat} (repeat group {group[:8]})", file=out, flush=True)
+        record, code = await _run_once(options, preset, repeat_keys(group, index))
         records.append(record)
         if code != EXIT_OK:
-            print(f"iotui: run {index} of {args.repeat} did not complete; no more repeats.", file=sys.stderr)
+            print(f"iotui: run {index} of {options.repeat} did not complete; no more repeats.", file=sys.stderr)
             break
     completed = [record for record in records if record.status == "completed"]
     found = spreads(completed)
@@ -215,7 +237,7 @@ async def _run(args: argparse.Namespace) -> int:
         print(f"\nSpread over {len(completed)} runs (standard deviation, and its share of the mean):", file=out)
         for spread in found:
             print(f"  {spread.sentence()}", file=out)
-    if args.json:
+    if options.json_output:
         print(json.dumps({
             "repeat_group": group,
             "runs": [record.to_json_dict() for record in records],
@@ -226,7 +248,7 @@ async def _run(args: argparse.Namespace) -> int:
 
 def handle(args: argparse.Namespace) -> int:
     try:
-        return asyncio.run(_run(args))
+        return asyncio.run(_run(RunCommandOptions.from_namespace(args)))
     except CommandError as error:
         print(f"iotui: {error}", file=sys.stderr)
         return EXIT_FAILED

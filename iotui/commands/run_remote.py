@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TextIO
 
 from iotui.cli_common import CommandError, start_refusal, start_request
+from iotui.cli_options import HostOptions, RunOptions
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from iotui.core import format as fmt
 from iotui.core.remote.host_table import host_rows, slowest
@@ -23,17 +23,13 @@ from iotui.core.runs.events import EventCallback, LogLine, RunFinished
 from iotui.core.start import StartError, StartRequest, start_hosts_run
 
 
-def wants_hosts(args: argparse.Namespace) -> bool:
-    return bool(getattr(args, "hosts", None) or getattr(args, "hosts_file", None))
-
-
-def hosts_from_args(args: argparse.Namespace) -> list[str]:
+def hosts_from_args(options: HostOptions) -> list[str]:
     hosts: list[str] = []
     try:
-        if getattr(args, "hosts", None):
-            hosts += parse_hosts(args.hosts)
-        if getattr(args, "hosts_file", None):
-            hosts += [h for h in read_hosts_file(Path(args.hosts_file)) if h not in hosts]
+        if options.hosts:
+            hosts += parse_hosts(options.hosts)
+        if options.hosts_file:
+            hosts += [h for h in read_hosts_file(Path(options.hosts_file)) if h not in hosts]
     except RemoteError as error:
         raise CommandError(remote_refusal(error)) from None
     if not hosts:
@@ -66,27 +62,25 @@ def hosts_start_refusal(error: StartError) -> str:
     return start_refusal(error)
 
 
-def run_request(
-    args: argparse.Namespace, preset: Preset, *, runs_dir: Path | None, target: str | None = None
-) -> StartRequest:
+def run_request(options: RunOptions, preset: Preset, *, runs_dir: Path | None, target: str | None = None) -> StartRequest:
     """The core's request for this command line: with its hosts (and how to reach them) where it names some."""
-    request = start_request(args, preset, runs_dir=runs_dir, target=target)
-    if not wants_hosts(args):
+    request = start_request(options, preset, runs_dir=runs_dir, target=target)
+    if not options.hosts.wanted:
         return request
     return replace(
         request,
-        hosts=tuple(hosts_from_args(args)),
-        ssh=getattr(args, "ssh", None),
-        min_hosts=getattr(args, "min_hosts", None),
-        host_probes=not getattr(args, "no_host_probes", False),
+        hosts=tuple(hosts_from_args(options.hosts)),
+        ssh=options.hosts.ssh,
+        min_hosts=options.hosts.min_hosts,
+        host_probes=options.hosts.host_probes,
     )
 
 
 async def remote_session(
-    args: argparse.Namespace, preset: Preset, *, runs_dir: Path | None, on_event: EventCallback
+    options: RunOptions, preset: Preset, *, runs_dir: Path | None, on_event: EventCallback, target: str | None = None
 ) -> MultiHostSession:
     """Check every host and build the session (the core's one entry); a refusal is a CommandError naming the host."""
-    request = run_request(args, preset, runs_dir=runs_dir)
+    request = run_request(options, preset, runs_dir=runs_dir, target=target)
     try:
         return await start_hosts_run(request, on_event)
     except StartError as error:
@@ -120,7 +114,7 @@ class AggregatePrinter:
                 )
 
 
-def print_remote_summary(record: RunRecord, saved: Path | None, out: Any = None) -> None:
+def print_remote_summary(record: RunRecord, saved: Path | None, out: TextIO | None = None) -> None:
     out = out or sys.stdout
     hosts = record.hosts
     sections = record.sections
@@ -163,7 +157,7 @@ def _host_level(host: dict) -> str:
     return text
 
 
-def _print_host_table(hosts: list[dict], index: int, out: Any) -> None:
+def _print_host_table(hosts: list[dict], index: int, out: TextIO) -> None:
     """Each host's own figures in the section (fio's, per host), then the slowest named."""
     rows = host_rows(hosts, index)
     width = max([len(row.name) for row in rows] + [4])
@@ -184,7 +178,7 @@ def _print_host_table(hosts: list[dict], index: int, out: Any) -> None:
         print(f"    slowest: {row.name} ({why}: {fmt.iops(row.iops)} IOPS, p99 {fmt.latency_ns(row.lat_p99_ns)})", file=out)
 
 
-def _print_directions(section: dict, out: Any, indent: str) -> None:
+def _print_directions(section: dict, out: TextIO, indent: str) -> None:
     for direction in ("read", "write", "trim"):
         table = section.get(direction)
         if not table:
@@ -200,8 +194,9 @@ def _print_directions(section: dict, out: Any, indent: str) -> None:
         print(f"{indent}cpu   fio cores {cpu['fio_cpu_cores']:.2f}  IOPS/fio core {fmt.iops(cpu.get('iops_per_fio_core'))}", file=out)
 
 
-async def run_remote(args: argparse.Namespace, preset: Preset, runs_dir: Path | None) -> int:
-    printer = AggregatePrinter(quiet=args.json)
+async def run_remote(options: RunOptions, preset: Preset, runs_dir: Path | None, *, json_output: bool) -> int:
+    """One run on every host; ``json_output`` prints the record as JSON (and the lines to stderr)."""
+    printer = AggregatePrinter(quiet=json_output)
     finished: list[RunFinished] = []
 
     def on_event(event: object) -> None:
@@ -226,7 +221,7 @@ async def run_remote(args: argparse.Namespace, preset: Preset, runs_dir: Path | 
     for signum in signals:
         loop.add_signal_handler(signum, on_signal, signum)
     try:
-        session = await remote_session(args, preset, runs_dir=runs_dir, on_event=on_event)
+        session = await remote_session(options, preset, runs_dir=runs_dir, on_event=on_event)
         if interrupted:
             await session.plan.close()
             print("iotui: stopped before any host started; nothing was saved.", file=sys.stderr)
@@ -237,8 +232,8 @@ async def run_remote(args: argparse.Namespace, preset: Preset, runs_dir: Path | 
             loop.remove_signal_handler(signum)
     saved = finished[-1].saved_path if finished else None
     error = finished[-1].error if finished else None
-    print_remote_summary(record, saved, sys.stderr if args.json else sys.stdout)
-    if args.json:
+    print_remote_summary(record, saved, sys.stderr if json_output else sys.stdout)
+    if json_output:
         print(json.dumps(record.to_json_dict(), indent=2))
     if error:
         print(f"iotui: {error}", file=sys.stderr)

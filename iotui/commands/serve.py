@@ -8,6 +8,7 @@ import os
 import shlex
 import sys
 
+from iotui.cli_options import AppOptions
 from iotui.commands import EXIT_FAILED, EXIT_OK
 from iotui.web import BROWSER_CLIENT, CLIENT_ENV
 
@@ -32,11 +33,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle)
 
 
-def app_command(args: argparse.Namespace) -> str:
+def app_command(options: AppOptions) -> str:
     """The shell command textual-serve runs for each browser tab: this iotui, same options."""
     argv = [sys.executable, "-m", "iotui"]
-    for flag, value in (("--runs-dir", getattr(args, "runs_dir", None)), ("--fio", getattr(args, "fio", None)),
-                        ("--target", getattr(args, "target", None)), ("--preset", getattr(args, "preset", None))):
+    for flag, value in (("--runs-dir", options.runs_dir), ("--fio", options.fio),
+                        ("--target", options.target), ("--preset", options.preset)):
         if value:
             argv += [flag, str(value)]
     return shlex.join(argv)
@@ -53,7 +54,7 @@ def handle(args: argparse.Namespace) -> int:
         print(f"iotui: --port {args.port} is not a port number (0 to 65535).", file=sys.stderr)
         return EXIT_FAILED
     os.environ[CLIENT_ENV] = BROWSER_CLIENT
-    server = TokenServer(app_command(args), host=args.host, port=args.port, title="iotui")
+    server = TokenServer(app_command(AppOptions.from_namespace(args)), host=args.host, port=args.port, title="iotui")
 
     def on_listening(listening) -> None:
         print(f"iotui serve: open {listening.url}", flush=True)

@@ -15,8 +15,9 @@ import asyncio
 import json
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Literal, TextIO
 
 from iotui.core import format as fmt
 from iotui.cli_common import (
@@ -41,7 +42,34 @@ from iotui.core.runs.events import LogLine
 from iotui.commands.run_remote import hosts_start_refusal, run_request
 from iotui.core.sysbench.session import find_sysbench
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from iotui.cli_options import RunOptions, flag, given, text, texts
 
+OutputFormat = Literal["text", "markdown", "json"]
+
+
+@dataclass(frozen=True)
+class SweepOptions:
+    """``iotui sweep``'s options: the run options every point shares, and the sweep's own."""
+
+    run: RunOptions
+    vary: tuple[str, ...] = ()
+    targets: str | None = None
+    resume: bool = False
+    output_format: OutputFormat = "text"
+    dry_run: bool = False
+    slo: str | None = None
+    yes: bool = False
+
+    @classmethod
+    def from_namespace(cls, namespace: argparse.Namespace) -> SweepOptions:
+        values = given(namespace)
+        chosen = text(values, "format")
+        output_format: OutputFormat = "json" if chosen == "json" else "markdown" if chosen == "markdown" else "text"
+        return cls(
+            run=RunOptions.from_namespace(namespace), vary=texts(values, "vary"), targets=text(values, "targets"),
+            resume=flag(values, "resume"), output_format=output_format, dry_run=flag(values, "dry_run"),
+            slo=text(values, "slo"), yes=flag(values, "yes"),
+        )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -136,35 +164,36 @@ def _figures(result: PointResult) -> str:
     return ", ".join(parts)
 
 
-def _prepare(args: argparse.Namespace) -> SweepPreparation:
-    if args.no_save:
+def _prepare(options: SweepOptions) -> SweepPreparation:
+    run = options.run
+    if run.no_save:
         raise CommandError("A sweep keeps its records (that is how it resumes and compares); drop --no-save.")
-    preset = load_preset_from_args(args)
+    preset = load_preset_from_args(run)
     base = make_base(
-        preset_name=args.preset,
-        job_file=args.job_file,
-        target=args.target,
-        runtime_s=runtime_arg(args),
-        size=args.size,
-        sets=parse_set_options(args.set),
+        preset_name=run.preset,
+        job_file=run.job_file,
+        target=run.target,
+        runtime_s=runtime_arg(run),
+        size=run.size,
+        sets=parse_set_options(run.sets),
     )
     try:
         return prepare_sweep(
             preset,
-            vary=args.vary,
-            targets=args.targets,
-            target=args.target,
+            vary=options.vary,
+            targets=options.targets,
+            target=run.target,
             base=base,
             sysbench_available=find_sysbench() is not None,
-            baseline_s=float(args.baseline or 0.0),
+            baseline_s=run.baseline_s,
         )
     except SweepPlanError as error:
         raise CommandError(worded(error)) from None
 
 
-def _sweep_record(args: argparse.Namespace, preparation: SweepPreparation, runs_dir: Path, out: TextIO) -> SweepRecord:
+def _sweep_record(options: SweepOptions, preparation: SweepPreparation, runs_dir: Path, out: TextIO) -> SweepRecord:
     fresh = fresh_sweep_record(preparation)
-    if not args.resume:
+    if not options.resume:
         return fresh
     found = find_resumable(runs_dir, fresh.signature())
     if found is None:
@@ -175,57 +204,57 @@ def _sweep_record(args: argparse.Namespace, preparation: SweepPreparation, runs_
     return found
 
 
-def _slo(args: argparse.Namespace) -> Slo | None:
-    if not args.slo:
+def _slo(options: SweepOptions) -> Slo | None:
+    if not options.slo:
         return None
     try:
-        return parse_slo(args.slo)
+        return parse_slo(options.slo)
     except SloError as error:
         raise CommandError(f"--slo: {error}") from None
 
 
-def _print_results(args: argparse.Namespace, sweep: SweepRecord) -> None:
-    analysis = analyze(sweep.results(), sweep.axes, _slo(args))
-    if args.format == "json":
+def _print_results(options: SweepOptions, sweep: SweepRecord) -> None:
+    analysis = analyze(sweep.results(), sweep.axes, _slo(options))
+    if options.output_format == "json":
         print(json.dumps(sweep_json(sweep, analysis), indent=2))
-    elif args.format == "markdown":
+    elif options.output_format == "markdown":
         print(sweep_markdown(sweep, analysis))
     else:
         print()
         print(sweep_text(sweep, analysis))
 
 
-async def _run(args: argparse.Namespace) -> int:
-    out = sys.stderr if args.format == "json" else sys.stdout
-    _slo(args)  # a target that does not read is refused before anything runs
-    preparation = _prepare(args)
+async def _run(options: SweepOptions) -> int:
+    out = sys.stderr if options.output_format == "json" else sys.stdout
+    _slo(options)  # a target that does not read is refused before anything runs
+    preparation = _prepare(options)
     plan, estimate = preparation.plan, preparation.estimate
     for note in plan.notes:
         print(note, file=out)
-    if plan.needs_confirmation and not args.dry_run and not args.yes and not _confirmed(len(plan.params), out):
+    if plan.needs_confirmation and not options.dry_run and not options.yes and not _confirmed(len(plan.params), out):
         raise CommandError(
             f"The sweep has {len(plan.params):,} points (more than {CONFIRM_POINTS:,}); nothing was run. "
             "Give --yes to run it anyway, or vary fewer values."
         )
     if preparation.space_refusal is not None:
         raise CommandError(worded(preparation.space_refusal))
-    runs_dir = resolve_runs_dir(args)
-    sweep = _sweep_record(args, preparation, runs_dir, out)
+    runs_dir = resolve_runs_dir(options.run.runs_dir)
+    sweep = _sweep_record(options, preparation, runs_dir, out)
     sweep.estimated_duration_s = estimate.duration_s
     sweep.estimated_disk_bytes = estimate.disk_bytes
     pending = [point.index for point in sweep.pending()]
     print(describe_estimate(plan, estimate, pending), file=out, flush=True)
-    if args.dry_run:
+    if options.dry_run:
         for point in sweep.points:
             print(f"  {point.index + 1}. {_params(point.params)} ({point.status})", file=out)
         return EXIT_OK
     runner = SweepRunner(
         sweep,
-        start_point=point_starter(plan, run_request(args, plan.preset, runs_dir=runs_dir), word=hosts_start_refusal),
+        start_point=point_starter(plan, run_request(options.run, plan.preset, runs_dir=runs_dir), word=hosts_start_refusal),
         runs_dir=runs_dir,
         on_event=ProgressPrinter(out),
         estimates_s=estimate.point_duration_s,
-        force=args.force,
+        force=options.run.force,
         lock_by="iotui sweep",
     )
     loop = asyncio.get_running_loop()
@@ -248,7 +277,7 @@ async def _run(args: argparse.Namespace) -> int:
     finally:
         for signum in signals:
             loop.remove_signal_handler(signum)
-    _print_results(args, sweep)
+    _print_results(options, sweep)
     if interrupted or sweep.status == "stopped":
         return EXIT_INTERRUPTED
     failed = [point for point in sweep.points if point.status == "failed"]
@@ -277,7 +306,7 @@ def _confirmed(points: int, out: TextIO) -> bool:
 
 def handle(args: argparse.Namespace) -> int:
     try:
-        return asyncio.run(_run(args))
+        return asyncio.run(_run(SweepOptions.from_namespace(args)))
     except CommandError as error:
         print(f"iotui: {error}", file=sys.stderr)
         return EXIT_FAILED

@@ -13,7 +13,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from iotui.core import format as fmt
 from iotui.core.compare.compare import SAME, Comparison, MetricRow
@@ -40,7 +40,7 @@ class CompareRow:
     verdicts: tuple[str | None, ...]
 
 
-def row_unit(key: str, values: Sequence[Any]) -> tuple[str, Callable[[Any], str]]:
+def row_unit(key: str, values: Sequence[object]) -> tuple[str, Callable[[float | None], str]]:
     """The unit a metric's row is shown in (one for all its runs) and how a value becomes text in it."""
     numbers = [value for value in values if isinstance(value, (int, float)) and not isinstance(value, bool)]
     if key.endswith("_ns"):
@@ -60,7 +60,7 @@ def row_label(label: str, unit: str, higher_is_better: bool, key: str = "") -> s
     return f"{label} {unit}{arrow}" if unit else f"{label}{arrow}"
 
 
-def signed(key: str, delta: float | None, shown: Callable[[Any], str] | None = None) -> str:
+def signed(key: str, delta: float | None, shown: Callable[[float | None], str] | None = None) -> str:
     """A delta in the metric's unit with its sign: ``+12.0k``, ``-1.20``."""
     if delta is None:
         return fmt.NO_VALUE

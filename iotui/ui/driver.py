@@ -30,13 +30,16 @@ import selectors
 import threading
 import time
 from codecs import getincrementaldecoder
-from typing import Any
+from typing import TYPE_CHECKING, Callable
 
 from textual._loop import loop_last
 from textual._parser import ParseError
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 # Textual's own wait: while a key sequence may be incomplete, and for a moment after a stop is asked.
 SHORT_WAIT_S = 0.1
@@ -61,7 +64,7 @@ class TerminalOutput:
     and ``SHUTDOWN_WRITE_WAIT_S`` passed.
     """
 
-    def __init__(self, fd: int, on_lost: Any) -> None:
+    def __init__(self, fd: int, on_lost: Callable[[], None]) -> None:
         self.fd = fd
         self.lost = threading.Event()
         self.stopping = threading.Event()
@@ -113,8 +116,10 @@ class QuietLinuxDriver(LinuxDriver):
     """LinuxDriver whose input thread does not wake while nothing happens, and that lets go of a
     terminal that is gone."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self, app: App[object], *, debug: bool = False, mouse: bool = True, size: tuple[int, int] | None = None
+    ) -> None:
+        super().__init__(app, debug=debug, mouse=mouse, size=size)
         self._wake_read, self._wake_write = os.pipe()
         os.set_blocking(self._wake_read, False)
         os.set_blocking(self._wake_write, False)

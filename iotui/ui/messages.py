@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
@@ -26,6 +26,10 @@ from iotui.core.runs.protocols import Session, SessionPlan
 from iotui.core.sweep.analysis import SweepAnalysis
 from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.runner import PointFinished, PointStarted, SweepFinished
+
+if TYPE_CHECKING:
+    from iotui.core.sweep.record import SweepRecord
+    from iotui.core.sweep.runner import SweepRunner
 
 
 @dataclass
@@ -145,7 +149,7 @@ def messages_for_event(event: object) -> list[Message]:
 class SweepBegan(Message, bubble=False):
     """The sweep runner exists: the handle to stop it."""
 
-    handle: Any  # the SweepRunner: request_stop()
+    handle: SweepRunner
 
 
 @dataclass
@@ -181,7 +185,7 @@ class SweepPointEnded(Message, bubble=False):
 class SweepEnded(Message, bubble=False):
     """Every point ran, or the sweep was stopped; the record is saved."""
 
-    sweep: Any  # the SweepRecord
+    sweep: SweepRecord
     analysis: SweepAnalysis
     stopped: bool
 

@@ -4,7 +4,7 @@ open History, sweep, compare the last two runs; each with a help line."""
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
@@ -15,12 +15,12 @@ if TYPE_CHECKING:
 class IotuiCommands(Provider):
     """What iotui can do, by name."""
 
-    def _entries(self) -> list[tuple[str, Callable[[], Any], str]]:
+    def _entries(self) -> list[tuple[str, Callable[[], object], str]]:
         from iotui.ui.screens.home import HomeScreen
 
         app: IotuiApp = self.app  # type: ignore[assignment]
         home = next((screen for screen in app.screen_stack if isinstance(screen, HomeScreen)), None)
-        entries: list[tuple[str, Callable[[], Any], str]] = [
+        entries: list[tuple[str, Callable[[], object], str]] = [
             ("Open History", app.action_open_history,
              "saved runs newest first: filter, open, mark and compare, note, tag, delete, prune"),
             ("Compare the last two runs", app.compare_last_two,
@@ -34,8 +34,7 @@ class IotuiCommands(Provider):
                                 preset.description or preset.title))
             for target in home.targets_listed():
                 entries.append((f"Target {target.path}", partial(app.choose_target_from_anywhere, str(target.path)),
-                                f"test {target.path}: {getattr(target, 'filesystem', '')} "
-                                f"{getattr(target, 'device', '') or ''}".strip()))
+                                f"test {target.path}: {target.filesystem} {target.device or ''}".strip()))
         for name in sorted(app.available_themes):
             entries.append((f"Theme {name}", partial(setattr, app, "theme", name), f"switch the colours to the {name} theme"))
         return entries

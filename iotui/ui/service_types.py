@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from iotui.core.host.targets import TargetInfo
     from iotui.core.presets.model import Preset
+    from iotui.core.sweep.plan import SweepEstimate, SweepPlan
 
 
 @dataclass(frozen=True)
@@ -21,9 +22,20 @@ class Overrides:
     numjobs: int | None = None
     direct: bool | None = None
 
-    def as_kwargs(self) -> dict[str, Any]:
+    def as_kwargs(self) -> dict[str, object]:
         """Keyword arguments for ``with_overrides`` (unset ones left out)."""
         return {name: value for name, value in self.__dict__.items() if value is not None}
+
+    def applied_to(self, preset: Preset) -> Preset:
+        """``preset`` with these changes (PresetError or PolicyError for a refused one)."""
+        if not self.as_kwargs():
+            return preset
+        from iotui.core.presets.overrides import with_overrides  # loaded with the first edit
+
+        return with_overrides(
+            preset, runtime_s=self.runtime_s, size=self.size, bs=self.bs, iodepth=self.iodepth,
+            numjobs=self.numjobs, direct=self.direct,
+        )
 
 
 @dataclass(frozen=True)
@@ -64,8 +76,8 @@ class SweepSetup:
     starting (points, time, space).
     """
 
-    plan: Any  # iotui.core.sweep.plan.SweepPlan
-    estimate: Any  # iotui.core.sweep.plan.SweepEstimate
+    plan: SweepPlan
+    estimate: SweepEstimate
     target_path: str
     description: str
     notes: tuple[str, ...] = ()

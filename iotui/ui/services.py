@@ -12,13 +12,20 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Awaitable, Callable, Sequence
 
 from iotui.ui.service_types import Overrides, PlanPreview, RunRequest, SweepSetup
 
 if TYPE_CHECKING:
+    from iotui.core.compare.compare import Comparison
     from iotui.core.host.targets import TargetInfo
     from iotui.core.presets.model import Preset
+    from iotui.core.presets.titles import PresetTitle
+    from iotui.core.records.edit import Deleted
+    from iotui.core.records.history_index import IndexedRun, SyncResult
+    from iotui.core.runs.lock import RunLockHeld
+    from iotui.core.sweep.record import SweepRecord
+    from iotui.core.sweep.slo import Slo
     from iotui.core.records.record import RunRecord  # the preset and safety modules are only needed at run time
     from iotui.core.runs.protocols import Session
     from iotui.core.start import StartError, StartRequest
@@ -35,7 +42,7 @@ PREVIEW_PRIVATE_DIR = ".iotui-" + "X" * 16
 RecordEntry = tuple[Path, "RunRecord | None", "str | None"]
 
 
-def _home_order(preset: Any) -> int:
+def _home_order(preset: Preset | PresetTitle) -> int:
     """Sort key: the HOME_FIRST presets in their order, then the rest (a stable sort keeps them by name)."""
     return HOME_FIRST.index(preset.name) if preset.name in HOME_FIRST else len(HOME_FIRST)
 
@@ -61,12 +68,10 @@ def start_refusal(error: StartError) -> str:
     return str(error)
 
 
-def lock_refusal(error: Any) -> str:
-    """The app's sentence when another run holds the machine (``error``: a RunLockHeld)."""
-    return (
-        f"Another run is in progress on this machine: {error.holder.describe()}. "
-        "Wait for it to end, then start this one again."
-    )
+def lock_refusal(error: RunLockHeld) -> str:
+    """The app's sentence when another run holds the machine."""
+    return (f"Another run is in progress on this machine: {error.holder.describe()}. "
+            "Wait for it to end, then start this one again.")
 
 
 class Services:
@@ -126,7 +131,7 @@ class Services:
             raise ServiceError(str(error) or f"{expanded} cannot be used as a target.") from None
 
     # -- presets ------------------------------------------------------------
-    def list_preset_titles(self) -> list[Any]:
+    def list_preset_titles(self) -> list[PresetTitle]:
         """Each preset file's name and description, unchecked: what Home lists at its first frame.
 
         Only ``list_presets``' checked presets are ever planned or run; they replace these
@@ -149,13 +154,9 @@ class Services:
     def apply_overrides(self, preset: Preset, overrides: Overrides) -> Preset:
         """The preset with the home screen's changes, or a ServiceError sentence."""
         from iotui.core.fio.policy import PolicyError
-        from iotui.core.presets.overrides import with_overrides
         from iotui.core.presets.model import PresetError
-        kwargs = overrides.as_kwargs()
-        if not kwargs:
-            return preset
         try:
-            return with_overrides(preset, **kwargs)
+            return overrides.applied_to(preset)
         except (PresetError, PolicyError) as error:  # already a sentence
             raise ServiceError(str(error)) from None
 
@@ -243,7 +244,7 @@ class Services:
             raise ServiceError(f"Cannot read the runs directory {self.runs_dir} ({error.strerror or error}).") from None
 
     # -- history (the index of the runs directory) -------------------------------------
-    def sync_history(self, progress: Callable[[int, int], None] | None = None) -> Any:
+    def sync_history(self, progress: Callable[[int, int], None] | None = None) -> SyncResult:
         """Bring the history index up to date (a SyncResult); a ServiceError sentence when it cannot."""
         import sqlite3
 
@@ -260,7 +261,7 @@ class Services:
 
         return index_path(self.runs_dir).exists()
 
-    def query_history(self, filter_text: str, limit: int | None = None, **conditions: Any) -> tuple[list[Any], int]:
+    def query_history(self, filter_text: str, limit: int | None = None, **conditions: object) -> tuple[list[IndexedRun], int]:
         """(the indexed runs matching every word of ``filter_text``, newest first; how many match)."""
         import sqlite3
 
@@ -281,7 +282,7 @@ class Services:
         except RecordError as error:
             raise ServiceError(str(error)) from None
 
-    def delete_runs(self, paths: list[Path]) -> Any:
+    def delete_runs(self, paths: list[Path]) -> Deleted:
         """Delete records and their reports (a Deleted: what was removed, what could not be)."""
         from iotui.core.records.edit import delete_records
 
@@ -315,7 +316,7 @@ class Services:
                 problems.append(f"{path} ({error.strerror or error})")
         raise ServiceError(f"Cannot write the table to {' or '.join(problems)}; free some space or check the permissions.")
 
-    def write_report(self, records: Sequence[RunRecord] = (), comparison: Any = None, sweep: Any = None) -> Path:
+    def write_report(self, records: Sequence[RunRecord] = (), comparison: Comparison | None = None, sweep: SweepRecord | None = None) -> Path:
         """``iotui report``'s page for runs (several: with their ``comparison``) or a ``sweep``, written
         beside the (first) record, or into the runs directory when that cannot be written. Slow (charts):
         call it from a thread."""
@@ -381,7 +382,7 @@ class Services:
         description = describe_estimate(plan, estimate)
         return SweepSetup(plan, estimate, target_path, description, tuple(notes), refusal, target_info)
 
-    def parse_slo(self, text: str) -> Any:
+    def parse_slo(self, text: str) -> Slo | None:
         """A latency target typed on the sweep screen (None when empty), or a ServiceError sentence."""
         from iotui.core.sweep.slo import SloError, parse_slo
         if not text.strip():
@@ -391,7 +392,7 @@ class Services:
         except SloError as error:
             raise ServiceError(str(error)) from None
 
-    def make_sweep_runner(self, setup: SweepSetup, on_event: Callable[[object], None], slo: Any = None) -> SweepRunner:
+    def make_sweep_runner(self, setup: SweepSetup, on_event: Callable[[object], None], slo: Slo | None = None) -> SweepRunner:
         """A runner for a fresh sweep record; each point's session comes from :meth:`start`.
 
         ``slo``: a parsed latency target (:func:`parse_slo`), or None.

@@ -9,31 +9,34 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from iotui.core.sweep.values import SweepAxis, SweepValueError, axes_from_table
 from iotui.ui.service_types import Overrides, SweepSetup
 
+if TYPE_CHECKING:
+    from iotui.core.presets.model import Preset
 
-def default_vary_text(preset: Any) -> str:
+
+def default_vary_text(preset: Preset) -> str:
     """The preset's ``[sweep]`` defaults as the text the user edits: ``numjobs=1,2,4,8``."""
     try:
-        axes = axes_from_table(getattr(preset, "sweep", None), f"preset {preset.name}")
+        axes = axes_from_table(preset.sweep, f"preset {preset.name}")
     except SweepValueError:
         return ""
     return "; ".join(f"{axis.key}={','.join(axis.values)}" for axis in axes)
 
 
-def planning_text(preset: Any, setup: SweepSetup | None, problem: str | None) -> Text:
+def planning_text(preset: Preset, setup: SweepSetup | None, problem: str | None) -> Text:
     """The status before starting: the estimate and notes, then what enter does (or why it cannot start)."""
     if problem or setup is None:
         return Text(problem or "Type what to vary first.", style="bold")
     text = Text(setup.description)
     for note in setup.notes:
         text.append(f"\n{note}", style="italic")
-    sweep_note = (getattr(preset, "sweep", None) or {}).get("note")
+    sweep_note = (preset.sweep or {}).get("note")
     if sweep_note:
         text.append(f"\n{sweep_note}", style="italic")
     if setup.refusal:

@@ -14,18 +14,23 @@ from __future__ import annotations
 import os
 import threading
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.drivers.web_driver import WebDriver
 
 from iotui.ui.driver import TerminalLost
 
+if TYPE_CHECKING:
+    from textual.app import App
+
 
 class TabDriver(WebDriver):
     """WebDriver whose closed tab or vanished server stops the app the way a lost terminal does."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self, app: App[object], *, debug: bool = False, mouse: bool = True, size: tuple[int, int] | None = None
+    ) -> None:
+        super().__init__(app, debug=debug, mouse=mouse, size=size)
         self._lost = threading.Event()
         # Every packet (screen data, meta, files) goes out through this one function.
         self._write = partial(TabDriver._write_to_server, self)

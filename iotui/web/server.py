@@ -17,10 +17,13 @@ import secrets
 import signal
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 from aiohttp import WSCloseCode, WSMsgType, web
 from textual_serve.server import Server
+
+if TYPE_CHECKING:
+    from textual_serve.app_service import AppService
 
 from iotui.web.requests import LOG, MAX_TERMINAL_CELLS, BadMessage, OneLineLog, origin_problem, parse_envelope, short_reason
 
@@ -126,7 +129,7 @@ class TokenServer(Server):
                 await app_service.stop()
         return websocket
 
-    async def _process_messages(self, websocket: web.WebSocketResponse, app_service: Any) -> None:
+    async def _process_messages(self, websocket: web.WebSocketResponse, app_service: AppService) -> None:
         async for message in websocket:
             if message.type != WSMsgType.TEXT:
                 continue
@@ -190,7 +193,7 @@ def _cells(text: str | None, default: int) -> int:
     return min(max(int(text), 1), MAX_TERMINAL_CELLS)
 
 
-async def serve_forever(server: TokenServer, on_listening: Callable[[Listening], Any]) -> None:
+async def serve_forever(server: TokenServer, on_listening: Callable[[Listening], object]) -> None:
     """Listen, report the URL, and serve until SIGINT/SIGTERM."""
     runner, listening = await server.listen()
     on_listening(listening)

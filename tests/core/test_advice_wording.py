@@ -9,6 +9,7 @@ import asyncio
 import pytest
 
 from iotui.cli_common import CommandError, load_preset_from_args
+from iotui.cli_options import HostOptions, RunOptions
 from iotui.commands.run_remote import hosts_from_args, remote_refusal
 from iotui.core.remote.plan import check_host_target, make_remote_plan
 from iotui.core.remote.transport import HostFacts, RemoteError, ssh_command
@@ -48,18 +49,16 @@ def test_the_core_names_no_flag_and_the_command_line_adds_one() -> None:
 
 def test_no_hosts_on_the_command_line_names_the_flags() -> None:
     with pytest.raises(CommandError, match="^No hosts were given. Name them with --hosts h1,h2 or --hosts-file FILE.$"):
-        hosts_from_args(argparse.Namespace(hosts=None, hosts_file=None))
+        hosts_from_args(HostOptions())
 
 
 def test_an_override_refused_on_the_command_line_names_its_flag_and_in_the_core_its_key() -> None:
-    args = argparse.Namespace(preset="quick", job_file=None, runtime=0.0, size=None, set=None)
     with pytest.raises(CommandError, match="^--runtime should be a number of seconds above 0"):
-        load_preset_from_args(args)
+        load_preset_from_args(RunOptions.from_namespace(argparse.Namespace(preset="quick", runtime=0.0)))
     with pytest.raises(CommandError, match="^--size should be a size such as 4k"):
-        load_preset_from_args(argparse.Namespace(preset="quick", job_file=None, runtime=None, size="64Q", set=None))
+        load_preset_from_args(RunOptions(preset="quick", size="64Q"))
     with pytest.raises(CommandError, match="^--set: the option 'write_lat_log=/tmp/x' is refused"):
-        load_preset_from_args(argparse.Namespace(preset="quick", job_file=None, runtime=None, size=None,
-                                                 set=["write_lat_log=/tmp/x"]))
+        load_preset_from_args(RunOptions(preset="quick", sets=("write_lat_log=/tmp/x",)))
     with pytest.raises(PresetError, match="^runtime should be a number of seconds above 0") as refused:
         with_overrides(find_preset("quick"), runtime_s=0)
     assert refused.value.key == "runtime"

@@ -7,6 +7,7 @@ import pytest
 from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.fio.sections import fio_sections
 from iotui.core.fio.summary import cpu_summary, sample_row
+from iotui.core.host.counters import HostSample
 from tests.conftest import fio_documents
 
 
@@ -59,14 +60,10 @@ def test_sample_row_has_record_keys() -> None:
 
 
 def test_cpu_summary_per_core_figures() -> None:
-    class Host:
-        def __init__(self, fio_cores: float, busy: float) -> None:
-            self.fio_cpu_cores = fio_cores
-            self.busy_cores = busy
-            self.cpu_user_pct = 10.0
-            self.cpu_system_pct = 20.0
+    def host(fio_cores: float, busy: float) -> HostSample:
+        return HostSample(fio_cpu_cores=fio_cores, busy_cores=busy, cpu_user_pct=10.0, cpu_system_pct=20.0)
 
-    cpu = cpu_summary([Host(0.5, 1.0), Host(1.5, 3.0)], total_iops=10000)
+    cpu = cpu_summary([host(0.5, 1.0), host(1.5, 3.0)], total_iops=10000)
     assert cpu["fio_cpu_cores"] == 1.0
     assert cpu["iops_per_fio_core"] == 10000
     assert cpu["iops_per_busy_core"] == 5000

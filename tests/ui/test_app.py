@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 
 from textual.command import CommandPalette
 
+from iotui.cli_options import AppOptions
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.home import HomeScreen
 from tests.ui.helpers import screen_text
@@ -35,8 +35,8 @@ def test_run_app_passes_the_command_line_to_the_app(monkeypatch, tmp_path) -> No
         return 0
 
     monkeypatch.setattr(IotuiApp, "run", fake_run)
-    args = argparse.Namespace(target="/data", preset="quick", runs_dir=str(tmp_path), fio="/opt/fio")
-    assert run_app(args) == 0
+    options = AppOptions(target="/data", preset="quick", runs_dir=str(tmp_path), fio="/opt/fio")
+    assert run_app(options) == 0
     assert seen == {"target": "/data", "preset": "quick", "runs_dir": tmp_path, "fio": "/opt/fio"}
 
 
@@ -46,7 +46,7 @@ def test_runs_dir_comes_from_the_environment(monkeypatch, tmp_path) -> None:
     seen = {}
     monkeypatch.setattr(IotuiApp, "run", lambda self: seen.setdefault("runs_dir", self.services.runs_dir) and 0)
     monkeypatch.setenv("IOTUI_RUNS_DIR", str(tmp_path / "env-runs"))
-    run_app(argparse.Namespace(target=None, preset=None, runs_dir=None, fio=None))
+    run_app(AppOptions())
     assert seen["runs_dir"] == tmp_path / "env-runs"
 
 

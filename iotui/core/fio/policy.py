@@ -16,7 +16,7 @@ Where tests run is :mod:`iotui.core.host.targets`.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, TypedDict
 
 from iotui.core.fio.file_lists import SPECIAL_FILES, file_list_parts
 from iotui.core.fio.options import COMMAND_LINE, JOB_FILE, Channel, OptionNameError, OptionTable, default_table
@@ -35,10 +35,21 @@ class PolicyError(Exception):
     ``candidates``.
     """
 
-    def __init__(self, message: str, *, code: str = "refused-option", facts: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, message: str, *, code: str = "refused-option", facts: RefusalFacts | None = None) -> None:
         super().__init__(message)
         self.code = code
-        self.facts: dict[str, Any] = dict(facts or {})
+        self.facts: RefusalFacts = facts.copy() if facts else {}
+
+
+class RefusalFacts(TypedDict, total=False):
+    """What a refusal was about: where it came from, the name as written and as fio reads it, the value, why."""
+
+    origin: str
+    given: str
+    option: str | None
+    value: str | None
+    reason: str
+    candidates: list[str]
 
 
 def refusal(code: str, *, origin: str, given: str, option: str | None, value: str | None, reason: str,
@@ -47,7 +58,7 @@ def refusal(code: str, *, origin: str, given: str, option: str | None, value: st
     shown = given if value in (None, "") else f"{given}={value}"
     read_as = f" (fio reads '{given}' as '{option}')" if option and option != given else ""
     message = f"{origin}: the option '{shown}'{read_as} is refused because {reason}. {FIO_DIRECTLY}"
-    facts = {"origin": origin, "given": given, "option": option, "value": value, "reason": reason,
+    facts: RefusalFacts = {"origin": origin, "given": given, "option": option, "value": value, "reason": reason,
              "candidates": list(candidates)}
     return PolicyError(message, code=code, facts=facts)
 
@@ -311,7 +322,7 @@ def judge(option: str, value: str) -> tuple[str, str] | None:
 
 
 def check_options(
-    options: Mapping[str, Any],
+    options: Mapping[str, object],
     origin: str,
     *,
     channel: Channel = COMMAND_LINE,
@@ -377,9 +388,12 @@ def check_options(
     return result
 
 
-def check_option(key: str, value: str, origin: str, **kwargs: Any) -> tuple[str, str]:
+def check_option(
+    key: str, value: str, origin: str, *, channel: Channel = COMMAND_LINE, engines: Iterable[str] = (),
+    table: OptionTable | None = None,
+) -> tuple[str, str]:
     """One option through :func:`check_options`; returns (canonical name, value)."""
-    (name, checked), = check_options({key: value}, origin, **kwargs).items()
+    (name, checked), = check_options({key: value}, origin, channel=channel, engines=engines, table=table).items()
     return name, checked
 
 

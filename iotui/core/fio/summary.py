@@ -6,14 +6,18 @@ The per-section figures of fio's final document live in
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from iotui.core.fio.intervals import PERCENTILES, IntervalSample
 
+if TYPE_CHECKING:
+    from iotui.core.host.counters import HostSample
 
-def sample_row(interval: IntervalSample, host: Any | None = None) -> dict[str, Any]:
+
+def sample_row(interval: IntervalSample, host: HostSample | None = None) -> dict[str, str | float | None]:
     """One ``[[samples]]`` row: fio's interval figures beside the host's."""
-    row: dict[str, Any] = {"t_s": round(interval.t_s, 3), "dt_s": round(interval.dt_s, 3)}
+    row: dict[str, str | float | None] = {"t_s": round(interval.t_s, 3), "dt_s": round(interval.dt_s, 3)}
     for direction, figures in interval.directions.items():
         row[f"{direction}_iops"] = figures.iops
         row[f"{direction}_bw_bytes"] = figures.bw_bytes
@@ -50,17 +54,17 @@ def _mean(values: Iterable[float | None]) -> float | None:
     return sum(present) / len(present) if present else None
 
 
-def cpu_summary(host_samples: list[Any], total_iops: float) -> dict[str, Any]:
+def cpu_summary(host_samples: Sequence[HostSample], total_iops: float) -> dict[str, float]:
     """Averages of the host samples taken while fio ran, and IOPS per core."""
-    table: dict[str, Any] = {
-        "user_pct": _mean(getattr(s, "cpu_user_pct", None) for s in host_samples),
-        "system_pct": _mean(getattr(s, "cpu_system_pct", None) for s in host_samples),
-        "iowait_pct": _mean(getattr(s, "cpu_iowait_pct", None) for s in host_samples),
-        "ctx_switches_per_s": _mean(getattr(s, "ctx_switches_per_s", None) for s in host_samples),
-        "interrupts_per_s": _mean(getattr(s, "interrupts_per_s", None) for s in host_samples),
-        "fio_cpu_cores": _mean(getattr(s, "fio_cpu_cores", None) for s in host_samples),
+    table: dict[str, float | None] = {
+        "user_pct": _mean(s.cpu_user_pct for s in host_samples),
+        "system_pct": _mean(s.cpu_system_pct for s in host_samples),
+        "iowait_pct": _mean(s.cpu_iowait_pct for s in host_samples),
+        "ctx_switches_per_s": _mean(s.ctx_switches_per_s for s in host_samples),
+        "interrupts_per_s": _mean(s.interrupts_per_s for s in host_samples),
+        "fio_cpu_cores": _mean(s.fio_cpu_cores for s in host_samples),
     }
-    busy_cores = _mean(getattr(s, "busy_cores", None) for s in host_samples)
+    busy_cores = _mean(s.busy_cores for s in host_samples)
     fio_cores = table["fio_cpu_cores"]
     table["iops_per_fio_core"] = total_iops / fio_cores if fio_cores else None
     table["iops_per_busy_core"] = total_iops / busy_cores if busy_cores else None

@@ -7,7 +7,7 @@ never asks for fewer jobs when there is one, nor a lower iodepth when it is 1.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Mapping
 
 from iotui.core.host.levels import Assessment, Level
 
@@ -23,7 +23,7 @@ class RunShape:
     cpu_count: int = 1
 
 
-def _option(options: Mapping[str, Any], key: str) -> list[str]:
+def _option(options: Mapping[str, object], key: str) -> list[str]:
     """Every value given for `key`: global, or a section's own ("<section>.<key>")."""
     return [str(value) for name, value in options.items() if name == key or name.endswith("." + key)]
 
@@ -38,7 +38,7 @@ def _largest_int(values: list[str], default: int) -> int:
     return max(numbers, default=default)
 
 
-def run_shape(options: Mapping[str, Any], cpu_count: int, numjobs: int | None = None) -> RunShape:
+def run_shape(options: Mapping[str, object], cpu_count: int, numjobs: int | None = None) -> RunShape:
     """A `RunShape` from a run's effective fio options (strings, as records keep them)."""
     rws = _option(options, "rw") or _option(options, "readwrite")
     directs = _option(options, "direct")

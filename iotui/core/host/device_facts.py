@@ -8,7 +8,6 @@ offer (a virtual disk without firmware, a VM without cpufreq) is absent.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from iotui.core.host.block_devices import device_numbers_of_path, sysfs_block_dir
 
@@ -49,11 +48,11 @@ def disk_dir_of(target: Path, sys_root: Path = SYS) -> Path | None:
     return device.parent if (device / "partition").exists() else device
 
 
-def disk_facts(disk: Path | None) -> dict[str, Any]:
+def disk_facts(disk: Path | None) -> dict[str, str | int | bool]:
     """``scheduler``, ``read_ahead_kb``, ``write_cache``, ``rotational``, ``model``, ``firmware`` where sysfs has them."""
     if disk is None:
         return {}
-    facts: dict[str, Any] = {}
+    facts: dict[str, str | int | bool] = {}
     scheduler = selected_scheduler(_read(disk / "queue" / "scheduler"))
     if scheduler:
         facts["scheduler"] = scheduler
@@ -75,7 +74,7 @@ def disk_facts(disk: Path | None) -> dict[str, Any]:
     return facts
 
 
-def target_device_facts(target: Path, sys_root: Path = SYS) -> dict[str, Any]:
+def target_device_facts(target: Path, sys_root: Path = SYS) -> dict[str, str | int | bool]:
     return disk_facts(disk_dir_of(Path(target), sys_root))
 
 

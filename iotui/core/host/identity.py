@@ -5,12 +5,11 @@ from __future__ import annotations
 import os
 import platform
 import socket
-from typing import Any
 
 from iotui.core.host.device_facts import cpu_governor
 
 
-def host_identity() -> dict[str, Any]:
+def host_identity() -> dict[str, str | int]:
     """The ``[host]`` table."""
     import psutil
 
@@ -23,7 +22,7 @@ def host_identity() -> dict[str, Any]:
                     break
     except OSError:
         pass
-    identity: dict[str, Any] = {
+    identity: dict[str, str | int] = {
         "hostname": socket.gethostname(),
         "system": platform.system(),
         "kernel": platform.release(),

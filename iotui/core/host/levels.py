@@ -22,10 +22,13 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from iotui.core.host.counters import HostSample
 from iotui.core.host.wakeup_probe import ProbeStats
+
+if TYPE_CHECKING:
+    from iotui.core.host.io_probe import IoProbeStats
 
 
 class Level(str, enum.Enum):
@@ -204,12 +207,12 @@ def crossings(values: Mapping[str, float | None], limit_of: Callable[[Threshold]
     return met
 
 
-def signal_values(host: HostSample | None, probe: ProbeStats | None, io: Any | None) -> dict[str, float | None]:
+def signal_values(host: HostSample | None, probe: ProbeStats | None, io: IoProbeStats | None) -> dict[str, float | None]:
     """This second's figures by `[[samples]]` key; absent ones are None, never 0."""
     values: dict[str, float | None] = {
         "probe_p99_ms": probe.p99_ms if probe is not None else None,
-        "io_probe_p99_ms": getattr(io, "read_p99_ms", None),
-        "io_probe_write_p99_ms": getattr(io, "write_p99_ms", None),
+        "io_probe_p99_ms": io.read_p99_ms if io is not None else None,
+        "io_probe_write_p99_ms": io.write_p99_ms if io is not None else None,
     }
     for name in SUMMARY_SIGNALS:
         if name not in values:
@@ -227,7 +230,7 @@ class ResponsivenessMonitor:
     `baseline` (wake-up) and `io_baseline` (I/O probe) are what "at rest" is here.
     """
 
-    def __init__(self, baseline: ProbeStats | None = None, io_baseline: Any | None = None) -> None:
+    def __init__(self, baseline: ProbeStats | None = None, io_baseline: IoProbeStats | None = None) -> None:
         self.baseline = baseline
         self.io_baseline = io_baseline
         self.level = Level.OK
@@ -258,7 +261,7 @@ class ResponsivenessMonitor:
     def _crossings(self, values: dict[str, float | None]) -> list[Crossing]:
         return crossings(values, self.threshold_value)
 
-    def update(self, host: HostSample | None, probe: ProbeStats | None, io: Any | None = None) -> Assessment:
+    def update(self, host: HostSample | None, probe: ProbeStats | None, io: IoProbeStats | None = None) -> Assessment:
         """Take one second's host sample and probe figures; return the level now."""
         values = signal_values(host, probe, io)
         self._track_maxima(values)

@@ -8,10 +8,13 @@ and the threshold.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from iotui.core.host.advice import RunShape, suggestion
 from iotui.core.host.levels import LEGACY_CAUSES, THRESHOLDS, format_value
+
+if TYPE_CHECKING:
+    from iotui.core.host.levels import Assessment
 
 # Older records may name a cause no rule produces any more (io PSI): still worded.
 CAUSE_LABELS = {cause: label for cause, (label, _, _) in LEGACY_CAUSES.items()}
@@ -21,7 +24,7 @@ CAUSE_MEANINGS.update({threshold.cause: threshold.meaning for threshold in THRES
 WARNING_CODE = "responsiveness"
 
 
-def cause_text(pressure: Mapping[str, Any]) -> str | None:
+def cause_text(pressure: Mapping[str, object]) -> str | None:
     """`io write p99 312 ms > 110 ms`; None when no cause is recorded."""
     cause = pressure.get("cause")
     if not cause:
@@ -37,7 +40,7 @@ def cause_text(pressure: Mapping[str, Any]) -> str | None:
     return text
 
 
-def verdict_text(pressure: Mapping[str, Any] | None) -> str | None:
+def verdict_text(pressure: Mapping[str, object] | None) -> str | None:
     """`sluggish · io write p99 312 ms > 110 ms`, `ok`, or None without a verdict."""
     if not pressure or not pressure.get("responsiveness"):
         return None
@@ -46,7 +49,7 @@ def verdict_text(pressure: Mapping[str, Any] | None) -> str | None:
     return f"{level} · {cause}" if cause else level
 
 
-def pressure_warning(pressure: Mapping[str, Any] | None, shape: RunShape | None = None) -> str | None:
+def pressure_warning(pressure: Mapping[str, object] | None, shape: RunShape | None = None) -> str | None:
     """The record's warning for a run (or section) that was not OK; None when it was."""
     if not pressure or pressure.get("responsiveness") in (None, "ok"):
         return None
@@ -68,11 +71,11 @@ def pressure_warning(pressure: Mapping[str, Any] | None, shape: RunShape | None 
     return f"{text} {advice}".strip()
 
 
-def unresponsive_notice(assessment: Any, shape: RunShape | None, keys: str) -> str:
+def unresponsive_notice(assessment: Assessment, shape: RunShape | None, keys: str) -> str:
     """The notification at Unresponsive: what crossed, by how much, what to try, which keys."""
     meaning = str(assessment.sentence).split(": ", 1)[-1]
     parts = [meaning[:1].upper() + meaning[1:]]
-    cause = getattr(assessment, "cause", None)
+    cause = assessment.cause
     if shape is not None and cause:
         parts.append(suggestion(shape, cause))
     parts.append(keys)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from iotui.core.host.protocols import FollowsProcess, IoProbe, Monitor, Sampler, WakeupProbe
 
@@ -33,7 +33,7 @@ class HostReading:
 
 
 class HostWatch:
-    """Any of them may be None (tests, platforms without /proc)."""
+    """Each of them may be None (tests, platforms without /proc)."""
 
     def __init__(
         self, sampler: Sampler | None, probe: WakeupProbe | None, monitor: Monitor | None, io_probe: IoProbe | None = None
@@ -124,12 +124,14 @@ class HostWatch:
         return self.monitor.summary() if self.monitor is not None else None
 
 
-def responsiveness_row(assessment: Any | None, probe: Any | None, io_probe: Any | None) -> dict[str, Any]:
+def responsiveness_row(
+    assessment: Assessment | None, probe: ProbeStats | None, io_probe: IoProbeStats | None
+) -> dict[str, str | float]:
     """The responsiveness keys of one `[[samples]]` row (absent figures left out)."""
-    row: dict[str, Any] = {}
+    row: dict[str, str | float] = {}
     if assessment is not None:
         row["responsiveness"] = assessment.level.value
-        cause = getattr(assessment, "cause", None)
+        cause = assessment.cause
         if cause is not None and assessment.level.value != "ok":
             row["responsiveness_cause"] = cause
     if probe is not None:

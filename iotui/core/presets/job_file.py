@@ -30,7 +30,7 @@ def parse_job_file_text(text: str, where: str) -> tuple[dict[str, str], list[Job
     As fio does: ';' and '#' start a comment anywhere on a line; a section
     whose name starts with "global" holds global options, and a [global] after
     a job applies to the jobs that follow it (its options are folded into them);
-    ``name=`` inside a job renames it. Any line starting with "include" is
+    ``name=`` inside a job renames it. A line starting with "include" is
     refused, since fio would read another file.
     """
     global_options: dict[str, str] = {}
@@ -88,7 +88,7 @@ def load_job_file(path: Path) -> Preset:
     global_options, sections = parse_job_file_text(text, str(path))
     # A job file's directory= says where its files go, which is what the target is for: an absolute
     # one (/data1, /scratch, /mount-point-of-ssd) becomes iotui's private test directory in the target.
-    # A filename= in /tmp/ or /var/tmp/ is a scratch name: placed there by its path below it. Any other
+    # A filename= in /tmp/ or /var/tmp/ is a scratch name: placed there by its path below it. Every other
     # absolute filename= names a particular file and stays refused (except /dev/null and /dev/zero).
     confined: list[str] = []
     scratch = ScratchNames(str(path))

@@ -13,7 +13,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping
 
 from iotui.core.input_files import InputFileError, read_input_file
 from iotui.core.fio import policy as safety
@@ -43,12 +43,12 @@ class PresetPolicyError(PresetError, safety.PolicyError):
     """
 
     def __init__(
-        self, message: str, *, code: str = "refused-option", facts: Mapping[str, Any] | None = None,
+        self, message: str, *, code: str = "refused-option", facts: safety.RefusalFacts | None = None,
         path: Path | None = None, key: str | None = None,
     ) -> None:
         PresetError.__init__(self, message, path=path, key=key)
         self.code = code
-        self.facts = dict(facts or {})
+        self.facts: safety.RefusalFacts = facts.copy() if facts else {}
 
     @classmethod
     def of(cls, error: safety.PolicyError, *, path: Path | None = None) -> PresetPolicyError:

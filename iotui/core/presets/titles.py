@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
+from types import ModuleType
+from typing import NamedTuple
 
 from iotui.core.input_files import InputFileError, read_input_file
 from iotui.core.presets.dirs import preset_files
@@ -54,7 +55,7 @@ def _plain_root_table(prefix: str) -> dict[str, str] | None:
     return table
 
 
-def _tomllib() -> Any:
+def _tomllib() -> ModuleType:
     """The TOML reader, imported only for a root table beyond plain strings."""
     from iotui.core.toml_reader import tomllib
 

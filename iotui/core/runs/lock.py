@@ -24,7 +24,10 @@ import os
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from iotui.core.records.record import RunRecord
 
 LOCK_FILE_NAME = "run.lock"
 
@@ -46,7 +49,7 @@ class LockHolder:
         return f"pid {self.pid} ({self.by}) runs preset {self.preset} on {self.target} since {self.since}"
 
     @classmethod
-    def from_dict(cls, data: Any) -> LockHolder | None:
+    def from_dict(cls, data: object) -> LockHolder | None:
         if not isinstance(data, dict):
             return None
         try:
@@ -294,7 +297,7 @@ def current_holder(path: Path | None = None) -> LockHolder | None:
     return state.holder
 
 
-def mark_overlap(record: Any, lock: RunLock | None) -> None:
+def mark_overlap(record: RunRecord, lock: RunLock | None) -> None:
     """Say in ``record`` that another run ran beside it (``run.forced = true`` and a warning)."""
     if lock is None or not lock.overlapped():
         return

@@ -19,7 +19,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from iotui.core.fio.intervals import DIRECTIONS, PERCENTILES, Snapshot, fio_percentiles, snapshot_from_document
+from iotui.core.fio.intervals import DIRECTIONS, PERCENTILES, DirectionTotals, Snapshot, fio_percentiles, snapshot_from_document
 from iotui.core.fio.sections import group_entries
 
 
@@ -156,7 +156,7 @@ def lost_together(logs: list[PauseLog], gid: int, direction: str) -> _Lost:
     return together
 
 
-def unpaused_latency(table: dict[str, Any], totals: Any, lost: _Lost | None) -> None:
+def unpaused_latency(table: dict[str, Any], totals: DirectionTotals, lost: _Lost | None) -> None:
     """Latency of the unpaused intervals: final bins minus the paused intervals' bins."""
     for key in [k for k in table if k.startswith("lat_") and k != "lat_source"]:
         del table[key]

@@ -159,7 +159,7 @@ def make_plan(
         raise PlanError(str(error)) from None
     devices = [] if preview else _devices_for(target_path, is_block_device)
     duration_s, _ = estimate(preset)
-    target_table = {
+    target_table: dict[str, str | int | bool | None] = {
         "path": str(target_path.resolve()),
         "filesystem": info.filesystem or "unknown",
         "device": info.device or "unknown",

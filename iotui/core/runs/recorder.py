@@ -15,6 +15,7 @@ import os
 import time
 import uuid
 from pathlib import Path
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from iotui import __version__
@@ -189,7 +190,7 @@ class RunRecorder(EventLog):
         if self.watch.io_probe_error:
             self._log("iotui", self.watch.io_probe_error + " Responsiveness is judged without it.")
 
-    def _add_responsiveness(self, record: RunRecord, options: dict[str, Any], numjobs: int | None) -> None:
+    def _add_responsiveness(self, record: RunRecord, options: Mapping[str, object], numjobs: int | None) -> None:
         """Each section's own pressure, and the warning when other programs suffered."""
         apply_section_pressure(record)
         shape = run_shape(options, os.cpu_count() or 1, numjobs)

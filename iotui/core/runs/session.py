@@ -16,7 +16,7 @@ import datetime as dt
 import os
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from iotui.core.fio.intervals import IntervalDeriver, snapshot_from_document
 from iotui.core.fio.runner import FioExited, FioNotFoundError, FioRunner, StderrLine
@@ -85,7 +85,7 @@ class RunSession(RunRecorder):
         self._last_row_monotonic = 0.0
         self.last_document: dict | None = None
         # Extra [run] keys the caller decides (repeat_group and repeat_index of --repeat N).
-        self.run_keys: dict[str, Any] = {}
+        self.run_keys: dict[str, object] = {}
         self.paused = False
         self.test_files = TestFiles(plan, lambda text: self._log("iotui", text))
         self.stalled_s = 0.0

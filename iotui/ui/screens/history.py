@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -37,6 +37,9 @@ from iotui.ui.widgets.history_table import LEGEND, HistoryEntry, HistoryTable
 from iotui.ui.widgets.key_bar import KeyBar
 from iotui.ui.widgets.title_bar import TitleBar
 from iotui.ui.styles import SCREENS_CSS
+
+if TYPE_CHECKING:
+    from iotui.core.records.history_index import SyncResult
 
 # Rows put in the table at once; the filter narrows the rest (the count says how many match).
 SHOWN_LIMIT = 100
@@ -142,12 +145,12 @@ class HistoryScreen(Screen):
             Text(f"Indexing the runs directory: {done:,} of {to_parse:,} records ({seconds:.1f} s)...", style="italic")
         )
 
-    def _synced(self, result: Any, error: str | None) -> None:
+    def _synced(self, result: SyncResult | None, error: str | None) -> None:
         listed = self.indexed
         self.indexed = self.synced = True
         if error:
             self.notify(error, severity="error", markup=False)
-        elif getattr(result, "cold", False):
+        elif result is not None and result.cold:
             self.notify(f"Indexed {result.total:,} records in {result.seconds:.1f} s.", timeout=4)
         self.total = getattr(result, "total", 0) or 0
         if not listed or error or bool(getattr(result, "parsed", 0)) or bool(getattr(result, "removed", 0)):

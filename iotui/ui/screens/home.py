@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
@@ -17,7 +17,7 @@ from textual.screen import Screen
 from iotui.ui.service_types import Overrides, PlanPreview, RunRequest
 from iotui.ui.services import ServiceError, Services
 from iotui.ui.widgets.key_bar import KeyBar
-from iotui.ui.widgets.preset_list import PresetList
+from iotui.ui.widgets.preset_list import ListedPreset, PresetList
 from iotui.ui.widgets.target_list import TargetList
 from iotui.ui.widgets.title_bar import TitleBar
 
@@ -26,6 +26,8 @@ from iotui.ui.widgets.title_bar import TitleBar
 if TYPE_CHECKING:
     from textual.widgets import Checkbox, Input
 
+    from iotui.core.host.targets import TargetInfo
+    from iotui.core.presets.model import Preset
     from iotui.ui.widgets.hosts_field import HostsField
     from iotui.ui.widgets.option_editor import OptionEditor
 
@@ -39,6 +41,14 @@ def _same_path(left: str, right: str) -> bool:
         return Path(left).expanduser().resolve() == Path(right).expanduser().resolve()
     except OSError:
         return left == right
+
+
+def _checked(listed: ListedPreset) -> Preset | None:
+    """The checked preset a listed one is, None for a title (the list holds titles only before
+    the checked presets replace them)."""
+    from iotui.core.presets.titles import PresetTitle  # loaded with the titles at the first frame
+
+    return None if isinstance(listed, PresetTitle) else listed
 
 
 class HomeScreen(Screen):
@@ -62,11 +72,11 @@ class HomeScreen(Screen):
     VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
     AUTO_FOCUS = "#presets"
 
-    target: var[Any] = var(None)
-    base_preset: var[Any] = var(None)
+    target: var[TargetInfo | None] = var(None)
+    base_preset: var[Preset | None] = var(None)
     overrides: var[Overrides] = var(Overrides)
     option_problem: var[str | None] = var(None)
-    preset: var[Any] = var(None, always_update=True)
+    preset: var[Preset | None] = var(None, always_update=True)
     preview: var[PlanPreview | None] = var(None, always_update=True)
     # False until the first preview is worked out (just after the first frame).
     loaded: var[bool] = var(False)
@@ -257,10 +267,10 @@ class HomeScreen(Screen):
             self.preview = PlanPreview("", [], f"The command could not be built: {error}")
 
     # -- for the command palette --------------------------------------------------
-    def presets_listed(self) -> list[Any]:
+    def presets_listed(self) -> list[ListedPreset]:
         return list(self.query_one("#presets", PresetList).presets)
 
-    def targets_listed(self) -> list[Any]:
+    def targets_listed(self) -> list[TargetInfo]:
         return list(self.query_one("#targets", TargetList).targets)
 
     def choose_target(self, path: str) -> None:
@@ -283,7 +293,7 @@ class HomeScreen(Screen):
         # The option editor shows this preset's own edits first (OptionEditor.Changed), then it runs.
         self._run_when_options_follow = True
         preset_list.highlighted = index
-        self.base_preset = preset_list.presets[index]
+        self.base_preset = _checked(preset_list.presets[index])
 
     @on(TargetList.TargetChosen)
     def _target_chosen(self, event: TargetList.TargetChosen) -> None:
@@ -294,7 +304,7 @@ class HomeScreen(Screen):
         if not self._presets_checked:
             self._moved = True  # among the titles: the checked preset of that name follows
             return
-        self.base_preset = event.preset
+        self.base_preset = _checked(event.preset)
 
     def on_option_editor_changed(self, event: OptionEditor.Changed) -> None:
         self._editor_problem = event.problem

@@ -10,7 +10,7 @@ the sweet spot and balanced point when it is done.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
@@ -38,6 +38,7 @@ from iotui.ui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
     from iotui.core.host.targets import TargetInfo
+    from iotui.core.presets.model import Preset
 
 
 class SweepScreen(SweepProgressScreen):
@@ -58,7 +59,7 @@ class SweepScreen(SweepProgressScreen):
     def __init__(
         self,
         services: Services,
-        preset: Any,
+        preset: Preset,
         target_path: str,
         *,
         overrides: Overrides | None = None,

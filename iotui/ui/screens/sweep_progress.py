@@ -10,7 +10,7 @@ them), and the sweet spot and balanced point when it is done. The Sweep screen
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual import on
@@ -49,6 +49,10 @@ from iotui.ui.widgets.sweep_findings import SweepFindings, describe_params
 from iotui.ui.styles import SCREENS_CSS
 
 if TYPE_CHECKING:
+    from iotui.core.presets.model import Preset
+    from iotui.core.sweep.record import SweepRecord
+    from iotui.core.sweep.runner import SweepRunner
+    from iotui.core.sweep.slo import Slo
     from iotui.ui.app import IotuiApp
 
 ACTIVE_PHASES = (SweepPhase.RUNNING, SweepPhase.STOPPING)
@@ -69,7 +73,7 @@ class SweepProgressScreen(Screen):
     points_revision: var[int] = var(0)
     """Bumped when a point finished: the across-points panel redraws its changed lines."""
 
-    def __init__(self, services: Services, preset: Any, target_path: str, overrides: Overrides) -> None:
+    def __init__(self, services: Services, preset: Preset, target_path: str, overrides: Overrides) -> None:
         super().__init__()
         # One frame a second while a point runs: only the widgets and rows it changes are rendered.
         self._compositor = BandCompositor()
@@ -79,12 +83,12 @@ class SweepProgressScreen(Screen):
         self.overrides = overrides
         self.setup: SweepSetup | None = None
         self.plan_problem: str | None = None
-        self.control: Any = None
+        self.control: SweepRunner | None = None
         self.live = LiveSeries()
         """The current point's per-second figures (counted; the figures panel shows the latest)."""
         self.point_series = PointSeries()
         """Each finished point's own figures, for the across-points panel."""
-        self.sweep: Any = None
+        self.sweep: SweepRecord | None = None
         self.current_params: dict[str, str] = {}
         self.current_number = 0
         self.total = 0
@@ -93,7 +97,7 @@ class SweepProgressScreen(Screen):
         # as the sweep's time left is estimated.
         self.point_wall_s: float | None = None
         self.numjobs: int | None = None
-        self.slo: Any = None  # the latency target typed before starting (core Slo), if any
+        self.slo: Slo | None = None  # the latency target typed before starting, if any
         self.point_options: dict[str, str] | None = None
 
     @property

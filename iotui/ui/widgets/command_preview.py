@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.reactive import reactive
@@ -11,15 +11,18 @@ from textual.widget import Widget
 from iotui.core import format as fmt
 from iotui.ui.service_types import PlanPreview
 
+if TYPE_CHECKING:
+    from iotui.core.presets.model import Preset
 
-def preview_text(preset: Any, preview: PlanPreview | None, problem: str | None) -> Text:
+
+def preview_text(preset: Preset | None, preview: PlanPreview | None, problem: str | None) -> Text:
     """The preview as text; a refusal or a bad option is the last, loudest line."""
     text = Text()
     if preset is None:
         text.append("Choose a preset.", style="italic")
         return text
-    text.append(getattr(preset, "title", "") or preset.name, style="bold")
-    description = getattr(preset, "description", "")
+    text.append(preset.title or preset.name, style="bold")
+    description = preset.description
     if description:
         text.append(f": {description}")
     if problem:
@@ -41,7 +44,7 @@ def preview_text(preset: Any, preview: PlanPreview | None, problem: str | None) 
         if preview.command:
             text.append("\n$ ", style="dim")
             text.append(preview.command, style="bold")
-    tells = getattr(preset, "tells", "")
+    tells = preset.tells
     if tells:
         text.append(f"\n{tells}", style="dim")
     return text
@@ -52,7 +55,7 @@ class CommandPreview(Widget):
 
     # Each change may change the number of lines (the height is auto): lay out again.
     # They change when the user changes the choice, never on a timer.
-    preset: reactive[Any] = reactive(None, always_update=True, layout=True)
+    preset: reactive[Preset | None] = reactive(None, always_update=True, layout=True)
     preview: reactive[PlanPreview | None] = reactive(None, always_update=True, layout=True)
     problem: reactive[str | None] = reactive(None, layout=True)
     ready: reactive[bool] = reactive(True, layout=True)

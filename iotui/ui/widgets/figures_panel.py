@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any
-
 from functools import lru_cache
 
 from rich.cells import cell_len
@@ -22,7 +20,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from iotui.core import format as fmt
-from iotui.core.fio.intervals import IntervalSample
+from iotui.core.fio.intervals import DirectionInterval, IntervalSample
 
 PHASE_WORDS = {
     "starting": "starting: measuring the machine at rest before fio starts",
@@ -54,7 +52,7 @@ FIGURE_HEADERS = ("IOPS", "bandwidth", "lat mean", "lat p99")
 COLUMN_GAP = "  "
 
 
-def _figure_values(figures: Any) -> tuple[str, str, str, str]:
+def _figure_values(figures: DirectionInterval) -> tuple[str, str, str, str]:
     return (
         fmt.iops(figures.iops),
         fmt.bytes_per_s(figures.bw_bytes),
@@ -151,8 +149,8 @@ class FiguresPanel(Widget):
     steady: reactive[str] = reactive("", repaint=False)
     """The current section's steady-state judgement ("steady after 8 s"); empty when none."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
         self._lines_key: tuple | None = None
         self._lines: list[Text] = []
         # How many lines the panel had when last laid out: more lay it out again.

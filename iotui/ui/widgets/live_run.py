@@ -8,7 +8,7 @@ down; the screen's message handlers hand the widget each interval and assessment
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Mapping
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -16,7 +16,7 @@ from textual.reactive import var
 
 from iotui.core.fio.intervals import IntervalSample
 from iotui.core.host.advice import run_shape
-from iotui.core.host.levels import Level
+from iotui.core.host.levels import Assessment, Level
 from iotui.core.host.verdict import unresponsive_notice
 from iotui.core.records.steady import LiveSteady
 from iotui.ui.phases import RunPhase
@@ -38,7 +38,7 @@ class LiveRun(Horizontal):
     estimated_s: var[float | None] = var(None)
     """fio's expected running time, for the time remaining."""
     phase: var[RunPhase] = var(RunPhase.STARTING)
-    assessment: var[Any] = var(None, always_update=True)
+    assessment: var[Assessment | None] = var(None, always_update=True)
     """The latest responsiveness assessment."""
     measuring: var[bool] = var(True)
     """True until the first assessment: the chip says it is measuring."""
@@ -88,8 +88,8 @@ class LiveRun(Horizontal):
         self.elapsed_s = interval.t_s
 
     def show_assessment(
-        self, assessment: Any, *, numjobs: int | None, cpu_count: int, keys: str,
-        options: Mapping[str, Any] | None = None,
+        self, assessment: Assessment, *, numjobs: int | None, cpu_count: int, keys: str,
+        options: Mapping[str, object] | None = None,
     ) -> None:
         """Show the level; when it has just become unresponsive, say what crossed, what to try and ``keys``.
 

@@ -8,7 +8,7 @@ saying which field is wrong, so the command preview follows as you type.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
@@ -19,6 +19,9 @@ from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Label
 
 from iotui.ui.service_types import Overrides
+
+if TYPE_CHECKING:
+    from iotui.core.presets.model import Preset
 
 _TRUE = ("1", "true", "yes", "on", "")
 
@@ -32,12 +35,12 @@ FIELDS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-def preset_option(preset: Any, key: str) -> str | None:
+def preset_option(preset: Preset | None, key: str) -> str | None:
     """A preset's option: global first, then its only job section's."""
     if preset is None:
         return None
     value = preset.options.get(key)
-    jobs = getattr(preset, "jobs", None) or []
+    jobs = preset.jobs
     if value is None and len(jobs) == 1:
         value = jobs[0].options.get(key)
     return None if value is None else str(value)
@@ -55,7 +58,7 @@ def parse_overrides(values: dict[str, str], direct: bool | None) -> tuple[Overri
     """Field texts -> Overrides, or the first problem (the command line checks its flags with the same function)."""
     from iotui.core.fio.values import runtime_seconds, value_problem  # loaded with the first edit, not before first paint
 
-    parsed: dict[str, Any] = {"direct": direct}
+    texts: dict[str, str] = {}
     for field_id, label, option in FIELDS:
         text = values.get(field_id, "").strip()
         if not text:
@@ -63,22 +66,25 @@ def parse_overrides(values: dict[str, str], direct: bool | None) -> tuple[Overri
         problem = value_problem(option, text)
         if problem:
             return Overrides(), FieldProblem(field_id, f"{label} {problem}.")
-        if option == "runtime":
-            parsed["runtime_s"] = runtime_seconds(text)
-        elif option in ("iodepth", "numjobs"):
-            parsed[option] = int(text)
-        else:
-            parsed[option] = text
-    return Overrides(**parsed), None
+        texts[option] = text
+    runtime, iodepth, numjobs = texts.get("runtime"), texts.get("iodepth"), texts.get("numjobs")
+    return Overrides(
+        runtime_s=runtime_seconds(runtime) if runtime is not None else None,
+        size=texts.get("size"),
+        bs=texts.get("bs"),
+        iodepth=int(iodepth) if iodepth is not None else None,
+        numjobs=int(numjobs) if numjobs is not None else None,
+        direct=direct,
+    ), None
 
 
 class OptionEditor(Horizontal):
     """One line of compact fields; the preset's values are the placeholders."""
 
-    preset: reactive[Any] = reactive(None, always_update=True)
+    preset: reactive[Preset | None] = reactive(None, always_update=True)
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, *children: Widget, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(*children, id=id, classes=classes)
         # Per preset name: the fields as typed there and its direct choice (None: the preset's own).
         self._edits: dict[str | None, tuple[dict[str, str], bool | None]] = {}
         self._shown_for: str | None = None
@@ -116,10 +122,10 @@ class OptionEditor(Horizontal):
             field.focus()
             return
 
-    def watch_preset(self, preset: Any) -> None:
+    def watch_preset(self, preset: Preset | None) -> None:
         if not self.is_mounted or not self._fields_mounted:
             return
-        name = getattr(preset, "name", None)
+        name = preset.name if preset is not None else None
         switched = name != self._shown_for
         if switched:
             # Edits belong to the preset they were made on: keep them, show the new preset's own.

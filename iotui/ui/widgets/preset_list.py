@@ -9,8 +9,9 @@ and three more frames followed).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Union
 
 from rich.text import Text
 from textual import on
@@ -20,14 +21,21 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 
+if TYPE_CHECKING:
+    from iotui.core.presets.model import Preset
+    from iotui.core.presets.titles import PresetTitle
+
 NAME_WIDTH_MAX = 22
 
+# What the list shows: the presets' titles at the first frame, the checked presets right after.
+ListedPreset = Union["Preset", "PresetTitle"]
 
-def preset_prompt(preset: Any, name_width: int = 14) -> Text:
+
+def preset_prompt(preset: ListedPreset, name_width: int = 14) -> Text:
     """``name  description`` (the list shows it on one line)."""
     text = Text()
     text.append(f"{preset.name:<{name_width}}", style="bold")
-    text.append(" " + (getattr(preset, "description", "") or getattr(preset, "title", "") or ""))
+    text.append(" " + (preset.description or preset.title or ""))
     return text
 
 
@@ -45,14 +53,14 @@ class PresetList(OptionList):
     class PresetChosen(Message):
         """The highlighted preset changed."""
 
-        preset: Any  # Preset
+        preset: ListedPreset
 
-    def __init__(self, presets: list[Any], *, id: str | None = None) -> None:
+    def __init__(self, presets: Sequence[ListedPreset], *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.presets: list[Any] = []
+        self.presets: list[ListedPreset] = []
         self.set_presets(presets)
 
-    def set_presets(self, presets: list[Any]) -> None:
+    def set_presets(self, presets: Sequence[ListedPreset]) -> None:
         """Replace the list (nothing highlighted until the screen says so).
 
         The same lines (Home's checked presets after their titles) only swap what each
@@ -66,8 +74,8 @@ class PresetList(OptionList):
         self.add_options(Option(self._prompt(p), id=f"preset-{i}") for i, p in enumerate(self.presets))
 
     @staticmethod
-    def _line(preset: Any) -> tuple[str, str, str]:
-        return (preset.name, getattr(preset, "title", "") or "", getattr(preset, "description", "") or "")
+    def _line(preset: ListedPreset) -> tuple[str, str, str]:
+        return (preset.name, preset.title or "", preset.description or "")
 
     def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
         # The highlighted preset (Home's default) is put in view as soon as the list has its
@@ -79,7 +87,7 @@ class PresetList(OptionList):
             self.scroll_to_highlight()
         return resized
 
-    def _prompt(self, preset: Any) -> Text:
+    def _prompt(self, preset: ListedPreset) -> Text:
         name_width = min(NAME_WIDTH_MAX, max((len(p.name) for p in self.presets), default=0))
         return preset_prompt(preset, name_width)
 

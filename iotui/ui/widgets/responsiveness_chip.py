@@ -6,17 +6,15 @@ with NO_COLOR and on a monochrome terminal.
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.reactive import reactive, var
 from textual.widget import Widget
 
-from iotui.core.host.levels import Level
+from iotui.core.host.levels import Assessment, Level
 
 _LEVEL_WORDS = {Level.OK: "OK", Level.SLUGGISH: "SLUGGISH", Level.UNRESPONSIVE: "UNRESPONSIVE"}
 
 
-def chip_text(assessment: Any | None, measuring: bool) -> str:
+def chip_text(assessment: Assessment | None, measuring: bool) -> str:
     """``responsive: OK`` or ``SLUGGISH · io some 34%``."""
     if assessment is None:
         return "responsive: measuring…" if measuring else "responsive: no figures"
@@ -31,7 +29,7 @@ class ResponsivenessChip(Widget):
 
     # A var, not a reactive: an assessment arrives every second, and the chip is
     # repainted only when what it shows changes (a frame costs the band of screen it spans).
-    assessment: var[Any] = var(None, always_update=True)
+    assessment: var[Assessment | None] = var(None, always_update=True)
     measuring: reactive[bool] = reactive(True, layout=True)
 
     # The widest text shown at this level: the chip keeps that width while the level
@@ -40,7 +38,7 @@ class ResponsivenessChip(Widget):
     _width = 0
     _shown: str | None = None
 
-    def watch_assessment(self, old: Any, assessment: Any) -> None:
+    def watch_assessment(self, old: Assessment | None, assessment: Assessment | None) -> None:
         level = assessment.level if assessment is not None else None
         old_level = old.level if old is not None else None
         shown_length = max(self._width, len(chip_text(old, self.measuring)))

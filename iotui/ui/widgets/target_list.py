@@ -7,7 +7,7 @@ target carries its warning inline, under it, so no one picks a tmpfs by accident
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -23,29 +23,27 @@ if TYPE_CHECKING:
 OTHER_DIRECTORY_ID = "another-directory"
 
 
-def target_prompt(target: Any, width: int | None = None) -> Text:
+def target_prompt(target: TargetInfo, width: int | None = None) -> Text:
     """Path, filesystem, device, model, SSD/HDD and free space on one line (cut to ``width``),
     then each warning on its own line(s)."""
     text = Text()
     text.append(str(target.path), style="bold")
     # Most telling first: a narrow terminal cuts the model and the mount point.
     details = [target.filesystem or "?"]
-    rotational = getattr(target, "rotational", None)
-    if rotational is not None:
-        details.append("HDD" if rotational else "SSD")
-    free_bytes = getattr(target, "free_bytes", None)
-    if free_bytes is not None:
-        details.append(f"{fmt.size_bytes(free_bytes)} free")
+    if target.rotational is not None:
+        details.append("HDD" if target.rotational else "SSD")
+    if target.free_bytes is not None:
+        details.append(f"{fmt.size_bytes(target.free_bytes)} free")
     details.append(target.device or "?")
-    if getattr(target, "model", None):
-        details.append(str(target.model))
-    mount_point = getattr(target, "mount_point", None)
+    if target.model:
+        details.append(target.model)
+    mount_point = target.mount_point
     if mount_point and str(mount_point) != str(target.path):
         details.append(f"on {mount_point}")
     text.append("  " + "  ".join(details))
     if width:
         text.truncate(width, overflow="ellipsis")
-    for _code, sentence in getattr(target, "warnings", None) or []:
+    for _code, sentence in target.warnings:
         text.append("\n  ⚠ " + sentence, style="italic")
     return text
 
@@ -57,7 +55,7 @@ class TargetList(OptionList):
     class TargetChosen(Message):
         """The highlighted target changed."""
 
-        target: Any  # TargetInfo
+        target: TargetInfo
 
     @dataclass
     class OtherDirectoryRequested(Message):
@@ -65,10 +63,10 @@ class TargetList(OptionList):
 
     def __init__(self, targets: list[TargetInfo], *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.targets: list[Any] = []
+        self.targets: list[TargetInfo] = []
         self.set_targets(targets)
 
-    def set_targets(self, targets: list[Any], select_path: str | None = None) -> None:
+    def set_targets(self, targets: list[TargetInfo], select_path: str | None = None) -> None:
         """Replace the list; highlight ``select_path`` when given (else the first)."""
         self.targets = list(targets)
         self.clear_options()
@@ -80,14 +78,14 @@ class TargetList(OptionList):
         )
         self.highlighted = wanted if self.targets else None
 
-    def _prompt(self, target: Any) -> Text:
+    def _prompt(self, target: TargetInfo) -> Text:
         return target_prompt(target, max(0, self.scrollable_content_region.width - 2) or None)
 
     def on_resize(self) -> None:
         for index, target in enumerate(self.targets):
             self.replace_option_prompt_at_index(index, self._prompt(target))
 
-    def add_target(self, target: Any) -> None:
+    def add_target(self, target: TargetInfo) -> None:
         """Put a typed target at the top (or highlight it when it is already listed)."""
         others = [t for t in self.targets if str(t.path) != str(target.path)]
         self.set_targets([target, *others], select_path=str(target.path))
