@@ -66,8 +66,6 @@ def test_the_typed_record_readers_hold_few_any(edges: list[str]) -> None:
     assert sum(typed.values()) <= MAX_ANY_TYPED_RECORDS, typed
 
 
-@pytest.mark.xfail(strict=True, reason="the app, the command line, host, runs and presets are typed in a change of "
-                   "their own; this mark goes when it lands (strict: a pass fails until then)")
 def test_at_most_150_any_outside_the_edges(edges: list[str]) -> None:
     counts = any_counts(edges)
     worst = sorted(counts.items(), key=lambda item: -item[1])[:15]
