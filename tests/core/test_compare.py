@@ -218,6 +218,22 @@ def test_setup_differences_name_what_differs_only() -> None:
     assert setup_differences([a, a]) == []
 
 
+def test_sizes_are_compared_as_fio_reads_them_and_shown_as_each_record_spells_them() -> None:
+    a = make_record("a", iops=1, options={"bs": "4096B", "size": "1G", "rate": "4k,64k", "bsrange": "4k-16k"})
+    b = make_record("b", iops=1, options={"bs": "4k", "size": "1024M", "rate": "4KB,65536", "bsrange": "4096-16k"})
+    assert setup_differences([a, b]) == []
+    c = make_record("c", iops=1, options={"bs": "8k", "size": "1GiB", "rate": "4k,64k", "bsrange": "4k-16k"})
+    # fio's own units: 1GiB is 1000^3 bytes, not 1G.
+    assert dict(setup_differences([a, b, c])) == {"options.bs": ["4096B", "4k", "8k"], "options.size": ["1G", "1024M", "1GiB"]}
+    # kb_base=1000 makes 4k 4000 bytes: the same spelling, a different set-up.
+    d = make_record("d", iops=1, options={"bs": "4k", "size": "1G", "rate": "4k,64k", "bsrange": "4k-16k", "kb_base": "1000"})
+    assert dict(setup_differences([b, d]))["options.bs"] == ["4k", "4k"]
+    # A value fio would not read as a plain size (a percentage) is compared as written.
+    e = make_record("e", iops=1, options={"offset": "50%"})
+    f = make_record("f", iops=1, options={"offset": "50%"})
+    assert setup_differences([e, f]) == []
+
+
 # -- output -----------------------------------------------------------------------------
 
 
