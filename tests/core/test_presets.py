@@ -389,6 +389,10 @@ def test_set_name_renames_the_one_job_and_refuses_one_name_for_several() -> None
     assert [(section.name, section.options) for section in changed.jobs] == [("nightly", {"bs": "4k"})]
     assert changed.options == {"rw": "randread"} and changed.name == "p"  # no name fio would not use
     assert "name nightly" in changed.title
+    # Other changes still win over the job's own options, whichever comes first.
+    for sets in ({"bs": "8k", "name": "nightly"}, {"name": "nightly", "bs": "8k"}):
+        both = with_overrides(preset, sets=sets)
+        assert both.options["bs"] == "8k" and [(s.name, s.options) for s in both.jobs] == [("nightly", {})]
     with pytest.raises(PresetError) as several:
         with_overrides(shipped("rnd4k-q1t1"), sets={"name": "nightly"}, names={"set": "--set"})
     assert str(several.value).startswith("--set: name=nightly would give every job of rnd4k-q1t1 one name")

@@ -112,7 +112,7 @@ def with_overrides(
     for origin, key, value, replaced in changes:
         if key == "name":
             # fio's name= is the job's name, not an option: the job takes it, as fio's --name gives it.
-            jobs = _renamed_jobs(preset, value, origin)
+            jobs = _renamed_jobs(preset.name, jobs, value, origin)
             options = without_options(options, replaced)  # a name= left in the globals would not be fio's
             continue
         options = _replace_in_place(options, key, value, replaced)
@@ -125,20 +125,20 @@ def with_overrides(
     return changed
 
 
-def _renamed_jobs(preset: Preset, job_name: str, origin: str) -> list[JobSection]:
-    """The preset's one job under ``job_name``; a preset of several jobs is refused: one name for all of them would make its
-    sections impossible to tell apart."""
+def _renamed_jobs(preset_name: str, jobs: list[JobSection], job_name: str, origin: str) -> list[JobSection]:
+    """The preset's one job (as changed so far) under ``job_name``; a preset of several jobs is refused:
+    one name for all of them would make its sections impossible to tell apart."""
     if not job_name.strip():
         raise PresetError(f"{origin}: name= is empty; expected a job name such as name=nightly.", key="set")
-    if len(preset.jobs) > 1:
-        names = ", ".join(section.name for section in preset.jobs)
+    if len(jobs) > 1:
+        names = ", ".join(section.name for section in jobs)
         raise PresetError(
-            f"{origin}: name={job_name} would give every job of {preset.name} one name, and it has "
-            f"{len(preset.jobs)} ({names}). Rename a job in a copy of the preset (its [[jobs]] name) "
+            f"{origin}: name={job_name} would give every job of {preset_name} one name, and it has "
+            f"{len(jobs)} ({names}). Rename a job in a copy of the preset (its [[jobs]] name) "
             "or of the job file (its [section] header).",
             key="set",
         )
-    options = preset.jobs[0].options if preset.jobs else {}
+    options = jobs[0].options if jobs else {}
     return [JobSection(job_name, without_options(options, frozenset({"name"})))]
 
 
