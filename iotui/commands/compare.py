@@ -10,9 +10,8 @@ from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from iotui.commands.record_args import add_runs_dir_option, load_record_args, references_listing, runs_dir_from
 from iotui.core.remote.split import per_host
 from iotui.core.compare.compare import compare_records
-from iotui.core.compare.answers import repeat_groups
+from iotui.core.compare.answers import repeat_groups_beside
 from iotui.core.compare.render import comparison_markdown, comparison_text
-from iotui.core.records.files import list_records
 from iotui.core.records.schema import RecordError
 
 
@@ -37,15 +36,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=handle)
 
 
-def _repeats(records: list, runs_dir) -> dict:
-    """Each repeated run's group, found beside it and in the runs directory."""
-    if not any(record.run.get("repeat_group") for record in records):
-        return {}
-    directories = {record.path.parent for record in records if record.path is not None} | {runs_dir}
-    candidates = [found for directory in directories for _, found, _ in list_records(directory) if found is not None]
-    return repeat_groups(records, candidates)
-
-
 def handle(args: argparse.Namespace) -> int:
     if args.list_references:
         sys.stdout.write(references_listing())
@@ -66,7 +56,7 @@ def handle(args: argparse.Namespace) -> int:
             print("Comparing needs at least two runs; name another one (or a reference, ref:NAME).", file=sys.stderr)
         return EXIT_FAILED
     try:
-        comparison = compare_records(records, _repeats(records, runs_dir_from(args)))
+        comparison = compare_records(records, repeat_groups_beside(records, runs_dir_from(args)))
     except (RecordError, ValueError) as error:
         print(f"Cannot compare these runs: {error}", file=sys.stderr)
         return EXIT_FAILED

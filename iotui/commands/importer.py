@@ -13,7 +13,7 @@ from iotui.commands import EXIT_FAILED, EXIT_OK
 from iotui.commands.record_args import add_runs_dir_option, runs_dir_from
 from iotui.core import format as fmt
 from iotui.core.records.importer import ImportRefused, import_fio_runs
-from iotui.core.records.history_index import save_indexed
+from iotui.core.records.history_index import IndexBatch
 from iotui.core.records.record import RunRecord, section_directions
 from iotui.core.records.files import record_file_name, sync_paths
 from iotui.core.records.schema import RecordError
@@ -101,8 +101,21 @@ def handle(args: argparse.Namespace) -> int:
         else:
             files.append(path)
     progress = _Progress(len(files))
-    saved = 0
     written: list[Path] = []
+    # One index connection for the lot (a commit per chunk, the rest at the end, also when
+    # interrupted), and one syncfs: each saved record is in History's index when the command ends.
+    try:
+        with IndexBatch(runs_dir) as index:
+            failed = _import_files(files, runs_dir, index, progress, written) or failed
+    finally:
+        sync_paths(written)  # once for the lot: see sync_paths
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+def _import_files(files: list[Path], runs_dir: Path, index: IndexBatch, progress: _Progress, written: list[Path]) -> bool:
+    """Import each file into ``runs_dir``, appending every file written to ``written``; True if any failed."""
+    failed = False
+    saved = 0
     for done, file_name in enumerate(files, start=1):
         try:
             runs = import_fio_runs(file_name)
@@ -114,7 +127,7 @@ def handle(args: argparse.Namespace) -> int:
         for run in runs:
             existed = (runs_dir / record_file_name(run.record)).exists()
             try:
-                path = save_indexed(run.record, runs_dir, fio_report=run.fio_report, durable=False)
+                path = index.save(run.record, fio_report=run.fio_report, durable=False)
             except RecordError as error:
                 print(f"{file_name}: {error}", file=sys.stderr)
                 failed = True
@@ -129,5 +142,4 @@ def handle(args: argparse.Namespace) -> int:
                 if warning["code"] != "fio-message":
                     print(f"  warning: {warning['message']}")
         progress.step(done, saved)
-    sync_paths(written)  # once for the lot: see sync_paths
-    return EXIT_FAILED if failed else EXIT_OK
+    return failed

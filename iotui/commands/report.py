@@ -12,6 +12,7 @@ from iotui.core.report.build import (
     FILE_FORMATS, ReportError, default_charts_dir, default_html_path, require_charts, runs_html_path, runs_report, sweep_report,
     write_chart_files, write_html,
 )
+from iotui.core.compare.answers import repeat_groups_beside
 from iotui.core.compare.compare import compare_records
 from iotui.core.records.schema import RecordError
 from iotui.core.sweep.record import SWEEP_SUFFIX, SweepRecordError, load_sweep
@@ -74,10 +75,8 @@ def _report(args: argparse.Namespace) -> int:
         require_charts()
         comparison = None
         if len(records) > 1:
-            from iotui.commands.compare import _repeats
-
             try:
-                comparison = compare_records(records, _repeats(records, runs_dir_from(args)))
+                comparison = compare_records(records, repeat_groups_beside(records, runs_dir_from(args)))
             except (RecordError, ValueError) as error:
                 raise ReportError(f"Cannot compare these runs: {error}") from None
         text, specs = runs_report(records, comparison, inline=inline)

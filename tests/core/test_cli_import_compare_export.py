@@ -14,6 +14,7 @@ import tomli_w
 
 from iotui.commands import compare, export, importer
 from iotui.core.records.files import load_record
+from iotui.core.records.history_index import query, sync
 from tests.conftest import FIO_FIXTURES, FIXTURES
 
 SEAWEEDFS = FIXTURES / "import" / "seaweedfs-fio-3.42-normal.txt"
@@ -218,3 +219,49 @@ def test_import_dir_reads_every_regular_file_recursively_without_following_links
     records = [load_record(path) for path in sorted(runs.glob("*.toml"))]
     assert sorted(Path(r.run["source"]).name for r in records) == ["normal.txt", "terse.txt"]
     assert all(len(r.sections) == 2 for r in records)  # one record per fio run, a section per group
+
+
+def test_import_indexes_its_records_through_one_index_connection(tmp_path: Path, monkeypatch, capsys) -> None:
+    from iotui.core.records import history_index
+
+    opened: list[Path] = []
+    real_connect = history_index._connect
+
+    def counting_connect(runs_dir: Path):
+        opened.append(runs_dir)
+        return real_connect(runs_dir)
+
+    monkeypatch.setattr(history_index, "_connect", counting_connect)
+    runs = tmp_path / "runs"
+    sources = [SEAWEEDFS, FIO_FIXTURES / "randrw-rate200-json+.txt", FIXTURES / "import" / "fio-3.33" / "two-groups-normal.txt"]
+    assert run_cli(["import", *map(str, sources), "--runs-dir", str(runs)]) == 0
+    saved = sorted(path.name for path in runs.glob("*.toml"))
+    assert len(saved) == 8
+    assert len(opened) == 1  # one connection for the eight records, not one each
+    monkeypatch.setattr(history_index, "_connect", real_connect)
+    listed, total = history_index.query(runs)  # no sync: in the index as the command ends
+    assert total == 8 and sorted(run.path.name for run in listed) == saved
+    assert sync(runs).parsed == 0
+
+
+def test_an_interrupted_import_leaves_its_saved_records_findable(tmp_path: Path, monkeypatch, capsys) -> None:
+    real_import = importer.import_fio_runs
+    calls: list[Path] = []
+
+    def interrupted_on_the_third_file(path: Path):
+        calls.append(path)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real_import(path)
+
+    monkeypatch.setattr(importer, "import_fio_runs", interrupted_on_the_third_file)
+    runs = tmp_path / "runs"
+    sources = [SEAWEEDFS, FIO_FIXTURES / "randrw-rate200-json+.txt", FIO_FIXTURES / "randread-sigint-json+.txt"]
+    with pytest.raises(KeyboardInterrupt):
+        run_cli(["import", *map(str, sources), "--runs-dir", str(runs)])
+    saved = sorted(path.name for path in runs.glob("*.toml"))
+    assert len(saved) == 7
+    sync(runs)  # what History does as it opens
+    listed, total = query(runs)
+    assert total == 7 and sorted(run.path.name for run in listed) == saved
+    assert not [run for run in listed if run.error]

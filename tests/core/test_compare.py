@@ -8,7 +8,10 @@ import random
 
 import pytest
 
-from iotui.core.compare.compare import BETTER, METHOD_LEVEL, METHOD_THRESHOLD, METHOD_WELCH, SAME, WORSE, compare_records, setup_differences
+from iotui.core.compare.compare import (
+    BETTER, METHOD_LEVEL, METHOD_REPEATS, METHOD_THRESHOLD, METHOD_WELCH, SAME, WORSE, compare_records, setup_differences,
+    welch_verdict,
+)
 from iotui.core.compare.samples import steady_samples, time_series
 from iotui.core.compare.render import comparison_markdown, comparison_text
 from iotui.core.records.record import RunRecord
@@ -215,6 +218,22 @@ def test_setup_differences_name_what_differs_only() -> None:
     assert setup_differences([a, a]) == []
 
 
+def test_sizes_are_compared_as_fio_reads_them_and_shown_as_each_record_spells_them() -> None:
+    a = make_record("a", iops=1, options={"bs": "4096B", "size": "1G", "rate": "4k,64k", "bsrange": "4k-16k"})
+    b = make_record("b", iops=1, options={"bs": "4k", "size": "1024M", "rate": "4KB,65536", "bsrange": "4096-16k"})
+    assert setup_differences([a, b]) == []
+    c = make_record("c", iops=1, options={"bs": "8k", "size": "1GiB", "rate": "4k,64k", "bsrange": "4k-16k"})
+    # fio's own units: 1GiB is 1000^3 bytes, not 1G.
+    assert dict(setup_differences([a, b, c])) == {"options.bs": ["4096B", "4k", "8k"], "options.size": ["1G", "1024M", "1GiB"]}
+    # kb_base=1000 makes 4k 4000 bytes: the same spelling, a different set-up.
+    d = make_record("d", iops=1, options={"bs": "4k", "size": "1G", "rate": "4k,64k", "bsrange": "4k-16k", "kb_base": "1000"})
+    assert dict(setup_differences([b, d]))["options.bs"] == ["4k", "4k"]
+    # A value fio would not read as a plain size (a percentage) is compared as written.
+    e = make_record("e", iops=1, options={"offset": "50%"})
+    f = make_record("f", iops=1, options={"offset": "50%"})
+    assert setup_differences([e, f]) == []
+
+
 # -- output -----------------------------------------------------------------------------
 
 
@@ -258,3 +277,18 @@ def test_the_cpu_rows_name_cpu_once() -> None:
     for rendered in (comparison_text(comparison), comparison_markdown(comparison)):
         assert "CPU CPU" not in rendered
         assert "CPU user" in rendered and "CPU system" in rendered
+
+
+def test_one_welch_verdict_for_interval_samples_and_for_repeated_runs() -> None:
+    steady = [1000.0, 1000.2, 999.8, 1000.1, 999.9, 1000.0, 1000.2, 999.8]
+    faster = [value + 50 for value in steady]
+    for method in (METHOD_WELCH, METHOD_REPEATS):
+        verdict = welch_verdict(steady, faster, True, method)
+        assert (verdict.verdict, verdict.method) == (BETTER, method) and verdict.p_value < 0.05
+        assert welch_verdict(steady, faster, False, method).verdict == WORSE  # latency: higher is worse
+    # Clearly different (p far below 0.05) but 0.5 %: smaller than the 1 % that counts.
+    slightly = [value + 5 for value in steady]
+    assert welch_test(steady, slightly).p_value < 0.001
+    assert welch_verdict(steady, slightly, True, METHOD_WELCH).verdict == SAME
+    idle = welch_verdict([0.0] * 6, [0.0] * 6, True, METHOD_REPEATS)
+    assert (idle.verdict, idle.p_value) == (SAME, 1.0)

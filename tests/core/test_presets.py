@@ -383,6 +383,29 @@ def test_overrides_apply_globally_and_win_over_sections() -> None:
     assert preset.jobs[0].options["bs"] == "4k"  # the original is unchanged
 
 
+def test_set_name_renames_the_one_job_and_refuses_one_name_for_several() -> None:
+    preset = Preset("p", "p", "d", "", {"rw": "randread", "name": "old"}, (JobSection("p", {"name": "older", "bs": "4k"}),))
+    changed = with_overrides(preset, sets={"name": "nightly"})
+    assert [(section.name, section.options) for section in changed.jobs] == [("nightly", {"bs": "4k"})]
+    assert changed.options == {"rw": "randread"} and changed.name == "p"  # no name fio would not use
+    assert "name nightly" in changed.title
+    # Other changes still win over the job's own options, whichever comes first.
+    for sets in ({"bs": "8k", "name": "nightly"}, {"name": "nightly", "bs": "8k"}):
+        both = with_overrides(preset, sets=sets)
+        assert both.options["bs"] == "8k" and [(s.name, s.options) for s in both.jobs] == [("nightly", {})]
+    with pytest.raises(PresetError) as several:
+        with_overrides(shipped("rnd4k-q1t1"), sets={"name": "nightly"}, names={"set": "--set"})
+    assert str(several.value).startswith("--set: name=nightly would give every job of rnd4k-q1t1 one name")
+    assert "(randread, randwrite)" in str(several.value) and "[[jobs]] name" in str(several.value)
+    # Where fio makes the name part of a file name (nrfiles > 1), the file-name rule holds for it too.
+    files = Preset("p", "p", "d", "", {"nrfiles": "4"}, (JobSection("p", {}),))
+    assert with_overrides(files, sets={"name": "run.1"}).jobs[0].name == "run.1"
+    with pytest.raises(PresetPolicyError, match="must match"):
+        with_overrides(files, sets={"name": "../escape"})
+    with pytest.raises(PresetError, match=r"holds a .\$. substitution"):
+        with_overrides(preset, sets={"name": "$HOME"})
+
+
 def test_overrides_replace_aliases_and_related_settings() -> None:
     preset = Preset(
         "p", "p", "d", "", {"blocksize": "4k", "timeout": "9", "filesize": "2G", "buffered": "1"},

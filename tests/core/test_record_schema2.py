@@ -325,6 +325,42 @@ def test_bad_schema_2_keys_are_named(tmp_path: Path, mutate, expected: str) -> N
     assert str(path) in str(error.value) and expected in str(error.value)
 
 
+@pytest.mark.parametrize(
+    "mutate, expected",
+    [
+        (lambda d: d["run"].update(duration_s=-1e308), "key 'run.duration_s' should not be negative, found -1e+308."),
+        (lambda d: d["run"].update(duration_s=float("inf")), "the record cannot be used: key 'run.duration_s' is inf, not a finite"),
+        (lambda d: d["run"].update(paused_s=float("nan")), "the record cannot be used: key 'run.paused_s' is nan, not a finite"),
+        (lambda d: d["sections"][0].update(duration_s=-3.0), "key 'sections[0].duration_s' should not be negative"),
+        (lambda d: d["sections"][0]["read"].update(iops=-0.5), "key 'sections[0].read.iops' should not be negative"),
+        (lambda d: d["sections"][1]["write"].update(bw_bytes=-4096), "key 'sections[1].write.bw_bytes' should not be negative"),
+        (lambda d: d["sections"][0]["read"].update(io_bytes=-1), "key 'sections[0].read.io_bytes' should not be negative"),
+        (lambda d: d["sections"][0]["read"].update(lat_p99_ns=-1.0), "key 'sections[0].read.lat_p99_ns' should not be negative"),
+        (lambda d: d["pauses"][0].update(duration_s=-2.0), "key 'pauses[0].duration_s' should not be negative"),
+        (lambda d: d["samples"][1].update(dt_s=-1.0), "key 'samples[1].dt_s' should not be negative"),
+        (lambda d: d["hosts"][0].update(failed_at_s=-0.25), "key 'hosts[0].failed_at_s' should not be negative"),
+        (lambda d: d["run"].update(sync_time_s=-1), "key 'run.sync_time_s' should not be negative"),
+        (lambda d: d["sections"][0].update(paused_s=-1e-3), "key 'sections[0].paused_s' should not be negative"),
+    ],
+)
+def test_durations_and_figures_that_cannot_be_negative_are_refused(tmp_path: Path, mutate, expected: str) -> None:
+    doc = _schema_2()
+    mutate(doc)
+    path = tmp_path / "hand-edited.toml"
+    path.write_text(tomli_w.dumps(doc))
+    with pytest.raises(RecordError) as error:
+        load_record(path)
+    assert str(error.value).startswith(f"{path}: {expected}")
+
+
+def test_a_record_with_a_figure_that_is_not_finite_is_not_saved(tmp_path: Path) -> None:
+    record = load_record(_write(tmp_path, tomli_w.dumps(_schema_2()), "good.toml"))
+    record.run["duration_s"] = float("inf")
+    with pytest.raises(RecordError, match=r"key 'run.duration_s' should be a finite number, found inf\."):
+        save_record(record, tmp_path / "runs")
+    assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").glob("*.toml"))
+
+
 def test_schema_2_with_schema_1_run_key_names_still_reads(tmp_path: Path) -> None:
     doc = _schema_2()
     run = doc["run"]

@@ -165,3 +165,18 @@ def test_no_fio_outlives_iotui_killed_outright(tmp_path: Path) -> None:
     _wait_until_gone(tmp_path)
     wait_until(lambda: not list(tmp_path.glob(".iotui-*")), what="the guard to remove the private test directory",
                interval_s=0.1)
+
+
+def test_set_name_renames_the_job_fio_runs_and_the_record_shows_fios_name(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    result = iotui(
+        "run", "quick", "--runtime", "1", "--size", "8M", "--set", "name=nightly-4k", "--runs-dir", str(runs),
+        "--baseline", "0", "--json", cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    record = load_record(Path(json.loads(result.stdout)["path"]))
+    report = json.loads((runs / record.run["report"]).read_text())
+    assert [job["jobname"] for job in report["jobs"]] == ["nightly-4k"]
+    assert [section["name"] for section in record.sections] == ["nightly-4k"]
+    assert "--name=nightly-4k" in record.run["argv"]
+    assert record.options.get("name", "nightly-4k") == "nightly-4k"  # never a name fio did not use

@@ -3,8 +3,10 @@ and each run's repeat group (the runs whose spread is the noise)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable, Sequence
 
+from iotui.core.records.files import list_records
 from iotui.core.records.desktop_table import desktop_compare_markdown, is_desktop_table
 from iotui.core.compare.repeat import siblings
 from iotui.core.records.record import RunRecord
@@ -43,3 +45,12 @@ def repeat_groups(records: Sequence[RunRecord], candidates: Iterable[RunRecord |
         if len(runs) >= 2:
             groups[record.id] = runs
     return groups
+
+
+def repeat_groups_beside(records: Sequence[RunRecord], runs_dir: Path) -> dict[str, list[RunRecord]]:
+    """:func:`repeat_groups` from the runs found beside each record and in ``runs_dir``."""
+    if not any(record.run.get("repeat_group") for record in records):
+        return {}
+    directories = {record.path.parent for record in records if record.path is not None} | {Path(runs_dir)}
+    candidates = [found for directory in directories for _, found, _ in list_records(directory) if found is not None]
+    return repeat_groups(records, candidates)

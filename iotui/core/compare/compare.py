@@ -210,6 +210,21 @@ def _repeat_series(metric: Metric, runs: Sequence[RunRecord] | None) -> list[flo
     return repeat_values(runs, metric.group, metric.key)
 
 
+def welch_verdict(values_a: list[float], values_b: list[float], higher_is_better: bool, method: str) -> Verdict:
+    """Better, worse or the same, by Welch's t-test of b against a (interval values, or whole repeated runs).
+
+    A difference counts when it is significant (p below :data:`SIGNIFICANCE`) and at least
+    :data:`MIN_EFFECT_PCT` of a's mean (b's where a's is 0).
+    """
+    result = welch_test(values_a, values_b)
+    difference = result.mean_b - result.mean_a
+    scale = abs(result.mean_a) or abs(result.mean_b)
+    effect_pct = abs(difference) / scale * 100 if scale else 0.0
+    if result.p_value < SIGNIFICANCE and effect_pct >= MIN_EFFECT_PCT:
+        return Verdict(_direction_word(difference, higher_is_better), method, result.p_value)
+    return Verdict(SAME, method, result.p_value)
+
+
 def _verdict(
     metric: Metric, baseline: RunRecord, other: RunRecord, value_a: float, value_b: float,
     repeats: Mapping[str, Sequence[RunRecord]] | None = None,
@@ -220,22 +235,10 @@ def _verdict(
     same_group = baseline.run.get("repeat_group") == other.run.get("repeat_group")
     if runs_a and runs_b and not same_group:
         # Both sides were repeated: the spread between whole runs is the noise.
-        result = welch_test(runs_a, runs_b)
-        difference = result.mean_b - result.mean_a
-        scale = abs(result.mean_a) or abs(result.mean_b)
-        effect_pct = abs(difference) / scale * 100 if scale else 0.0
-        if result.p_value < SIGNIFICANCE and effect_pct >= MIN_EFFECT_PCT:
-            return Verdict(_direction_word(difference, metric.higher_is_better), METHOD_REPEATS, result.p_value)
-        return Verdict(SAME, METHOD_REPEATS, result.p_value)
+        return welch_verdict(runs_a, runs_b, metric.higher_is_better, METHOD_REPEATS)
     series_a, series_b = _series(baseline, metric), _series(other, metric)
     if len(series_a) >= MIN_SAMPLES and len(series_b) >= MIN_SAMPLES:
-        result = welch_test(series_a, series_b)
-        difference = result.mean_b - result.mean_a
-        scale = abs(result.mean_a) or abs(result.mean_b)
-        effect_pct = abs(difference) / scale * 100 if scale else 0.0
-        if result.p_value < SIGNIFICANCE and effect_pct >= MIN_EFFECT_PCT:
-            return Verdict(_direction_word(difference, metric.higher_is_better), METHOD_WELCH, result.p_value)
-        return Verdict(SAME, METHOD_WELCH, result.p_value)
+        return welch_verdict(series_a, series_b, metric.higher_is_better, METHOD_WELCH)
     difference = value_b - value_a
     if value_a == 0:
         pct = 0.0 if value_b == 0 else math.inf

@@ -9,6 +9,7 @@ from typing import Mapping
 from iotui.core.fio import policy as safety
 from iotui.core.fio.options import OptionNameError, default_table
 from iotui.core.fio.values import runtime_problem, value_problem
+from iotui.core.presets.argv import check_job_names
 from iotui.core.presets.model import (
     JobSection, Preset, PresetError, check_policy, engines_in_effect, lookup_option, same_setting, without_options,
 )
@@ -108,12 +109,37 @@ def with_overrides(
         return preset
     options = dict(preset.options)
     jobs = list(preset.jobs)
-    for _, key, value, replaced in changes:
+    for origin, key, value, replaced in changes:
+        if key == "name":
+            # fio's name= is the job's name, not an option: the job takes it, as fio's --name gives it.
+            jobs = _renamed_jobs(preset.name, jobs, value, origin)
+            options = without_options(options, replaced)  # a name= left in the globals would not be fio's
+            continue
         options = _replace_in_place(options, key, value, replaced)
         jobs = [JobSection(section.name, without_options(section.options, replaced)) for section in jobs]
     if runtime_s is not None:
         jobs = [_one_pass(section, options) for section in jobs]
-    return replace(preset, options=options, jobs=tuple(jobs), title=effective_title(preset, changes))
+    changed = replace(preset, options=options, jobs=tuple(jobs), title=effective_title(preset, changes))
+    if any(key == "name" for _, key, _, _ in changes):
+        check_job_names(changed)  # now, not when the run starts: fio may make the name part of a file name
+    return changed
+
+
+def _renamed_jobs(preset_name: str, jobs: list[JobSection], job_name: str, origin: str) -> list[JobSection]:
+    """The preset's one job (as changed so far) under ``job_name``; a preset of several jobs is refused:
+    one name for all of them would make its sections impossible to tell apart."""
+    if not job_name.strip():
+        raise PresetError(f"{origin}: name= is empty; expected a job name such as name=nightly.", key="set")
+    if len(jobs) > 1:
+        names = ", ".join(section.name for section in jobs)
+        raise PresetError(
+            f"{origin}: name={job_name} would give every job of {preset_name} one name, and it has "
+            f"{len(jobs)} ({names}). Rename a job in a copy of the preset (its [[jobs]] name) "
+            "or of the job file (its [section] header).",
+            key="set",
+        )
+    options = jobs[0].options if jobs else {}
+    return [JobSection(job_name, without_options(options, frozenset({"name"})))]
 
 
 def _one_pass(section: JobSection, options: Mapping[str, str]) -> JobSection:

@@ -8,7 +8,8 @@ is opened, so a record written, edited or deleted by anything shows as it is.
 A cold build reads every record's header tables (not its per-second samples,
 :mod:`iotui.core.records.headers`) and reports its progress; once warm, a
 sync is one directory scan. Every record iotui saves is added as it is saved
-(:func:`index_saved`), so History opens warm after any iotui command. An index
+(:func:`index_saved`; a command that saves many, as ``iotui import`` does, through one
+:class:`IndexBatch`), so History opens warm after any iotui command. An index
 that cannot be opened is rebuilt.
 """
 
@@ -269,28 +270,78 @@ def save_indexed(record: RunRecord, runs_dir: Path, fio_report: dict | None = No
 
 
 def index_saved(path: Path, record: RunRecord) -> None:
-    """Add (or update) one record just written by iotui, so the next History opens warm.
+    """Add (or update) one record just written by iotui, so the next History opens warm."""
+    with IndexBatch(Path(path).parent, chunk=1) as batch:
+        batch.add(path, record)
 
-    The index is only a cache of the files: if it cannot be written now, the next
-    sync finds the record by its file, so a failure here is not an error.
+
+class IndexBatch:
+    """Records saved by one command put in the index together: one connection, a commit per chunk.
+
+    An import of thousands of records opened the index, wrote one row and committed once per
+    record; here rows wait in memory and go in ``chunk`` at a time, and the rest when the batch
+    closes (also when the command is interrupted). The index is only a cache of the files: a row
+    that never got in (the index could not be written, the process was killed) is found by the next
+    :func:`sync` from the record's file, so a failure here is not an error.
     """
-    path = Path(path)
-    if not is_record_file(path.name):
-        return
-    try:
-        stat = path.stat()
-        connection = _connect(path.parent)
-    except (OSError, sqlite3.Error):
-        return
-    try:
-        # A cache that the next sync rebuilds from the files: no need to wait for the disk.
-        connection.execute("PRAGMA synchronous = OFF")
-        _insert(connection, [_row_for(path.name, stat, record, None)])
-        connection.commit()
-    except sqlite3.Error:
-        pass
-    finally:
-        connection.close()
+
+    def __init__(self, runs_dir: Path, *, chunk: int = 500) -> None:
+        self.runs_dir = Path(runs_dir)
+        self.chunk = chunk
+        self._rows: list[tuple] = []
+        self._connection: sqlite3.Connection | None = None
+        self._broken = False
+
+    def __enter__(self) -> IndexBatch:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def save(self, record: RunRecord, fio_report: dict | None = None, *, durable: bool = True) -> Path:
+        """:func:`save_record` into the batch's runs directory, then the record's row in the batch."""
+        path = save_record(record, self.runs_dir, fio_report=fio_report, durable=durable)
+        self.add(path, record)
+        return path
+
+    def add(self, path: Path, record: RunRecord) -> None:
+        path = Path(path)
+        if self._broken or not is_record_file(path.name):
+            return
+        try:
+            stat = path.stat()
+        except OSError:
+            return
+        self._rows.append(_row_for(path.name, stat, record, None))
+        if len(self._rows) >= self.chunk:
+            self.flush()
+
+    def flush(self) -> None:
+        """The waiting rows into the index, committed."""
+        if not self._rows or self._broken:
+            self._rows = []
+            return
+        rows, self._rows = self._rows, []
+        try:
+            if self._connection is None:
+                self._connection = _connect(self.runs_dir)
+                # A cache that the next sync rebuilds from the files: no need to wait for the disk.
+                self._connection.execute("PRAGMA synchronous = OFF")
+            _insert(self._connection, rows)
+            self._connection.commit()
+        except (OSError, sqlite3.Error):
+            self._broken = True  # the next sync indexes these records from their files
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            if self._connection is not None:
+                try:
+                    self._connection.close()
+                except sqlite3.Error:
+                    pass
+                self._connection = None
 
 
 def _insert(connection: sqlite3.Connection, rows: list[tuple]) -> None:

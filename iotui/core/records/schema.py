@@ -9,6 +9,7 @@ what was expected. Optional tables tolerate keys this version does not know
 from __future__ import annotations
 
 import datetime as dt
+import math
 from typing import Any
 
 SCHEMA_VERSION = 2
@@ -166,6 +167,14 @@ HOSTS_KEYS: Spec = {
     "samples": ((list,), False),
     "pressure": ((dict,), False),
 }
+# Figures that cannot be negative (durations, seconds paused, sizes); each also has to be finite, so
+# a hand-edited duration_s = -1e308 or inf is refused as a bad value, not summed into a comparison.
+RUN_NON_NEGATIVE = ("duration_s", "sync_time_s", "paused_s", "start_spread_ms", "test_file_bytes")
+SECTION_NON_NEGATIVE = ("duration_s", "paused_s")
+HOST_NON_NEGATIVE = ("paused_s", "failed_at_s")
+PAUSE_NON_NEGATIVE = ("at_s", "duration_s")
+SAMPLE_NON_NEGATIVE = ("dt_s",)
+
 # Sample keys that are not numbers.
 SAMPLE_TEXT_KEYS = ("responsiveness", "responsiveness_cause")
 SAMPLE_BOOL_KEYS = ("paused",)
@@ -212,6 +221,19 @@ def check_spec(table: dict[str, Any], spec: Spec, where: str, prefix: str, optio
         check(table[key], types, where, f"{prefix}.{key}")
 
 
+def check_figures(table: dict[str, Any], keys: tuple[str, ...], where: str, prefix: str, *, negative: bool = False) -> None:
+    """Each of ``keys`` present in ``table`` (already type-checked as a number) finite, and not below
+    0 unless ``negative``."""
+    for key in keys:
+        value = table.get(key)
+        if not isinstance(value, NUMBER) or isinstance(value, bool):
+            continue
+        if not math.isfinite(value):
+            raise RecordError(f"{where}: key '{prefix}.{key}' should be a finite number, found {value}.")
+        if value < 0 and not negative:
+            raise RecordError(f"{where}: key '{prefix}.{key}' should not be negative, found {value}.")
+
+
 def table_of(doc: dict[str, Any], name: str, where: str) -> dict[str, Any]:
     value = doc.get(name)
     if not isinstance(value, dict):
@@ -246,8 +268,7 @@ def check_direction(table: Any, where: str, prefix: str) -> None:
     for key in DIRECTION_KEYS:
         if key in table:
             check(table[key], NUMBER, where, f"{prefix}.{key}")
-            if table[key] < 0:
-                raise RecordError(f"{where}: key '{prefix}.{key}' should not be negative, found {table[key]}.")
+    check_figures(table, DIRECTION_KEYS, where, prefix)
     if "lat_source" in table and table["lat_source"] not in LAT_SOURCES:
         raise RecordError(
             f"{where}: key '{prefix}.lat_source' should be one of {', '.join(LAT_SOURCES)}, "
@@ -265,6 +286,8 @@ def check_section(section: Any, where: str, prefix: str) -> None:
     if not isinstance(section, dict):
         raise RecordError(f"{where}: {prefix} should be a table.")
     check_spec(section, SECTION_KEYS, where, prefix)
+    check_figures(section, SECTION_NON_NEGATIVE, where, prefix)
+    check_figures(section, ("t_start_s", "t_end_s"), where, prefix, negative=True)
     if "jobs" in section and not all(isinstance(name, str) for name in section["jobs"]):
         raise RecordError(f"{where}: key '{prefix}.jobs' should be an array of strings.")
     options = section.get("options", {})
@@ -320,6 +343,8 @@ def check_samples(samples: Any, where: str, prefix: str, section_count: int) -> 
                     )
             else:
                 check(value, NUMBER, where, f"{name}.{key}")
+        check_figures(sample, SAMPLE_NON_NEGATIVE, where, name)
+        check_figures(sample, ("t_s",), where, name, negative=True)
         _check_level(sample.get("responsiveness"), where, f"{name}.responsiveness")
 
 
@@ -330,6 +355,7 @@ def check_pauses(pauses: Any, where: str, name: str = "pauses") -> None:
         if not isinstance(pause, dict):
             raise RecordError(f"{where}: {name}[{index}] should be a table.")
         check_spec(pause, PAUSE_KEYS, where, f"{name}[{index}]")
+        check_figures(pause, PAUSE_NON_NEGATIVE, where, f"{name}[{index}]")
 
 
 def check_hosts(hosts: Any, where: str) -> None:
@@ -340,6 +366,7 @@ def check_hosts(hosts: Any, where: str) -> None:
         if not isinstance(host, dict):
             raise RecordError(f"{where}: {name} should be a table.")
         check_spec(host, HOSTS_KEYS, where, name)
+        check_figures(host, HOST_NON_NEGATIVE, where, name)
         if "pressure" in host:
             check_pressure(host["pressure"], where, f"{name}.pressure")
         check_pauses(host.get("pauses", []), where, f"{name}.pauses")
@@ -360,6 +387,7 @@ def check_document(doc: dict[str, Any], where: str) -> None:
     """Validate a schema 2 document (already migrated); raise RecordError naming the key."""
     run = table_of(doc, "run", where)
     check_spec(run, RUN_KEYS, where, "run")
+    check_figures(run, RUN_NON_NEGATIVE, where, "run")
     if run["status"] not in RUN_STATUSES:
         raise RecordError(
             f"{where}: key 'run.status' should be one of {', '.join(RUN_STATUSES)}, found {run['status']!r}."

@@ -16,7 +16,7 @@ from iotui.core.records.files import load_record
 from iotui.core.records.schema import RecordError
 from iotui.core.sweep.analysis import SweepAnalysis
 from iotui.core.numbers import number
-from iotui.core.sweep.output import _analysis_lines, columns_for, point_json
+from iotui.core.sweep.output import analysis_lines, columns_for, point_json
 from iotui.core.sweep.points import PointResult, left_out_reason, usable_points
 from iotui.core.sweep.record import SweepRecord
 
@@ -48,7 +48,7 @@ def points_table(keys: list[str], points: Sequence[PointResult], errors: Sequenc
 
 
 def _analysis_html(analysis: SweepAnalysis) -> str:
-    lines = _analysis_lines(analysis, "", "  ")
+    lines = analysis_lines(analysis, "", "  ")
     return "<ul>" + "".join(f"<li>{esc(line)}</li>" for line in lines) + "</ul>" if lines else ""
 
 

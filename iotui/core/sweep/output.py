@@ -164,7 +164,8 @@ def _parts(sweep: SweepRecord, analysis: SweepAnalysis) -> list[tuple[str | None
     ]
 
 
-def _analysis_lines(analysis: SweepAnalysis, bullet: str, sub_bullet: str) -> list[str]:
+def analysis_lines(analysis: SweepAnalysis, bullet: str, sub_bullet: str) -> list[str]:
+    """The analysis as sentences (best under the SLO, sweet spot, ranking, notes), each after ``bullet``."""
     lines = []
     if analysis.slo is not None:
         lines.append(f"{bullet}Best under {analysis.slo.slo.text}: {analysis.slo.why}")
@@ -209,7 +210,7 @@ def sweep_text(sweep: SweepRecord, analysis: SweepAnalysis) -> str:
         if heading is not None:
             out += [heading, ""]
         out += [_aligned(cells, widths, key_count) for cells in (headers, *rows)] + [""]
-        out += _analysis_lines(part, "", "  ")
+        out += analysis_lines(part, "", "  ")
         if heading is not None:
             out.append("")
     if analysis.sections:
@@ -234,7 +235,7 @@ def sweep_markdown(sweep: SweepRecord, analysis: SweepAnalysis) -> str:
             *("| " + " | ".join(row) + " |" for row in rows),
             "",
         ]
-        out += _analysis_lines(part, "- ", "  - ")
+        out += analysis_lines(part, "- ", "  - ")
         if heading is not None:
             out.append("")
     if analysis.sections:
