@@ -10,7 +10,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from iotui.core.host.counters import HostSample
 from iotui.core.host.verdict import verdict_text
@@ -24,7 +24,8 @@ from iotui.cli_common import (
     resolve_runs_dir,
 )
 from iotui.core.runs.lock import RunLockHeld
-from iotui.core.records.record import RunRecord, section_directions
+from iotui.core.records.direction_figures import CpuFigures, DirectionFigures, cpu_figures
+from iotui.core.records.record import RunRecord
 from iotui.core.records.findings import section_finding_lines
 from iotui.core.compare.repeat import new_repeat_group, repeat_keys, spreads
 from iotui.core.runs.events import HostUpdate, IntervalUpdate, LogLine, RunFinished
@@ -107,26 +108,26 @@ class LinePrinter:
                 )
 
 
-def _direction_line(direction: str, table: dict[str, Any], indent: str) -> str:
+def _direction_line(figures: DirectionFigures, indent: str) -> str:
     line = (
-        f"{indent}{direction:5} IOPS {fmt.iops(table.get('iops')):>8}  BW {fmt.bytes_per_s(table.get('bw_bytes')):>11}  "
-        f"lat mean {fmt.latency_ns(table.get('lat_mean_ns'))}  p50 {fmt.latency_ns(table.get('lat_p50_ns'))}  "
-        f"p99 {fmt.latency_ns(table.get('lat_p99_ns'))}  p99.9 {fmt.latency_ns(table.get('lat_p99_9_ns'))}  "
-        f"max {fmt.latency_ns(table.get('lat_max_ns'))}"
+        f"{indent}{figures.direction:5} IOPS {fmt.iops(figures.iops):>8}  BW {fmt.bytes_per_s(figures.bw_bytes):>11}  "
+        f"lat mean {fmt.latency_ns(figures.lat_mean_ns)}  p50 {fmt.latency_ns(figures.lat_p50_ns)}  "
+        f"p99 {fmt.latency_ns(figures.lat_p99_ns)}  p99.9 {fmt.latency_ns(figures.lat_p99_9_ns)}  "
+        f"max {fmt.latency_ns(figures.lat_max_ns)}"
     )
-    if table.get("lat_source") == "bins-unpaused":
+    if figures.lat_source == "bins-unpaused":
         line += "  (latency of the unpaused seconds)"
-    elif table.get("lat_source") == "derived":
+    elif figures.lat_source == "derived":
         line += "  (latency count derived from IOPS x runtime)"
     return line
 
 
-def _cpu_line(cpu: dict[str, Any], indent: str) -> str:
+def _cpu_line(cpu: CpuFigures, indent: str) -> str:
     return (
-        f"{indent}cpu   usr {fmt.percent(cpu.get('user_pct'))} sys {fmt.percent(cpu.get('system_pct'))} "
-        f"iowait {fmt.percent(cpu.get('iowait_pct'))}  ctx/s {fmt.rate(cpu.get('ctx_switches_per_s'))}  "
-        f"irq/s {fmt.rate(cpu.get('interrupts_per_s'))}  IOPS/fio core {fmt.iops(cpu.get('iops_per_fio_core'))}  "
-        f"IOPS/busy core {fmt.iops(cpu.get('iops_per_busy_core'))}"
+        f"{indent}cpu   usr {fmt.percent(cpu.user_pct)} sys {fmt.percent(cpu.system_pct)} "
+        f"iowait {fmt.percent(cpu.iowait_pct)}  ctx/s {fmt.rate(cpu.ctx_switches_per_s)}  "
+        f"irq/s {fmt.rate(cpu.interrupts_per_s)}  IOPS/fio core {fmt.iops(cpu.iops_per_fio_core)}  "
+        f"IOPS/busy core {fmt.iops(cpu.iops_per_busy_core)}"
     )
 
 
@@ -142,10 +143,11 @@ def print_summary(record: RunRecord, saved_path: Path | None, out: TextIO | None
     for index, section in enumerate(record.sections):
         if multi:
             print(f"  section {index + 1}/{len(record.sections)}: {fmt.section_heading(section)}", file=out)
-        for direction in section_directions(section):
-            print(_direction_line(direction, section[direction], indent), file=out)
-        if section.get("cpu"):
-            print(_cpu_line(section["cpu"], indent), file=out)
+        for figures in record.figures(index):
+            print(_direction_line(figures, indent), file=out)
+        cpu = cpu_figures(section)
+        if cpu is not None:
+            print(_cpu_line(cpu, indent), file=out)
         section_verdict = verdict_text(section.get("pressure"))
         if multi and section_verdict:
             print(f"{indent}responsiveness: {section_verdict}", file=out)

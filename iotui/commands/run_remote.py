@@ -8,7 +8,7 @@ import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import Mapping, TextIO
 
 from iotui.cli_common import CommandError, start_refusal, start_request
 from iotui.cli_options import HostOptions, RunOptions
@@ -18,6 +18,7 @@ from iotui.core.remote.host_table import host_rows, slowest
 from iotui.core.remote.session import AggregateUpdate, HostFailed, MultiHostSession
 from iotui.core.remote.transport import RemoteError, parse_hosts, read_hosts_file
 from iotui.core.presets.model import Preset
+from iotui.core.records.direction_figures import cpu_figures, section_figures
 from iotui.core.records.record import RunRecord
 from iotui.core.runs.events import EventCallback, LogLine, RunFinished
 from iotui.core.start import StartError, StartRequest, start_hosts_run
@@ -178,20 +179,17 @@ def _print_host_table(hosts: list[dict], index: int, out: TextIO) -> None:
         print(f"    slowest: {row.name} ({why}: {fmt.iops(row.iops)} IOPS, p99 {fmt.latency_ns(row.lat_p99_ns)})", file=out)
 
 
-def _print_directions(section: dict, out: TextIO, indent: str) -> None:
-    for direction in ("read", "write", "trim"):
-        table = section.get(direction)
-        if not table:
-            continue
+def _print_directions(section: Mapping[str, object], out: TextIO, indent: str) -> None:
+    for figures in section_figures(section):
         print(
-            f"{indent}{direction:5} IOPS {fmt.iops(table.get('iops')):>8}  BW {fmt.bytes_per_s(table.get('bw_bytes')):>11}  "
-            f"lat mean {fmt.latency_ns(table.get('lat_mean_ns'))}  p99 {fmt.latency_ns(table.get('lat_p99_ns'))}  "
-            f"max {fmt.latency_ns(table.get('lat_max_ns'))}",
+            f"{indent}{figures.direction:5} IOPS {fmt.iops(figures.iops):>8}  BW {fmt.bytes_per_s(figures.bw_bytes):>11}  "
+            f"lat mean {fmt.latency_ns(figures.lat_mean_ns)}  p99 {fmt.latency_ns(figures.lat_p99_ns)}  "
+            f"max {fmt.latency_ns(figures.lat_max_ns)}",
             file=out,
         )
-    cpu = section.get("cpu") or {}
-    if cpu.get("fio_cpu_cores") is not None:
-        print(f"{indent}cpu   fio cores {cpu['fio_cpu_cores']:.2f}  IOPS/fio core {fmt.iops(cpu.get('iops_per_fio_core'))}", file=out)
+    cpu = cpu_figures(section)
+    if cpu is not None and cpu.fio_cpu_cores is not None:
+        print(f"{indent}cpu   fio cores {cpu.fio_cpu_cores:.2f}  IOPS/fio core {fmt.iops(cpu.iops_per_fio_core)}", file=out)
 
 
 async def run_remote(options: RunOptions, preset: Preset, runs_dir: Path | None, *, json_output: bool) -> int:

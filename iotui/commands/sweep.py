@@ -248,14 +248,16 @@ async def _run(options: SweepOptions) -> int:
         for point in sweep.points:
             print(f"  {point.index + 1}. {_params(point.params)} ({point.status})", file=out)
         return EXIT_OK
+    request = run_request(options.run, plan.preset, runs_dir=runs_dir)
     runner = SweepRunner(
         sweep,
-        start_point=point_starter(plan, run_request(options.run, plan.preset, runs_dir=runs_dir), word=hosts_start_refusal),
+        start_point=point_starter(plan, request, word=hosts_start_refusal),
         runs_dir=runs_dir,
         on_event=ProgressPrinter(out),
         estimates_s=estimate.point_duration_s,
         force=options.run.force,
         lock_by="iotui sweep",
+        on_hosts=bool(request.hosts),  # a sysbench point with hosts is refused, so none runs here
     )
     loop = asyncio.get_running_loop()
     interrupted = False

@@ -8,7 +8,9 @@ way. Never imports Textual.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Mapping, Sequence
+
+from iotui.core.numbers import number
 
 NO_VALUE = "-"
 
@@ -118,19 +120,23 @@ def count(value: float | None) -> str:
     return f"{float(value):,.0f}"
 
 
-def section_heading(section: dict[str, Any]) -> str:
+def section_heading(section: Mapping[str, object]) -> str:
     """``4k-direct (4k, QD32 x 4 jobs, randread, 10.0 s)``: what a section ran."""
-    options = section.get("options") or {}
-    parts = [options[key] for key in ("bs",) if options.get(key)]
+    found = section.get("options")
+    options: Mapping[str, object] = found if isinstance(found, Mapping) else {}
+    parts = [str(options[key]) for key in ("bs",) if options.get(key)]
     if options.get("iodepth") or options.get("numjobs"):
         parts.append(f"QD{options.get('iodepth', '1')} x {options.get('numjobs', '1')} jobs")
     if options.get("rw"):
-        parts.append(options["rw"])
-    if section.get("duration_s") is not None:
-        parts.append(duration_s(section.get("duration_s")))
-    if section.get("paused_s"):
-        parts.append(paused(section.get("paused_s")))
-    jobs = [name for name in section.get("jobs") or [] if name != section.get("name")]
+        parts.append(str(options["rw"]))
+    section_s = number(section.get("duration_s"))
+    if section_s is not None:
+        parts.append(duration_s(section_s))
+    paused_s = number(section.get("paused_s"))
+    if paused_s:
+        parts.append(paused(paused_s))
+    names = section.get("jobs")
+    jobs = [str(name) for name in (names if isinstance(names, list) else []) if name != section.get("name")]
     if jobs:
         parts.append("with " + ", ".join(jobs))
     return f"{section.get('name', '?')} ({', '.join(parts)})" if parts else str(section.get("name", "?"))

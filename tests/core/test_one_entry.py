@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from iotui.cli_common import CommandError, start_refusal as cli_start_refusal
+from iotui.cli_options import RunOptions
 from iotui.commands import sweep as sweep_command
 from iotui.commands.run_remote import hosts_start_refusal, remote_session
 from iotui.core import start
@@ -22,13 +23,13 @@ from iotui.ui.services import ServiceError, Services, start_refusal as app_start
 HOSTS = ("127.0.0.1", "127.0.0.2")
 
 
-def _cli_args(**changes: object) -> argparse.Namespace:
+def _cli_args(**changes: object) -> RunOptions:
     values: dict[str, object] = {
         "hosts": ",".join(HOSTS), "hosts_file": None, "ssh": None, "min_hosts": None, "no_host_probes": False,
         "target": "/data", "fio": None, "allow_cache": False, "baseline": 0.0, "force": False, "lock_by": None,
     }
     values.update(changes)
-    return argparse.Namespace(**values)
+    return RunOptions.from_namespace(argparse.Namespace(**values))
 
 
 def _counting_runs_dir_checks(monkeypatch) -> list[Path]:
@@ -113,7 +114,7 @@ async def test_the_command_line_and_the_app_start_sweep_points_with_one_factory(
         hosts=None, hosts_file=None, ssh=None, min_hosts=None, no_host_probes=False,
     )
     with pytest.raises(CommandError, match="captured"):
-        await sweep_command._run(args)
+        await sweep_command._run(sweep_command.SweepOptions.from_namespace(args))
     services = Services(runs_dir=runs_dir, baseline_s=0)
     setup = services.plan_sweep(find_preset("quick"), str(tmp_path), "bs=4k,8k", Overrides(runtime_s=2, size="1M"))
     captured.append(services.make_sweep_runner(setup, lambda event: None).start_point)

@@ -154,3 +154,50 @@ async def test_a_sweep_holds_the_lock_from_first_point_to_last(tmp_path: Path) -
     finally:
         finish(holder)
     assert len(seen_holders) == 3  # the refused sweep started no point
+
+
+async def test_a_sweep_whose_points_all_run_on_hosts_takes_no_lock_and_runs_past_a_holder(tmp_path: Path) -> None:
+    # As one multi-host run: the lock guards this machine's disks, and fio runs on the hosts.
+    from tests.core.test_sweep import FakeSession, new_sweep
+    from iotui.core.sweep.runner import SweepRunner
+
+    seen_holders = []
+
+    async def start_point(point, emit):
+        seen_holders.append(current_holder())
+        return FakeSession(point.params, tmp_path)
+
+    holder = start_holder()
+    try:
+        done = await SweepRunner(new_sweep(), start_point=start_point, runs_dir=tmp_path, on_hosts=True).run()
+        assert done.status == "completed" and len(seen_holders) == 3
+        assert all(h is not None and h.by == "iotui run" for h in seen_holders)  # the other run's, untouched
+    finally:
+        assert finish(holder) == "alone"  # nothing was forced past it
+
+
+@pytest.mark.parametrize("hosts, on_hosts", [(None, False), ("127.0.0.1,127.0.0.2", True)])
+async def test_iotui_sweep_takes_the_lock_for_local_points_only(tmp_path: Path, monkeypatch, hosts, on_hosts) -> None:
+    import argparse
+
+    from iotui.cli_common import CommandError
+    from iotui.commands import sweep as sweep_command
+
+    captured = []
+
+    class CapturingRunner:
+        def __init__(self, sweep, **kwargs) -> None:
+            captured.append(kwargs["on_hosts"])
+
+        async def run(self):
+            raise CommandError("captured")
+
+    monkeypatch.setattr(sweep_command, "SweepRunner", CapturingRunner)
+    monkeypatch.setattr(sweep_command, "find_sysbench", lambda: None)
+    args = argparse.Namespace(
+        preset="quick", target=str(tmp_path), runtime="2", size="1M", vary=["bs=4k,8k"], yes=True,
+        baseline=0.0, runs_dir=str(tmp_path / "runs"), hosts=hosts,
+    )
+    with pytest.raises(CommandError, match="captured"):
+        await sweep_command._run(sweep_command.SweepOptions.from_namespace(args))
+    assert captured == [on_hosts]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from iotui.core.sweep.slo import SloCandidate, SloError, candidate_from_direction, choose, parse_slo
+from iotui.core.sweep.points import PointResult
+from iotui.core.sweep.slo import SloCandidate, SloError, choose, choose_point, parse_slo
 
 
 @pytest.mark.parametrize(
@@ -84,8 +85,8 @@ def test_the_fastest_point_meeting_the_target_needs_no_aside() -> None:
     assert "fastest" not in choice.why
 
 
-def test_candidate_reads_the_figure_named_by_the_target() -> None:
-    table = {"iops": 1234.0, "lat_p99_ns": 5.0, "lat_p99_9_ns": 9.0, "lat_mean_ns": 2.0}
-    assert candidate_from_direction({"a": "1"}, table, parse_slo("read p99.9<=1ms")).latency_ns == 9.0
-    assert candidate_from_direction({"a": "1"}, table, parse_slo("read mean<=1ms")).latency_ns == 2.0
-    assert candidate_from_direction({"a": "1"}, None, parse_slo("read mean<=1ms")).iops is None
+def test_a_point_is_judged_by_the_figure_the_target_names() -> None:
+    point = PointResult({"a": "1"}, read_iops=1234.0, read_lat_p99_ns=5.0, read_lat_p99_9_ns=9.0, read_lat_mean_ns=2.0)
+    assert choose_point(parse_slo("read p99.9<=1ms"), [point]).latency_ns == 9.0
+    assert choose_point(parse_slo("read mean<=1ms"), [point]).latency_ns == 2.0
+    assert choose_point(parse_slo("write mean<=1ms"), [point]).iops is None

@@ -397,12 +397,6 @@ def check_option(
     return name, checked
 
 
-def engine_of(options: Mapping[str, str]) -> str | None:
-    """The ioengine set in canonical options, if any."""
-    value = options.get("ioengine")
-    return fio_value(value) if value else None
-
-
 # -- what a preset does --------------------------------------------------------------
 
 _READ_ONLY_RW = {"read", "randread"}

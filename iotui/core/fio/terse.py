@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-from iotui.core.fio.text_report import Block, DirectionText, TextReport
+from iotui.core.fio.text_report import Block, DirectionText, ReportContext, TextReport
 
 _START = re.compile(r"^(?:2;[^;]*;\d+;-?\d+;|[345];fio-[^;]*;[^;]*;\d+;-?\d+;)")
 _PERCENTILE_NAMES = {"50.000000": "p50", "90.000000": "p90", "99.000000": "p99", "99.900000": "p99_9"}
@@ -117,7 +117,7 @@ def read_terse_reports(text: str) -> list[TextReport]:
             current = None
             continue
         if current is None or block.groupid < current.blocks[-1].groupid:
-            current = TextReport({"version": fio_version} if fio_version else {}, closed=True)
+            current = TextReport(ReportContext(version=fio_version or None), closed=True)
             reports.append(current)
         current.blocks.append(block)
         current.devices.extend(device for device in devices if device not in current.devices)

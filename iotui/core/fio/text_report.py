@@ -27,9 +27,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
-from typing import Any
 
 from iotui.core.fio.printed import bytes_of, count_of
 
@@ -259,10 +258,25 @@ def _parse_time(rest: str) -> dt.datetime | None:
 
 
 @dataclass
+class ReportContext:
+    """What fio printed before a run's job blocks, as read so far: the job headers, the command line,
+    the version, the ``fio --client`` hosts."""
+
+    headers: dict[str, tuple[dict[str, str], dict[str, int | None]]] = field(default_factory=dict)
+    """Each job's header line: its options and each direction's fixed block size."""
+    client_hosts: list[str] = field(default_factory=list)
+    command_options: dict[str, str] = field(default_factory=dict)
+    argv: list[str] = field(default_factory=list)
+    version: str | None = None
+    hosts_used: bool = False
+    """The client hosts already went to a report: the next host line starts another ``fio --client`` run."""
+
+
+@dataclass
 class TextReport:
     """One fio run's printed report: its job blocks and its "Run status group" lines."""
 
-    context: dict[str, Any]
+    context: ReportContext
     blocks: list[Block] = field(default_factory=list)
     group_lines: dict[int, dict[str, GroupLine]] = field(default_factory=dict)
     closed: bool = False
@@ -283,7 +297,7 @@ def _group_line(line: str) -> tuple[str, GroupLine] | None:
 def read_reports(text: str) -> list[TextReport]:
     """Every fio run printed in the text, in order (none: not a fio report)."""
     reports: list[TextReport] = []
-    context: dict[str, Any] = {"headers": {}, "client_hosts": []}
+    context = ReportContext()
     current: TextReport | None = None
     block: Block | None = None
     group: int | None = None
@@ -293,11 +307,11 @@ def read_reports(text: str) -> list[TextReport]:
         header = _JOB_HEADER.match(line)
         if header:
             if current is None or current.closed:
-                current = TextReport(dict(context))
+                current = TextReport(replace(context))
                 reports.append(current)
-                context["hosts_used"] = bool(context["client_hosts"])
-            options, block_bytes = context["headers"].get(header.group("name").strip(), ({}, {}))
-            sizes = {tuple(sorted(b.items())) for _, b in context["headers"].values()}
+                context.hosts_used = bool(context.client_hosts)
+            options, block_bytes = context.headers.get(header.group("name").strip(), ({}, {}))
+            sizes = {tuple(sorted(b.items())) for _, b in context.headers.values()}
             if not block_bytes and len(sizes) == 1:  # "All clients": the block size all its jobs ran with
                 block_bytes = dict(sizes.pop())
             block = Block(
@@ -322,19 +336,20 @@ def read_reports(text: str) -> list[TextReport]:
             if current is not None and (current.closed or command or client_host or current.blocks):
                 current.closed, current = True, None
             if options_header:
-                context["headers"][options_header.group("name").strip()] = _header_options(
+                context.headers[options_header.group("name").strip()] = _header_options(
                     options_header.group("options")
                 )
             elif command:
-                context["command_options"], context["argv"] = _command_options(command.group("args"))
-                context["headers"], context["client_hosts"] = {}, []
+                context.command_options, context.argv = _command_options(command.group("args"))
+                context.headers, context.client_hosts = {}, []
             elif client_host:
-                if context.pop("hosts_used", False):  # a new fio --client run
-                    context["headers"], context["client_hosts"] = {}, []
-                context["client_hosts"] = [*context["client_hosts"], client_host.group("host").strip()]
+                if context.hosts_used:  # a new fio --client run
+                    context.hosts_used = False
+                    context.headers, context.client_hosts = {}, []
+                context.client_hosts = [*context.client_hosts, client_host.group("host").strip()]
             else:
                 assert version is not None
-                context["version"] = version.group(1)
+                context.version = version.group(1)
             continue
         if _RUN_STATUS.match(line):
             block = None
@@ -368,7 +383,7 @@ def _fold_clients(reports: list[TextReport]) -> list[TextReport]:
     folded: list[TextReport] = []
     pending: list[TextReport] = []
     for report in reports:
-        hosts = report.context.get("client_hosts") or []
+        hosts = report.context.client_hosts
         if report.blocks[0].name == ALL_CLIENTS and pending:
             names = hosts if len(hosts) == len(pending) else [f"client {n + 1}" for n in range(len(pending))]
             report.hosts = list(zip(names, pending))
@@ -380,8 +395,8 @@ def _fold_clients(reports: list[TextReport]) -> list[TextReport]:
             folded.extend(pending)
             pending = []
             folded.append(report)
-    if pending and len(pending) == 1 and (pending[0].context.get("client_hosts") or []):
+    if pending and len(pending) == 1 and pending[0].context.client_hosts:
         only = pending[0]  # one server: no "All clients"; that server's report is the run
-        only.hosts = [(only.context["client_hosts"][0], only)]
+        only.hosts = [(only.context.client_hosts[0], only)]
     folded.extend(pending)
     return folded

@@ -16,10 +16,10 @@ rather than taking the old level.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, MutableMapping, Sequence
+from typing import Protocol
 
-from iotui.core.numbers import number
+from iotui.core.numbers import is_number, number
 from iotui.core.host.levels import CAUSE_FIGURES, SUMMARY_SIGNALS, THRESHOLDS, Crossing, Level, Threshold, crossings
 
 BASELINE_KEYS = {
@@ -30,22 +30,27 @@ BASELINE_KEYS = {
 _LEVELS = {level.value: level for level in Level}
 
 
-def threshold_value(threshold: Threshold, run_pressure: Mapping[str, Any]) -> float:
+def threshold_value(threshold: Threshold, run_pressure: Mapping[str, object]) -> float:
     """The figure past which `threshold` is met in this run: the run's baseline + limit for a probe."""
     if not threshold.relative:
         return threshold.limit
-    base = run_pressure.get(BASELINE_KEYS.get(threshold.cause, ""))
-    return threshold.limit + (float(base) if isinstance(base, (int, float)) else 0.0)
+    base = number(run_pressure.get(BASELINE_KEYS.get(threshold.cause, "")))
+    return threshold.limit + (base if base is not None else 0.0)
 
 
-def _cause_figures(sample: Mapping[str, Any]) -> dict[str, float | None]:
+def _figure(value: object) -> int | float | None:
+    """A figure as the sample holds it (an int stays an int, as the record wrote it); None where it is none."""
+    return value if is_number(value) else None
+
+
+def _cause_figures(sample: Mapping[str, object]) -> dict[str, float | None]:
     return {
         figure: number(sample.get(figure))
         for figure in CAUSE_FIGURES.values()
     }
 
 
-def _felt(sample: Mapping[str, Any], run_pressure: Mapping[str, Any]) -> tuple[Level, list[Crossing]]:
+def _felt(sample: Mapping[str, object], run_pressure: Mapping[str, object]) -> tuple[Level, list[Crossing]]:
     """The level this second counts at, and its own crossings of that level's rules.
 
     The lower of the chip's level and the highest level a figure of this second crossed.
@@ -57,14 +62,14 @@ def _felt(sample: Mapping[str, Any], run_pressure: Mapping[str, Any]) -> tuple[L
     return level, [c for c in met if c.threshold.level is level]
 
 
-def pressure_from_samples(samples: Sequence[Mapping[str, Any]], run_pressure: Mapping[str, Any]) -> dict[str, Any]:
+def pressure_from_samples(samples: Sequence[Mapping[str, object]], run_pressure: Mapping[str, object]) -> dict[str, object]:
     """The `pressure` table over `samples` (a section's); baselines come from the run's."""
     judged = [s for s in samples if s.get("responsiveness") in _LEVELS]
     if not judged:
         return {}
     felt = [(_felt(s, run_pressure), s) for s in judged]
     worst = max((level for (level, _), _ in felt), key=lambda level: level.rank)
-    result: dict[str, Any] = {"responsiveness": worst.value}
+    result: dict[str, object] = {"responsiveness": worst.value}
     if worst is not Level.OK:
         # Each second at the worst level names the rule it met: the chip's cause where that
         # second's own figure met it, else its strongest crossing.
@@ -83,13 +88,13 @@ def pressure_from_samples(samples: Sequence[Mapping[str, Any]], run_pressure: Ma
     if note:
         result["responsiveness_note"] = note
     for name in SUMMARY_SIGNALS:
-        values = [s[name] for s in samples if isinstance(s.get(name), (int, float))]
+        values = [value for s in samples if (value := _figure(s.get(name))) is not None]
         if values:
             result[f"{name}_max"] = max(values)
     return result
 
 
-def _easing_note(felt: list[tuple[tuple[Level, list[Crossing]], Mapping[str, Any]]], level: Level) -> str | None:
+def _easing_note(felt: list[tuple[tuple[Level, list[Crossing]], Mapping[str, object]]], level: Level) -> str | None:
     """Words for the seconds the chip showed a level above the section's: it was easing off."""
     above = [s for (_, _), s in felt if _LEVELS.get(str(s.get("responsiveness")), Level.OK).rank > level.rank]
     if not above:
@@ -106,7 +111,7 @@ def _easing_note(felt: list[tuple[tuple[Level, list[Crossing]], Mapping[str, Any
     )
 
 
-def verdict_contradiction(pressure: Mapping[str, Any], run_pressure: Mapping[str, Any] | None = None) -> str | None:
+def verdict_contradiction(pressure: Mapping[str, object], run_pressure: Mapping[str, object] | None = None) -> str | None:
     """Why a `pressure` table's level is not borne out by its own cause figure; None when it is.
 
     A level above OK needs a cause whose value met that cause's rule of that level (or a
@@ -115,8 +120,8 @@ def verdict_contradiction(pressure: Mapping[str, Any], run_pressure: Mapping[str
     level = _LEVELS.get(str(pressure.get("responsiveness")))
     if level is None or level is Level.OK:
         return None
-    cause, value, limit = pressure.get("cause"), pressure.get("cause_value"), pressure.get("cause_threshold")
-    if not isinstance(value, (int, float)) or not isinstance(limit, (int, float)):
+    cause, value, limit = pressure.get("cause"), _figure(pressure.get("cause_value")), _figure(pressure.get("cause_threshold"))
+    if value is None or limit is None:
         return f"{level.value} without a cause value and threshold"
     rules = [t for t in THRESHOLDS if t.cause == cause and t.level.rank >= level.rank]
     if not rules:
@@ -124,17 +129,29 @@ def verdict_contradiction(pressure: Mapping[str, Any], run_pressure: Mapping[str
     lowest = min(rules, key=lambda t: t.limit)
     if run_pressure is not None and limit < threshold_value(lowest, run_pressure) - 1e-3:
         return f"threshold {limit} is under the {level.value} rule's {threshold_value(lowest, run_pressure)}"
-    if float(value) < float(limit) - 1e-3:  # the record rounds thresholds to 3 decimals
+    if value < limit - 1e-3:  # the record rounds thresholds to 3 decimals
         return f"{level.value} with {cause} {value} under its threshold {limit}"
     return None
 
 
-def apply_section_pressure(record: Any) -> None:
+class SectionedRecord(Protocol):
+    """What :func:`apply_section_pressure` needs of a run record (``core/records/record.py RunRecord``)."""
+
+    @property
+    def sections(self) -> Sequence[MutableMapping[str, object]]: ...
+
+    @property
+    def pressure(self) -> Mapping[str, object]: ...
+
+    def section_samples(self, index: int) -> Sequence[Mapping[str, object]]: ...
+
+
+def apply_section_pressure(record: SectionedRecord) -> None:
     """Give each section its own `pressure` from its samples, thresholds from the run's baselines.
 
     Sections without samples keep what they had.
     """
-    for index, section in enumerate(getattr(record, "sections", [])):
+    for index, section in enumerate(record.sections):
         table = pressure_from_samples(record.section_samples(index), record.pressure)
         if table:
             section["pressure"] = table

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from iotui.core.numbers import number
-from iotui.core.records.schema import DIRECTIONS
+from iotui.core.records.schema import CPU_KEYS, DIRECTIONS
 
 # The figures a direction holds, in the record's own keys and units (ns, bytes, bytes/s, IO/s).
 FIGURE_KEYS = (
@@ -106,3 +106,34 @@ def worst_p99_ns(section: Mapping[str, object]) -> float | None:
     """The higher p99 of a section's directions (they ran at the same time); None where none has one."""
     values = [figures.lat_p99_ns for figures in section_figures(section) if figures.lat_p99_ns is not None]
     return max(values) if values else None
+
+
+# The figures of a section's ``cpu`` table (schema.CPU_KEYS): the host's shares and rates while fio
+# ran, fio's own cost, and IOPS per core. Not a direction's figures: they belong to the section.
+@dataclass(frozen=True)
+class CpuFigures:
+    """One section's CPU cost; absent figures are None."""
+
+    user_pct: float | None = None
+    system_pct: float | None = None
+    iowait_pct: float | None = None
+    ctx_switches_per_s: float | None = None
+    interrupts_per_s: float | None = None
+    fio_user_pct: float | None = None  # fio's own processes, where the platform could tell them apart
+    fio_system_pct: float | None = None
+    fio_cpu_cores: float | None = None
+    iops_per_fio_core: float | None = None
+    iops_per_busy_core: float | None = None
+
+    @property
+    def has_fio_split(self) -> bool:
+        """True where fio's own user or system share was measured."""
+        return self.fio_user_pct is not None or self.fio_system_pct is not None
+
+
+def cpu_figures(section: Mapping[str, object]) -> CpuFigures | None:
+    """The figures of a section's ``cpu`` table; None where the section has none (or an empty one)."""
+    table = section.get("cpu")
+    if not isinstance(table, Mapping) or not table:
+        return None
+    return CpuFigures(**{key: number(table.get(key)) for key in CPU_KEYS})

@@ -24,7 +24,7 @@ from iotui.core.records.direction_figures import (
     section_metric,
     section_total_iops,
 )
-from iotui.core.records.migrate import rename_run_keys, section_from_row, sections_from_legacy
+from iotui.core.records.migrate import rename_run_keys, sections_from_legacy
 from iotui.core.records.schema import (
     DIRECTIONS,
     KNOWN_TOP,
@@ -162,10 +162,6 @@ class RunRecord:
         if len(self.sections) == 1 and index == 0:
             return [s for s in self.samples if s.get("section", 0) == 0]
         return [s for s in self.samples if s.get("section") == index]
-
-    def set_job_rows(self, rows: list[dict[str, Any]]) -> None:
-        """Sections from schema 1 style per-job rows (``read_iops``...); the run's summed summary is dropped."""
-        self.sections = [section_from_row(row, index) for index, row in enumerate(rows)]
 
     # -- schema 1 view ----------------------------------------------------
     @property

@@ -197,7 +197,7 @@ def _section_options(blocks: list[Block], report: TextReport) -> dict[str, str]:
             if key in SECTION_OPTION_KEYS and value not in seen.setdefault(key, []):
                 seen[key].append(value)
     options = {key: "/".join(values) for key, values in seen.items()}
-    command = report.context.get("command_options", {})
+    command = report.context.command_options
     options.update({k: v for k, v in command.items() if k in SECTION_OPTION_KEYS})
     if "numjobs" not in options and len(blocks) > 1 and len({b.name for b in blocks}) == 1:
         options["numjobs"] = str(sum(b.jobs for b in blocks))
@@ -235,7 +235,7 @@ def _run_options(report: TextReport) -> dict[str, str]:
         first = next(b for b in report.blocks if b.name == name)
         for key, value in first.options.items():
             options[key if len(names) == 1 else f"{name}.{key}"] = value
-    options.update(report.context.get("command_options", {}))  # the command line as typed beats the header
+    options.update(report.context.command_options)  # the command line as typed beats the header
     return {clean_text(k): clean_text(v) for k, v in options.items()}
 
 
@@ -260,8 +260,8 @@ def _record(report: TextReport) -> RunRecord | None:
             "status": "imported",
             "started": started or dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc),
             "duration_s": round(float(duration_s), 3),
-            "tool_version": report.context.get("version", UNKNOWN),
-            "argv": [clean_text(arg) for arg in report.context.get("argv", [])],
+            "tool_version": report.context.version if report.context.version is not None else UNKNOWN,
+            "argv": [clean_text(arg) for arg in report.context.argv],
             "report": "",
         },
         host={

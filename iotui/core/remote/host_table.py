@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from iotui.core.numbers import number
+from iotui.core.records.direction_figures import section_figures
+
 DIRECTIONS = ("read", "write", "trim")
 _SAME_RATE = 0.01  # within 1% of each other: a job held at a rate
 
@@ -32,26 +35,20 @@ def _sum(values: list[float | None]) -> float | None:
     return sum(present) if present else None
 
 
-def _figure(table: Mapping[str, object], key: str) -> float | None:
-    """A figure as the record holds it; absent (or not a number) is None, never 0."""
-    value = table.get(key)
-    return float(value) if isinstance(value, (int, float)) else None
-
-
 def host_rows(hosts: Sequence[Mapping[str, object]], section_index: int) -> list[HostRow]:
     rows = []
     for host in hosts:
         sections = host.get("sections")
         section = sections[section_index] if isinstance(sections, list) and section_index < len(sections) else {}
-        tables = [table for d in DIRECTIONS if isinstance(section, dict) and isinstance(table := section.get(d), dict)]
-        p99s = [p99 for t in tables if (p99 := _figure(t, "lat_p99_ns")) is not None]
+        figures = [f for f in section_figures(section) if f.direction in DIRECTIONS] if isinstance(section, Mapping) else []
+        p99s = [f.lat_p99_ns for f in figures if f.lat_p99_ns is not None]
         rows.append(
             HostRow(
                 name=str(host.get("name", "?")),
-                iops=_sum([_figure(t, "iops") for t in tables]),
-                bw_bytes=_sum([_figure(t, "bw_bytes") for t in tables]),
+                iops=_sum([f.iops for f in figures]),
+                bw_bytes=_sum([f.bw_bytes for f in figures]),
                 lat_p99_ns=max(p99s) if p99s else None,
-                failed_at_s=_figure(host, "failed_at_s"),
+                failed_at_s=number(host.get("failed_at_s")),
             )
         )
     return rows

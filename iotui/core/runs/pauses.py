@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Mapping, MutableMapping, Sequence
 
 from iotui.core.fio.intervals import DIRECTIONS, PERCENTILES, DirectionTotals, Snapshot, fio_percentiles, snapshot_from_document
 from iotui.core.fio.sections import group_entries
@@ -113,15 +113,14 @@ def _group_snapshots(doc: dict, whole: Snapshot | None = None) -> dict[int, Snap
 
 
 def unpause_sections(
-    sections: list[dict[str, Any]], rows: list[dict[str, Any]], log: PauseLog, final_doc: dict
+    sections: Sequence[MutableMapping[str, object]], rows: Sequence[Mapping[str, object]], log: PauseLog, final_doc: dict
 ) -> None:
     """Give each paused section its pause, figures without the paused time, and fio's own beside them."""
     paused_by_section: dict[int, float] = {}
     for row, held in zip(rows, log.row_pauses):
-        if held and isinstance(row.get("section"), int):
-            paused_by_section[row["section"]] = paused_by_section.get(row["section"], 0.0) + sum(
-                log.pauses[i]["duration_s"] for i in held
-            )
+        index = row.get("section")
+        if held and isinstance(index, int):
+            paused_by_section[index] = paused_by_section.get(index, 0.0) + sum(log.pauses[i]["duration_s"] for i in held)
     finals = _group_snapshots(final_doc)
     for index, section in enumerate(sections):
         paused_s = paused_by_section.get(index, 0.0)
@@ -129,9 +128,11 @@ def unpause_sections(
             continue
         section["paused_s"] = round(paused_s, 3)
         gid = section.get("groupid", 0)
+        if not isinstance(gid, int) or gid not in finals:
+            continue
         for direction in DIRECTIONS:
             table = section.get(direction)
-            totals = finals[gid].directions.get(direction) if gid in finals else None
+            totals = finals[gid].directions.get(direction)
             if not isinstance(table, dict) or totals is None:
                 continue
             table["fio"] = copy.deepcopy({k: v for k, v in table.items() if k != "fio"})
@@ -156,7 +157,7 @@ def lost_together(logs: list[PauseLog], gid: int, direction: str) -> _Lost:
     return together
 
 
-def unpaused_latency(table: dict[str, Any], totals: DirectionTotals, lost: _Lost | None) -> None:
+def unpaused_latency(table: MutableMapping[str, object], totals: DirectionTotals, lost: _Lost | None) -> None:
     """Latency of the unpaused intervals: final bins minus the paused intervals' bins."""
     for key in [k for k in table if k.startswith("lat_") and k != "lat_source"]:
         del table[key]

@@ -16,7 +16,7 @@ import time
 import uuid
 from pathlib import Path
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from iotui import __version__
 from iotui.core.fio.summary import cpu_summary
@@ -65,7 +65,7 @@ class RunRecorder(EventLog):
         self.watch = HostWatch(sampler, probe, monitor, io_probe)
         self.host_interval_s = host_interval_s
         self.messages: list[dict[str, str]] = []
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[dict[str, object]] = []
         self.host_samples: list[HostSample] = []
         self.latest_host: HostSample | None = None
         self.latest_probe: ProbeStats | None = None
@@ -122,8 +122,8 @@ class RunRecorder(EventLog):
 
     def _run_table(
         self, status: str, started: dt.datetime, *, title: str | None, tool: str, tool_version: str, argv: list[str],
-        **extra: Any,
-    ) -> dict[str, Any]:
+        **extra: object,
+    ) -> dict[str, object]:
         """The record's ``[run]`` table as every tool writes it (``extra``: the tool's own keys)."""
         return {
             "id": self.run_id,
@@ -175,7 +175,7 @@ class RunRecorder(EventLog):
             await asyncio.sleep(self.host_interval_s)
             self._sample_host()
 
-    def _add_host_summary(self, summary: dict[str, Any], total_iops: float) -> None:
+    def _add_host_summary(self, summary: dict[str, Mapping[str, object]], total_iops: float) -> None:
         """The ``cpu`` and ``pressure`` tables of the summary, from the samples taken while the tool ran."""
         cpu = cpu_summary(self.host_samples, total_iops)
         if cpu:

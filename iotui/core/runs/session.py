@@ -23,6 +23,7 @@ from iotui.core.fio.runner import FioExited, FioNotFoundError, FioRunner, Stderr
 from iotui.core.fio.sections import SectionTracker, fio_sections
 from iotui.core.fio.status import FioDocument, FioText
 from iotui.core.heap import hold_for_run, release_after_run
+from iotui.core.numbers import number
 from iotui.core.fio.summary import sample_row
 from iotui.core.host.identity import host_identity
 from iotui.core.host.processes import process_stopped
@@ -108,7 +109,8 @@ class RunSession(RunRecorder):
         if self.runner is not None and self.runner.pause():
             self.paused = True
             now = time.monotonic()
-            fio_t_s = self.rows[-1]["t_s"] + (now - self._last_row_monotonic) if self.rows else 0.0
+            last_t_s = number(self.rows[-1].get("t_s")) if self.rows else None
+            fio_t_s = last_t_s + (now - self._last_row_monotonic) if last_t_s is not None else 0.0
             self.pause_log.pause(now, fio_t_s)
         return self.paused
 

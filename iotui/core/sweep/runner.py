@@ -86,6 +86,7 @@ class SweepRunner:
     ``estimates_s`` maps a point index to its estimated seconds (for time left);
     ``runs_dir`` None means nothing is saved (a dry screen preview, a test).
     ``slo``: a latency target; the final analysis names the best point under it.
+    ``on_hosts``: every point runs on other hosts over ssh (``iotui sweep --hosts``), none on this machine.
     """
 
     def __init__(
@@ -99,10 +100,13 @@ class SweepRunner:
         slo: Slo | None = None,
         force: bool = False,
         lock_by: str = "iotui sweep",
+        on_hosts: bool = False,
     ) -> None:
         self.sweep = sweep
         self.slo = slo
-        # The sweep holds the machine's run lock (core.runs.lock) from its first point to its last.
+        # The sweep holds the machine's run lock (core.runs.lock) from its first point to its last,
+        # unless every point runs on hosts: the lock guards this machine's disks, as for one multi-host run.
+        self.on_hosts = on_hosts
         self.force = force
         self.lock_by = lock_by
         self.start_point = start_point
@@ -165,15 +169,18 @@ class SweepRunner:
 
     # -- the sweep -------------------------------------------------------------------------
     async def run(self) -> SweepRecord:
-        """Run the pending points; :class:`RunLockHeld` when another run holds the machine."""
+        """Run the pending points; :class:`RunLockHeld` when another run holds the machine (a sweep
+        whose points all run on hosts takes no lock: fio never touches this machine's disks)."""
+        if self.on_hosts:
+            return await self._run_points()
         target = str(self.sweep.base.get("target") or "") or "(each point's target)"
         lock = acquire_run_lock(preset=f"{self.sweep.preset} (sweep)", target=target, by=self.lock_by, force=self.force)
         try:
-            return await self._run_locked()
+            return await self._run_points()
         finally:
             lock.release()
 
-    async def _run_locked(self) -> SweepRecord:
+    async def _run_points(self) -> SweepRecord:
         to_run = self.sweep.pending()
         total = len(self.sweep.points)
         done = total - len(to_run)

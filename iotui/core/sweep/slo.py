@@ -149,12 +149,6 @@ def choose(slo: Slo, candidates: Sequence[SloCandidate]) -> SloChoice:
     return SloChoice(slo, dict(best.params), best.iops, best.latency_ns, why + ".", index)
 
 
-def candidate_from_direction(params: Mapping[str, str], direction_table: Mapping[str, object] | None, slo: Slo) -> SloCandidate:
-    """A candidate from a record's direction table (``iops``, ``lat_p99_ns`` ...)."""
-    table = direction_table or {}
-    return SloCandidate(dict(params), number(table.get("iops")), number(table.get(slo.key)))
-
-
 def choose_point(slo: Slo, points: Sequence[PointResult]) -> SloChoice:
     """The choice over sweep points (the analysis's PointResult: ``read_iops``, ``read_lat_p99_ns`` ...).
 

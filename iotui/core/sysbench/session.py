@@ -18,7 +18,7 @@ import shutil
 import signal
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Mapping
 
 from iotui.core.host.watch import HostReading, responsiveness_row
 from iotui.core.records.record import RunRecord
@@ -164,7 +164,7 @@ class SysbenchSession(RunRecorder):
         """sysbench reports no intervals: each host sample is a row of the record."""
         assert self._run_started_monotonic is not None
         t_s = time.monotonic() - self._run_started_monotonic
-        row: dict[str, Any] = {"t_s": round(t_s, 3), "dt_s": self.host_interval_s}
+        row: dict[str, object] = {"t_s": round(t_s, 3), "dt_s": self.host_interval_s}
         row.update({key: getattr(reading.host, key, None) for key in HOST_SAMPLE_KEYS})
         row.update(responsiveness_row(reading.assessment, reading.probe, reading.io_probe))
         self.rows.append({key: value for key, value in row.items() if value is not None})
@@ -242,19 +242,20 @@ class SysbenchSession(RunRecorder):
     def _finish(
         self, started: dt.datetime, version: str, workload: SysbenchWorkload | None, report_text: str, failure: str | None
     ) -> RunRecord:
-        summary: dict[str, dict[str, Any]] = {}
+        figures: dict[str, dict[str, float]] = {}
         warnings: list[tuple[str, str]] = list(self.plan.warnings)
         status = "stopped" if self.stop_requested else "completed"
         if failure is None and not self.stop_requested:
             try:
                 report = parse_sysbench_output(report_text)
-                summary = summary_from_report(report, workload.block_size_bytes if workload else None)
+                figures = summary_from_report(report, workload.block_size_bytes if workload else None)
                 warnings += [("sysbench-latency", text) for text in latency_warnings(report)]
             except SysbenchError as error:
                 failure = str(error)
         if failure is not None:
             status = "failed"
-        total_iops = sum(summary.get(d, {}).get("iops", 0.0) for d in ("read", "write"))
+        total_iops = sum(figures.get(d, {}).get("iops", 0.0) for d in ("read", "write"))
+        summary: dict[str, Mapping[str, object]] = dict(figures)
         self._add_host_summary(summary, total_iops)
         if workload is not None:
             warnings += [("sysbench-translation", note) for note in workload.notes]

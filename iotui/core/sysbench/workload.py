@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Mapping
 
 from iotui.core.fio.units import numeric_value
 
@@ -144,17 +144,17 @@ def parse_sysbench_output(text: str) -> SysbenchReport:
     )
 
 
-def summary_from_report(report: SysbenchReport, block_size_bytes: int | None = None) -> dict[str, dict[str, Any]]:
+def summary_from_report(report: SysbenchReport, block_size_bytes: int | None = None) -> dict[str, dict[str, float]]:
     """The record's ``[summary.read]``/``[summary.write]`` (+ ``[summary.sysbench]``) tables."""
     block = block_size_bytes or report.block_size_bytes
-    summary: dict[str, dict[str, Any]] = {}
+    summary: dict[str, dict[str, float]] = {}
     directions = (("read", report.reads_per_s, report.read_mib_per_s), ("write", report.writes_per_s, report.written_mib_per_s))
     for direction, per_s, mib_per_s in directions:
         if per_s <= 0:
             continue
         total_ios = int(round(per_s * report.total_time_s))
         bw_bytes = mib_per_s * (1 << 20)
-        table: dict[str, Any] = {
+        table: dict[str, float] = {
             "iops": per_s,
             "bw_bytes": bw_bytes,
             "total_ios": total_ios,

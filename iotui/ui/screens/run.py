@@ -129,11 +129,6 @@ class RunScreen(Screen):
         """fio's latest interval, as the figures show it."""
         return self.live_run.interval
 
-    @property
-    def in_progress(self) -> bool:
-        """Whether fio may still be running (the quit question depends on it)."""
-        return self.phase is not RunPhase.FINISHED
-
     # -- messages from the worker ---------------------------------------------
     @on(RunStarted)
     def _started(self, message: RunStarted) -> None:

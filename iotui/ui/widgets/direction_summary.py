@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Callable, Mapping
 
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
 from iotui.core import format as fmt
-from iotui.core.records.record import RunRecord, section_directions, section_metric
+from iotui.core.records.direction_figures import DirectionFigures, section_figures
+from iotui.core.records.record import RunRecord
 
-ROWS: tuple[tuple[str, str, object], ...] = (
-    ("iops", "IOPS", fmt.iops),
-    ("bw_bytes", "bandwidth", fmt.bytes_per_s),
-    ("lat_mean_ns", "lat mean", fmt.latency_ns),
-    ("lat_p50_ns", "lat p50", fmt.latency_ns),
-    ("lat_p99_ns", "lat p99", fmt.latency_ns),
-    ("lat_p99_9_ns", "lat p99.9", fmt.latency_ns),
-    ("lat_max_ns", "lat max", fmt.latency_ns),
+ROWS: tuple[tuple[str, Callable[[DirectionFigures], float | None], Callable[[float | None], str]], ...] = (
+    ("IOPS", lambda figures: figures.iops, fmt.iops),
+    ("bandwidth", lambda figures: figures.bw_bytes, fmt.bytes_per_s),
+    ("lat mean", lambda figures: figures.lat_mean_ns, fmt.latency_ns),
+    ("lat p50", lambda figures: figures.lat_p50_ns, fmt.latency_ns),
+    ("lat p99", lambda figures: figures.lat_p99_ns, fmt.latency_ns),
+    ("lat p99.9", lambda figures: figures.lat_p99_9_ns, fmt.latency_ns),
+    ("lat max", lambda figures: figures.lat_max_ns, fmt.latency_ns),
 )
 _LAT_NOTES = {
     "bins-unpaused": "latency: the unpaused seconds' bins",
@@ -26,18 +27,18 @@ _LAT_NOTES = {
 }
 
 
-def direction_table(section: dict[str, Any] | None) -> Table | Text:
+def direction_table(section: Mapping[str, object] | None) -> Table | Text:
     """Figures down, directions across, so two directions fit in 80 columns."""
-    directions = section_directions(section) if section else []
-    if not section or not directions:
+    directions = section_figures(section) if section else ()
+    if not directions:
         return Text("fio reported no I/O.", style="italic")
     table = Table(box=None, padding=(0, 1), header_style="bold")
     table.add_column("")
     for direction in directions:
-        table.add_column(direction, justify="right")
-    for key, label, formatter in ROWS:
-        table.add_row(label, *(formatter(section_metric(section, direction, key)) for direction in directions))  # type: ignore[operator]
-    notes = sorted({_LAT_NOTES[s] for d in directions if (s := section[d].get("lat_source")) in _LAT_NOTES})
+        table.add_column(direction.direction, justify="right")
+    for label, figure, formatter in ROWS:
+        table.add_row(label, *(formatter(figure(direction)) for direction in directions))
+    notes = sorted({note for d in directions if (note := _LAT_NOTES.get(d.lat_source or ""))})
     for note in notes:
         table.add_row(Text(note, style="dim italic"), *([""] * len(directions)))
     return table
@@ -49,5 +50,5 @@ class DirectionSummary(Static):
     def __init__(self, record: RunRecord, *, id: str | None = None) -> None:
         super().__init__(direction_table(record.sections[0] if record.sections else None), id=id)
 
-    def show_section(self, section: dict[str, Any] | None) -> None:
+    def show_section(self, section: Mapping[str, object] | None) -> None:
         self.update(direction_table(section))

@@ -3,45 +3,55 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Callable, Mapping, Sequence
 
 from textual.message import Message
 from textual.widgets import DataTable
 
 from iotui.core import format as fmt
-from iotui.core.records.record import RunRecord, section_directions, section_metric
+from iotui.core.numbers import number
+from iotui.core.records.direction_figures import DirectionFigures, section_figures
+from iotui.core.records.record import RunRecord
 
 COLUMNS = ("section", "bs", "QD × jobs", "read IOPS", "write IOPS", "bandwidth", "mean", "p99")
 
 
-def _per_direction(section: dict[str, Any], key: str, formatter: Any) -> str:
+def _per_direction(figures: Sequence[DirectionFigures], figure: Callable[[DirectionFigures], float | None],
+                   formatter: Callable[[float | None], str]) -> str:
     """One value per direction that ran, read first: ``1.2ms / 3.4ms`` for a mixed section."""
-    values = [formatter(section_metric(section, d, key)) for d in section_directions(section)]
+    values = [formatter(figure(direction)) for direction in figures]
     return " / ".join(values) if values else fmt.NO_VALUE
 
 
-def _read_iops(section: dict[str, Any]) -> str:
+def _iops_of(figures: Sequence[DirectionFigures], direction: str) -> float | None:
+    return next((found.iops for found in figures if found.direction == direction), None)
+
+
+def _read_iops(figures: Sequence[DirectionFigures]) -> str:
     """Read IOPS; a ``mixed`` section (fio's unified_rw_reporting) says so instead of passing for a read."""
-    mixed = section_metric(section, "mixed", "iops")
-    if mixed is not None and section_metric(section, "read", "iops") is None:
+    mixed = _iops_of(figures, "mixed")
+    if mixed is not None and _iops_of(figures, "read") is None:
         return f"mixed {fmt.iops(mixed)}"
-    return fmt.iops(section_metric(section, "read", "iops"))
+    return fmt.iops(_iops_of(figures, "read"))
 
 
-def section_row(section: dict[str, Any]) -> tuple[str, ...]:
-    options = section.get("options") or {}
+def section_row(section: Mapping[str, object]) -> tuple[str, ...]:
+    found = section.get("options")
+    options: Mapping[str, object] = found if isinstance(found, Mapping) else {}
+    figures = section_figures(section)
     name = str(section.get("name", "?"))
-    if section.get("paused_s"):
-        name += f" ({fmt.paused(section.get('paused_s'))})"
+    paused_s = number(section.get("paused_s"))
+    if paused_s:
+        name += f" ({fmt.paused(paused_s)})"
     return (
         name,
         str(options.get("bs", fmt.NO_VALUE)),
         f"{options.get('iodepth', '1')} × {options.get('numjobs', '1')}",
-        _read_iops(section),
-        fmt.iops(section_metric(section, "write", "iops")),
-        _per_direction(section, "bw_bytes", fmt.bytes_per_s),
-        _per_direction(section, "lat_mean_ns", fmt.latency_ns),
-        _per_direction(section, "lat_p99_ns", fmt.latency_ns),
+        _read_iops(figures),
+        fmt.iops(_iops_of(figures, "write")),
+        _per_direction(figures, lambda direction: direction.bw_bytes, fmt.bytes_per_s),
+        _per_direction(figures, lambda direction: direction.lat_mean_ns, fmt.latency_ns),
+        _per_direction(figures, lambda direction: direction.lat_p99_ns, fmt.latency_ns),
     )
 
 

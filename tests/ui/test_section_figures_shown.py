@@ -1,0 +1,86 @@
+"""The Results panels and the command line's summaries show fio's own figures, read through the
+typed view of a section (core/records/direction_figures.py), never a raw record dict.
+
+The record is fio 3.33's json+ output of a 200 IOPS random read/write job
+(tests/fixtures/fio/randrw-rate200-json+.txt); every expected figure is read from fio's document.
+"""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from iotui.commands.run import print_summary
+from iotui.commands.run_remote import _print_directions
+from iotui.core import format as fmt
+from iotui.core.records.direction_figures import CpuFigures, cpu_figures
+from iotui.core.records.importer import import_fio_file
+from iotui.ui.widgets.cpu_summary import cpu_table
+from iotui.ui.widgets.direction_summary import direction_table
+from iotui.ui.widgets.section_table import section_row
+from tests.conftest import FIO_FIXTURES, FIXTURES, fio_documents
+
+NAME = "randrw-rate200-json+.txt"
+
+
+def _drawn(renderable: object) -> str:
+    console = Console(width=100, record=True, color_system=None, force_terminal=False)
+    with console.capture() as capture:
+        console.print(renderable)
+    return capture.get()
+
+
+def _fio_job() -> dict:
+    return fio_documents(NAME)[-1]["jobs"][0]
+
+
+def _p99_ns(table: dict) -> float:
+    """fio's completion latency p99 (the record's latency is fio's clat)."""
+    return table["clat_ns"]["percentile"]["99.000000"]
+
+
+def test_the_summary_lines_show_fios_figures_per_direction_and_the_cpu_cost() -> None:
+    [record] = import_fio_file(FIO_FIXTURES / NAME)
+    fio = _fio_job()
+    out = io.StringIO()
+    print_summary(record, None, out)
+    lines = {line.split()[0]: line for line in out.getvalue().splitlines() if line.startswith("  ")}
+    for direction in ("read", "write"):
+        line = lines[direction]
+        assert f"IOPS {fmt.iops(fio[direction]['iops']):>8}" in line
+        assert f"BW {fmt.bytes_per_s(fio[direction]['bw_bytes']):>11}" in line
+        assert f"p99 {fmt.latency_ns(_p99_ns(fio[direction]))} " in line
+        assert f"max {fmt.latency_ns(fio[direction]['clat_ns']['max'])}" in line
+    cores = (fio["usr_cpu"] + fio["sys_cpu"]) / 100
+    iops = fio["read"]["iops"] + fio["write"]["iops"]
+    assert f"IOPS/fio core {fmt.iops(iops / cores)}" in lines["cpu"] and "usr - sys -" in lines["cpu"]
+
+
+def test_the_section_row_and_the_direction_panel_show_fios_figures() -> None:
+    [record] = import_fio_file(FIO_FIXTURES / NAME)
+    fio = _fio_job()
+    row = section_row(record.sections[0])
+    assert row[3] == fmt.iops(fio["read"]["iops"]) and row[4] == fmt.iops(fio["write"]["iops"])
+    assert row[7] == f"{fmt.latency_ns(_p99_ns(fio['read']))} / {fmt.latency_ns(_p99_ns(fio['write']))}"
+    drawn = _drawn(direction_table(record.sections[0]))
+    p99_line = next(line for line in drawn.splitlines() if line.strip().startswith("lat p99 "))
+    assert p99_line.split()[2:] == [fmt.latency_ns(_p99_ns(fio["read"])), fmt.latency_ns(_p99_ns(fio["write"]))]
+
+
+def test_the_cpu_panel_reads_the_cpu_table_as_figures_and_a_bool_is_none() -> None:
+    section: dict[str, object] = {"cpu": {"user_pct": 12.5, "system_pct": True, "fio_user_pct": 1.5, "iops_per_busy_core": 4000}}
+    cpu = cpu_figures(section)
+    assert cpu == CpuFigures(user_pct=12.5, fio_user_pct=1.5, iops_per_busy_core=4000.0) and cpu.has_fio_split
+    assert cpu_figures({"cpu": {}}) is None and cpu_figures({"cpu": "busy"}) is None and cpu_figures({}) is None
+    drawn = " ".join(_drawn(cpu_table(section)).split())
+    assert "CPU usr 12.5% CPU sys -" in drawn and "IOPS/busy core 4.0k fio usr/sys 1.5%/-" in drawn
+    assert "fio usr/sys" not in _drawn(cpu_table({"cpu": {"user_pct": 12.5}}))
+
+
+def test_the_hosts_summary_shows_fios_mixed_direction() -> None:
+    # unified_rw_reporting: fio reports one "mixed" direction; the aggregate printed nothing for it.
+    [record] = import_fio_file(FIXTURES / "import" / "fio-3.33" / "mixed-terse-v5.txt")
+    out = io.StringIO()
+    _print_directions(record.sections[0], out, indent="    ")
+    assert out.getvalue().split()[:3] == ["mixed", "IOPS", "5.5k"]
