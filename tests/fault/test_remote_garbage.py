@@ -103,7 +103,10 @@ def test_a_host_name_with_an_escape_is_refused_without_printing_it(tmp_path) -> 
 def test_a_pre_flight_answer_of_megabytes_is_cut_off_with_a_sentence(tmp_path) -> None:
     result, runs = run_hosts(tmp_path, "good-1,chatty-1")
     assert result.returncode != 0 and "chatty-1: its pre-flight answer is over 1024 KiB" in result.stderr
-    assert "Traceback" not in result.stderr and not runs.exists()
+    # The runs directory is made ready before any host is reached (the one start entry's check);
+    # what matters is that nothing was recorded for a run that never started.
+    assert "Traceback" not in result.stderr
+    assert not runs.exists() or not list(runs.glob("*.toml"))
 
 
 @pytest.mark.slow
