@@ -137,3 +137,25 @@ async def test_results_of_a_multi_host_run_list_each_host_of_the_picked_section_
         text = app.screen.query_one("#hosts-table").render().plain  # type: ignore[union-attr]
         assert "3.0k" in text and "3.3k" in text and "slowest: nfs1" in text
         assert "section 2" in str(app.screen.query_one("#hosts-table").border_title)
+
+
+async def test_the_hosts_table_of_a_one_section_run_is_titled_by_its_hosts_only(tmp_path) -> None:
+    # It read "2 hosts in per direction": the one-section title of the figures below it.
+    from tests.ui.test_results_sections import blocksize_record
+
+    from iotui.ui.screens.results import ResultsScreen
+
+    record = blocksize_record()
+    record.sections = record.sections[:1]
+    section = record.sections[0]
+    record.hosts = [
+        {"name": name, "exit_status": 0, "sections": [{"name": section["name"], "read": dict(section["read"])}],
+         "samples": []}
+        for name in ("h1", "h2")
+    ]
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await app.push_screen(ResultsScreen(record, None, app.services))
+        await pilot.pause()
+        assert str(app.screen.query_one("#hosts-table").border_title) == "2 hosts"
