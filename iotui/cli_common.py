@@ -19,7 +19,6 @@ from iotui.core.presets.model import Preset, PresetError
 from iotui.core.runs.events import EventCallback
 from iotui.core.runs.session import RunSession
 from iotui.core.start import StartError, StartRequest, start_fio_run
-from iotui.core.start import resolve_fio_binary as resolve_fio_for_run
 
 
 class CommandError(Exception):
@@ -141,13 +140,6 @@ def start_refusal(error: StartError) -> str:
     if error.code == "sysbench-hosts":
         return "sysbench points run on this machine only; drop --hosts for them."
     return str(error)
-
-
-def resolve_fio_binary(fio: str | None) -> str:
-    try:
-        return resolve_fio_for_run(fio)
-    except StartError as error:
-        raise CommandError(start_refusal(error)) from None
 
 
 def start_request(

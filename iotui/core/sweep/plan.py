@@ -264,12 +264,6 @@ def tool_for_point(params: Mapping[str, str]) -> str:
     return params.get(TOOL_KEY, "fio")
 
 
-def _disk_bytes(point_preset: Preset) -> int:
-    """What make_plan checks for each run: the test file's size."""
-    from iotui.core.presets import argv as command
-    return int(command.required_bytes(point_preset) or 0)
-
-
 def _filesystem_key(path: Path) -> int | None:
     """The filesystem a target lives on (st_dev), None for a raw device or a missing path."""
     try:
