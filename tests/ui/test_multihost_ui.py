@@ -6,7 +6,7 @@ from iotui.core.fio.intervals import DirectionInterval, IntervalSample
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.home import HomeScreen
 from iotui.ui.widgets.host_rows import HostRows
-from tests.ui.helpers import MessageLog, screen_text
+from tests.ui.helpers import MessageLog, screen_text, settle
 from tests.ui.replay import ReplayServices
 
 
@@ -159,3 +159,31 @@ async def test_the_hosts_table_of_a_one_section_run_is_titled_by_its_hosts_only(
         await app.push_screen(ResultsScreen(record, None, app.services))
         await pilot.pause()
         assert str(app.screen.query_one("#hosts-table").border_title) == "2 hosts"
+
+
+async def test_the_chip_of_a_multi_host_run_shows_the_worst_host_level(tmp_path) -> None:
+    # The chip said "responsive: measuring…" the whole run: this machine is not probed when fio
+    # runs on the hosts, while each host's row had its level.
+    from iotui.core.host.levels import ResponsivenessMonitor
+    from iotui.core.host.wakeup_probe import ProbeStats
+    from iotui.ui.messages import HostLevelAssessed
+    from iotui.ui.screens.run import RunScreen
+    from iotui.ui.service_types import RunRequest
+    from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip, chip_text
+    from tests.ui.replay import PRESETS, TARGETS
+
+    calm = ResponsivenessMonitor(ProbeStats(1.0, 2.0, 3.0, 100))
+    late = ResponsivenessMonitor(ProbeStats(1.0, 2.0, 3.0, 100))
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = RunScreen(RunRequest(PRESETS[0], TARGETS[0], 20.0, ("h1", "h2", "h3")), cpu_count=2)
+        await app.push_screen(screen)
+        await pilot.pause()
+        chip = screen.query_one("#chip", ResponsivenessChip)
+        screen.post_message(HostLevelAssessed("h3", None, "no python3"))
+        screen.post_message(HostLevelAssessed("h1", calm.update(None, ProbeStats(1.0, 2.0, 3.0, 100))))
+        await settle(pilot)
+        assert chip_text(chip.assessment, chip.measuring) == "responsive: OK"
+        screen.post_message(HostLevelAssessed("h2", late.update(None, ProbeStats(200.0, 250.0, 300.0, 100))))
+        await settle(pilot)
+        assert chip_text(chip.assessment, chip.measuring) == "UNRESPONSIVE · h2 wake-up p99 250 ms > 102 ms"
