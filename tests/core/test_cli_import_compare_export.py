@@ -218,3 +218,16 @@ def test_import_dir_reads_every_regular_file_recursively_without_following_links
     records = [load_record(path) for path in sorted(runs.glob("*.toml"))]
     assert sorted(Path(r.run["source"]).name for r in records) == ["normal.txt", "terse.txt"]
     assert all(len(r.sections) == 2 for r in records)  # one record per fio run, a section per group
+
+
+@pytest.mark.parametrize("command", ["compare", "export"])
+def test_a_sweep_record_is_named_as_one_with_where_its_points_are(tmp_path: Path, capsys, command: str) -> None:
+    # It said "the table [run] is missing or is not a table." of the sweep record iotui itself wrote.
+    (record,) = imported(tmp_path, "randread-sigint-json+.txt")
+    sweep = tmp_path / "runs" / "20261127-060646-quick-4bc15505.sweep.toml"
+    sweep.write_text('[sweep]\npreset = "quick"\nkeys = ["iodepth"]\n')
+    capsys.readouterr()
+    assert run_cli([command, str(record), str(sweep)]) == 1
+    error = capsys.readouterr().err
+    assert "[run] is missing" not in error
+    assert f"{sweep}: a sweep record" in error and f"iotui show {sweep} --json" in error
