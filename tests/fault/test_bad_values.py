@@ -32,6 +32,8 @@ BAD_VALUES = [
      "the option 'numjobs=4294967298' is refused because numjobs should be a whole number from 1 to 4294967295"),
     (["--set", "iodepth=99999999999999999999"],
      "the option 'iodepth=99999999999999999999' is refused because iodepth should be a whole number from 1 to"),
+    # A digit Python's isdigit() takes and int() does not (superscript two): it raised a ValueError.
+    (["--set", "iodepth=\u00b2"], "the option 'iodepth=\u00b2' is refused because iodepth should be a whole number"),
     (["--runtime=-5"], "--runtime should be a number of seconds above 0 (such as 10, 10s or 2m), not '-5'"),
     (["--runtime", "abc"], "--runtime should be a number of seconds above 0 (such as 10, 10s or 2m), not 'abc'"),
     (["--size", "64Q"], "--size should be a size such as 4k, 1M or 1G, not '64Q'"),
@@ -53,7 +55,8 @@ def test_a_bad_value_is_refused_before_fio_starts(tmp_path: Path, capsys, argume
 @pytest.mark.parametrize(
     "field_id, option, text",
     [("runtime", "runtime", "abc"), ("runtime", "runtime", "-5"), ("size", "size", "64Q"), ("bs", "bs", "4Q"),
-     ("iodepth", "iodepth", "-1"), ("numjobs", "numjobs", "0")],
+     ("iodepth", "iodepth", "-1"), ("numjobs", "numjobs", "0"), ("iodepth", "iodepth", "\u00b2"),
+     ("numjobs", "numjobs", "\u0661")],
 )
 def test_the_editor_and_the_command_line_use_the_same_words(field_id: str, option: str, text: str) -> None:
     _, problem = parse_overrides({field_id: text}, None)

@@ -35,7 +35,8 @@ COUNT_MAX = 2**32 - 1
 
 def _count_problem(text: str) -> str | None:
     stripped = text.strip()
-    if not stripped.isdigit() or not 1 <= int(stripped) <= COUNT_MAX:
+    # ASCII digits only: isdigit() also takes '²' (which int() refuses) and other scripts' digits (which fio does).
+    if not (stripped.isascii() and stripped.isdigit()) or not 1 <= int(stripped) <= COUNT_MAX:
         return f"should be a whole number from 1 to {COUNT_MAX}, not {text!r}"
     return None
 
