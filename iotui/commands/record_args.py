@@ -15,6 +15,7 @@ from iotui.core.records.record import RunRecord
 from iotui.core.records.files import load_record
 from iotui.core.records.schema import RecordError
 from iotui.core.records.references import PREFIX, list_references, load_reference, resolve_reference
+from iotui.core.sweep.record import SWEEP_SUFFIX
 
 
 def runs_dir_from(args: argparse.Namespace) -> Path:
@@ -47,6 +48,13 @@ def load_record_arg(argument: str, runs_dir: Path, *, expand_reference_rows: boo
     candidates = [Path(argument).expanduser(), runs_dir / argument, runs_dir / f"{argument}.toml"]
     for candidate in candidates:
         if candidate.is_file():
+            if candidate.name.endswith(SWEEP_SUFFIX):
+                # Not a run: its points are, each a record of its own.
+                raise RecordError(
+                    f"{candidate}: a sweep record, not a run; 'iotui show {candidate} --json' names each point's "
+                    f"record, which compare and export take ('iotui show {candidate}' prints the sweep's table, "
+                    f"'iotui report {candidate}' draws it)."
+                )
             return [load_record(candidate)]
     raise RecordError(
         f"{argument}: no such record (looked for the file and in {runs_dir}); give a path to a .toml "

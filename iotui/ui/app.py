@@ -293,6 +293,14 @@ class IotuiApp(App[int]):
         if home.option_problem:
             self.notify(home.option_problem, title="Options", severity="error", markup=False)
             return
+        if home.hosts_typed():
+            # The Sweep screen runs its points here: never on this machine when hosts were asked for.
+            self.notify(
+                "The app's sweep runs on this machine: clear the hosts field (o) to sweep here, or sweep "
+                f"the hosts with 'iotui sweep {home.preset.name} --hosts H1,H2'.",
+                title="Sweep", severity="warning", markup=False,
+            )
+            return
         target = home.target  # as inspected when chosen: the sweep's points plan on it as it is
         self.push_screen(
             SweepScreen(self.services, home.preset, str(target.path), overrides=home.overrides, target_info=target)

@@ -141,8 +141,13 @@ def wrap_at_separators(text: str, width: int) -> list[str]:
 def find_previous(
     current: RunRecord, entries: list[tuple[Path, RunRecord | None, str | None]]
 ) -> RunRecord | None:
-    """The newest run of the same preset on the same target that started before ``current``."""
+    """The newest run of the same preset on the same target that started before ``current``.
+
+    The same target is the same path on the same machines: a run on other hosts (``--hosts``)
+    measured their disks, so it is only ever the previous run of a run on those same hosts.
+    """
     started = current.started
+    machines = _host_names(current)
     candidates = [
         record
         for path, record, _ in entries
@@ -150,11 +155,17 @@ def find_previous(
         and record.id != current.id
         and record.preset == current.preset
         and record.target.get("path") == current.target.get("path")
+        and _host_names(record) == machines
         and record.started is not None
         and (started is None or record.started <= started)
     ]
     candidates.sort(key=lambda record: record.started or dt.datetime.min.replace(tzinfo=dt.timezone.utc))
     return candidates[-1] if candidates else None
+
+
+def _host_names(record: RunRecord) -> frozenset[str]:
+    """The hosts a run ran on (none for a run on this machine)."""
+    return frozenset(str(host.get("name")) for host in record.hosts)
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")

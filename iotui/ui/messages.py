@@ -47,6 +47,8 @@ class IntervalArrived(Message, bubble=False):
     interval: IntervalSample
     host: HostSample | None
     elapsed_s: float
+    paused: bool = False
+    """A pause fell in this interval: its record sample is marked and left out of the figures."""
 
 
 @dataclass
@@ -121,9 +123,9 @@ class HostLevelAssessed(Message, bubble=False):
 def messages_for_event(event: object) -> list[Message]:
     """The messages that carry one session event (the worker posts them as they are)."""
     if isinstance(event, IntervalUpdate):
-        return [IntervalArrived(event.interval, event.host, event.elapsed_s)]
+        return [IntervalArrived(event.interval, event.host, event.elapsed_s, bool(event.row.get("paused")))]
     if isinstance(event, AggregateUpdate):
-        return [IntervalArrived(event.aggregate.sample, None, event.elapsed_s)]
+        return [IntervalArrived(event.aggregate.sample, None, event.elapsed_s, bool(event.row.get("paused")))]
     if isinstance(event, HostIntervalUpdate):
         return [HostIntervalArrived(event.host, event.interval.sample)]
     if isinstance(event, HostFailed):

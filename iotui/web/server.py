@@ -87,7 +87,8 @@ class TokenServer(Server):
         font_size = request.query.get("fontsize", "16")
         context = {
             "token": self.token,
-            "font_size": int(font_size) if font_size.isdigit() else 16,
+            # ASCII digits, three at most: isdigit() also takes '²', which int() refuses (a 500).
+            "font_size": int(font_size) if font_size.isascii() and font_size.isdigit() and len(font_size) <= 3 else 16,
             "application": {"name": self.title},
         }
         response = aiohttp_jinja2.render_template("app_index.html", request, context)

@@ -265,3 +265,16 @@ def test_an_interrupted_import_leaves_its_saved_records_findable(tmp_path: Path,
     listed, total = query(runs)
     assert total == 7 and sorted(run.path.name for run in listed) == saved
     assert not [run for run in listed if run.error]
+
+
+@pytest.mark.parametrize("command", ["compare", "export"])
+def test_a_sweep_record_is_named_as_one_with_where_its_points_are(tmp_path: Path, capsys, command: str) -> None:
+    # It said "the table [run] is missing or is not a table." of the sweep record iotui itself wrote.
+    (record,) = imported(tmp_path, "randread-sigint-json+.txt")
+    sweep = tmp_path / "runs" / "20261127-060646-quick-4bc15505.sweep.toml"
+    sweep.write_text('[sweep]\npreset = "quick"\nkeys = ["iodepth"]\n')
+    capsys.readouterr()
+    assert run_cli([command, str(record), str(sweep)]) == 1
+    error = capsys.readouterr().err
+    assert "[run] is missing" not in error
+    assert f"{sweep}: a sweep record" in error and f"iotui show {sweep} --json" in error

@@ -440,7 +440,7 @@ def test_set_goes_through_the_policy() -> None:
     [
         ({"runtime_s": 0}, "runtime", "runtime should be a number of seconds above 0"),
         ({"runtime_s": float("nan")}, "runtime", "runtime should be a number of seconds above 0"),
-        ({"iodepth": 0}, "iodepth", "iodepth should be a whole number of 1 or more"),
+        ({"iodepth": 0}, "iodepth", "iodepth should be a whole number from 1 to 4294967295"),
         ({"numjobs": "many"}, "numjobs", "numjobs should be a whole number"),
         ({"size": " "}, "size", "size is empty"),
     ],

@@ -172,3 +172,23 @@ def test_fio_ss_after_is_the_job_runtime_and_both_results_are_kept() -> None:
 def test_a_job_without_ss_has_no_fio_result() -> None:
     assert fio_steady_state({"jobname": "x", "read": {"runtime": 1000}}) is None
     assert fio_steady_states({"jobs": [{"jobname": "x"}]}) == {}
+
+
+def test_the_live_judgement_leaves_paused_seconds_out_as_the_record_does() -> None:
+    # A pause on the Run screen (p) gave "not steady: IOPS falling 150%" live: the paused
+    # seconds' near-zero IOPS were judged there, while the record leaves them out.
+    from iotui.core.records.steady import LiveSteady
+
+    iops = [1000.0, 1010.0, 990.0, 100.0, 0.0, 0.0, 500.0, 1000.0, 1005.0, 995.0, 1000.0]
+    paused = [False, False, False, True, True, True, True, False, False, False, False]
+    samples = [
+        {"t_s": float(second), "dt_s": 1.0, "read_iops": value, **({"paused": True} if was_paused else {})}
+        for second, (value, was_paused) in enumerate(zip(iops, paused), start=1)
+    ]
+    live = LiveSteady()
+    sentences = [
+        live.add(sample["t_s"], 1.0, sample["read_iops"], "read", paused=bool(sample.get("paused"))).sentence()
+        for sample in samples
+    ]
+    assert not any("falling" in sentence for sentence in sentences)
+    assert sentences[-1] == section_steady_state(samples).sentence()

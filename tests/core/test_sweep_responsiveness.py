@@ -113,3 +113,26 @@ def test_the_sweet_spot_leaves_out_only_points_judged_by_felt_evidence(tmp_path)
     assert write.sweet_spot is not None and write.sweet_spot.params == {"numjobs": "16"}
     assert "left out as not responsive: numjobs=4 (sluggish · io write p99 312 ms > 110 ms)" in write.sweet_spot.why
     assert "numjobs=16 (" not in write.sweet_spot.why
+
+
+def test_a_multi_host_point_is_judged_by_its_least_responsive_host() -> None:
+    # `iotui sweep --hosts` showed '-' under "responsive" for every point: the hosts' levels are in
+    # each host's entry, and this machine (the record's own pressure) is not probed then.
+    def host(name: str, pressure: dict) -> dict:
+        return {"name": name, "exit_status": 0, "pressure": pressure}
+
+    record = RunRecord(
+        run={"id": "x", "preset": "p", "status": "completed"}, host={}, target={},
+        summary={"read": {"iops": 100.0, "bw_bytes": 409600, "io_bytes": 1, "total_ios": 1}},
+        hosts=[host("h1", {"responsiveness": "ok", "io_probe_write_p99_ms_max": 7.6}),
+               host("h2", {"responsiveness": "sluggish", "cause": "io_probe_write", "cause_value": 312.0,
+                           "cause_unit": "ms", "cause_threshold": 110.0, "io_probe_write_p99_ms_max": 312.0}),
+               host("h3", {"responsiveness": "ok"})],
+    )
+    result = PointResult.from_record(record, {"numjobs": "4"})
+    assert result.responsiveness == "sluggish"
+    assert result.responsiveness_detail == "sluggish · io write p99 312 ms > 110 ms"
+    assert result.io_write_p99_ms == 312.0
+    calm = RunRecord(run={"id": "y", "preset": "p", "status": "completed"}, host={}, target={},
+                     summary={"read": {"iops": 100.0}}, hosts=[host("h1", {"responsiveness": "ok"})])
+    assert PointResult.from_record(calm, {"numjobs": "1"}).responsiveness == "ok"

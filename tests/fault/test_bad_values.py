@@ -23,9 +23,17 @@ BAD_VALUES = [
     (["--set", "bs=4Q"], "--set: the option 'bs=4Q' is refused because bs should be a size such as 4k or 64k"),
     (["--set", "blocksize=,"], "--set: the option 'blocksize=,' is refused because bs should be a size"),
     (["--set", "size=64Q"], "--set: the option 'size=64Q' is refused because size should be a size such as 4k, 1M or 1G, not '64Q'"),
-    (["--set", "iodepth=-1"], "--set: the option 'iodepth=-1' is refused because iodepth should be a whole number of 1 or more, not '-1'"),
-    (["--set", "iodepth=abc"], "--set: the option 'iodepth=abc' is refused because iodepth should be a whole number of 1 or more"),
-    (["--set", "numjobs=0"], "--set: the option 'numjobs=0' is refused because numjobs should be a whole number of 1 or more, not '0'"),
+    (["--set", "iodepth=-1"], "--set: the option 'iodepth=-1' is refused because iodepth should be a whole number from 1 to 4294967295, not '-1'"),
+    (["--set", "iodepth=abc"], "--set: the option 'iodepth=abc' is refused because iodepth should be a whole number from 1 to"),
+    (["--set", "numjobs=0"], "--set: the option 'numjobs=0' is refused because numjobs should be a whole number from 1 to 4294967295, not '0'"),
+    # fio keeps these in 32 bits: it runs numjobs=4294967298 as 2 jobs, and refuses a number past 64 bits only
+    # after iotui called it "not a size".
+    (["--set", "numjobs=4294967298"],
+     "the option 'numjobs=4294967298' is refused because numjobs should be a whole number from 1 to 4294967295"),
+    (["--set", "iodepth=99999999999999999999"],
+     "the option 'iodepth=99999999999999999999' is refused because iodepth should be a whole number from 1 to"),
+    # A digit Python's isdigit() takes and int() does not (superscript two): it raised a ValueError.
+    (["--set", "iodepth=\u00b2"], "the option 'iodepth=\u00b2' is refused because iodepth should be a whole number"),
     (["--runtime=-5"], "--runtime should be a number of seconds above 0 (such as 10, 10s or 2m), not '-5'"),
     (["--runtime", "abc"], "--runtime should be a number of seconds above 0 (such as 10, 10s or 2m), not 'abc'"),
     (["--size", "64Q"], "--size should be a size such as 4k, 1M or 1G, not '64Q'"),
@@ -47,7 +55,8 @@ def test_a_bad_value_is_refused_before_fio_starts(tmp_path: Path, capsys, argume
 @pytest.mark.parametrize(
     "field_id, option, text",
     [("runtime", "runtime", "abc"), ("runtime", "runtime", "-5"), ("size", "size", "64Q"), ("bs", "bs", "4Q"),
-     ("iodepth", "iodepth", "-1"), ("numjobs", "numjobs", "0")],
+     ("iodepth", "iodepth", "-1"), ("numjobs", "numjobs", "0"), ("iodepth", "iodepth", "\u00b2"),
+     ("numjobs", "numjobs", "\u0661")],
 )
 def test_the_editor_and_the_command_line_use_the_same_words(field_id: str, option: str, text: str) -> None:
     _, problem = parse_overrides({field_id: text}, None)
@@ -59,7 +68,7 @@ def test_the_editor_and_the_command_line_use_the_same_words(field_id: str, optio
 @pytest.mark.parametrize(
     "option, text", [("runtime", "10"), ("runtime", "10s"), ("runtime", "2m"), ("runtime", "500ms"), ("size", "16M"),
                      ("size", "1GiB"), ("bs", "4k"), ("bs", "4k,64k"), ("bs", ",8k"), ("iodepth", "32"),
-                     ("numjobs", "1"), ("rw", "anything: not judged here")],
+                     ("numjobs", "1"), ("iodepth", "4294967295"), ("rw", "anything: not judged here")],
 )
 def test_what_fio_takes_is_accepted(option: str, text: str) -> None:
     assert value_problem(option, text) is None

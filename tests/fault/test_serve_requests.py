@@ -125,6 +125,22 @@ async def test_text_reaches_the_page_html_escaped() -> None:
     assert "<b>" not in body
 
 
+async def test_a_font_size_that_is_no_number_gives_the_page_at_its_own_size() -> None:
+    # fontsize=² (a digit to isdigit(), not to int()) answered 500 with a traceback in the log.
+    server = TokenServer("true", host="127.0.0.1", port=0, title="iotui", token="T")
+    runner, listening = await server.listen()
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(listening.url + "&fontsize=%C2%B2") as page:
+                status = page.status
+            async with session.get(listening.url + "&fontsize=" + "9" * 400) as page:
+                huge_status, huge = page.status, await page.text()
+    finally:
+        await runner.cleanup()
+    assert status == 200 and huge_status == 200
+    assert "9" * 50 not in huge
+
+
 def test_origin_must_name_the_host_it_reached() -> None:
     assert origin_problem(None, "127.0.0.1:8000") is None
     assert origin_problem("http://127.0.0.1:8000", "127.0.0.1:8000") is None

@@ -39,6 +39,20 @@ def test_previous_is_the_newest_earlier_run_of_the_same_preset_and_target() -> N
     assert found is newer
 
 
+def test_a_run_on_other_hosts_is_not_on_the_same_target() -> None:
+    # A multi-host run on the same path measured the hosts' disks, not this machine's (nor other hosts').
+    current = make_record("c", 30)
+    local = make_record("a", 10)
+    on_hosts = make_record("b", 20)
+    on_hosts.hosts = [{"name": "h1"}, {"name": "h2"}]
+    assert find_previous(current, entries(local, on_hosts, current)) is local
+    later_on_hosts = make_record("d", 40)
+    later_on_hosts.hosts = [{"name": "h2"}, {"name": "h1"}]
+    other_hosts = make_record("e", 35)
+    other_hosts.hosts = [{"name": "h3"}]
+    assert find_previous(later_on_hosts, entries(local, on_hosts, other_hosts, later_on_hosts)) is on_hosts
+
+
 def test_no_previous_run() -> None:
     current = make_record("c", 30)
     assert find_previous(current, entries(current, make_record("x", 10, path="/elsewhere"))) is None

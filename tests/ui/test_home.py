@@ -54,7 +54,7 @@ async def test_a_bad_option_is_a_sentence_and_r_refuses_to_start(tmp_path) -> No
         await pilot.press("e", "tab", "tab", "tab", "0")  # iodepth 0
         await pilot.press("escape", "r")
         await pilot.pause()
-        assert "iodepth should be a whole number of 1 or more" in screen_text(app)
+        assert "iodepth should be a whole number from 1 to 4294967295" in screen_text(app)
         assert any("iodepth should be" in text for text in log.notifications())
         assert not log.of(HomeScreen.RunRequested)
 

@@ -6,7 +6,7 @@ from iotui.core.fio.intervals import DirectionInterval, IntervalSample
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.home import HomeScreen
 from iotui.ui.widgets.host_rows import HostRows
-from tests.ui.helpers import MessageLog, screen_text
+from tests.ui.helpers import MessageLog, screen_text, settle
 from tests.ui.replay import ReplayServices
 
 
@@ -137,3 +137,53 @@ async def test_results_of_a_multi_host_run_list_each_host_of_the_picked_section_
         text = app.screen.query_one("#hosts-table").render().plain  # type: ignore[union-attr]
         assert "3.0k" in text and "3.3k" in text and "slowest: nfs1" in text
         assert "section 2" in str(app.screen.query_one("#hosts-table").border_title)
+
+
+async def test_the_hosts_table_of_a_one_section_run_is_titled_by_its_hosts_only(tmp_path) -> None:
+    # It read "2 hosts in per direction": the one-section title of the figures below it.
+    from tests.ui.test_results_sections import blocksize_record
+
+    from iotui.ui.screens.results import ResultsScreen
+
+    record = blocksize_record()
+    record.sections = record.sections[:1]
+    section = record.sections[0]
+    record.hosts = [
+        {"name": name, "exit_status": 0, "sections": [{"name": section["name"], "read": dict(section["read"])}],
+         "samples": []}
+        for name in ("h1", "h2")
+    ]
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await app.push_screen(ResultsScreen(record, None, app.services))
+        await pilot.pause()
+        assert str(app.screen.query_one("#hosts-table").border_title) == "2 hosts"
+
+
+async def test_the_chip_of_a_multi_host_run_shows_the_worst_host_level(tmp_path) -> None:
+    # The chip said "responsive: measuring…" the whole run: this machine is not probed when fio
+    # runs on the hosts, while each host's row had its level.
+    from iotui.core.host.levels import ResponsivenessMonitor
+    from iotui.core.host.wakeup_probe import ProbeStats
+    from iotui.ui.messages import HostLevelAssessed
+    from iotui.ui.screens.run import RunScreen
+    from iotui.ui.service_types import RunRequest
+    from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip, chip_text
+    from tests.ui.replay import PRESETS, TARGETS
+
+    calm = ResponsivenessMonitor(ProbeStats(1.0, 2.0, 3.0, 100))
+    late = ResponsivenessMonitor(ProbeStats(1.0, 2.0, 3.0, 100))
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = RunScreen(RunRequest(PRESETS[0], TARGETS[0], 20.0, ("h1", "h2", "h3")), cpu_count=2)
+        await app.push_screen(screen)
+        await pilot.pause()
+        chip = screen.query_one("#chip", ResponsivenessChip)
+        screen.post_message(HostLevelAssessed("h3", None, "no python3"))
+        screen.post_message(HostLevelAssessed("h1", calm.update(None, ProbeStats(1.0, 2.0, 3.0, 100))))
+        await settle(pilot)
+        assert chip_text(chip.assessment, chip.measuring) == "responsive: OK"
+        screen.post_message(HostLevelAssessed("h2", late.update(None, ProbeStats(200.0, 250.0, 300.0, 100))))
+        await settle(pilot)
+        assert chip_text(chip.assessment, chip.measuring) == "UNRESPONSIVE · h2 wake-up p99 250 ms > 102 ms"

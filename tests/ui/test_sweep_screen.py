@@ -88,6 +88,18 @@ async def _open_sweep(pilot, *edit_keys: str) -> SweepScreen:
 TWO_POINTS = ("end", "backspace", "backspace", "backspace", "backspace")  # numjobs=1,2,4,8 -> numjobs=1,2
 
 
+async def test_w_with_hosts_typed_on_home_says_the_sweep_runs_here_and_starts_nothing(tmp_path) -> None:
+    # It opened the sweep and ran every point on this machine, the hosts typed on Home left aside.
+    log = MessageLog()
+    app = _app(tmp_path, SweepReplayServices(tmp_path / "runs", [(1, 1)]))
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("o", *"h1,h2", "escape", "w")
+        await pilot.pause()
+        assert not isinstance(app.screen, SweepScreen)
+        assert any("iotui sweep" in text and "--hosts" in text for text in log.notifications())
+
+
 async def test_w_on_home_shows_the_presets_points_time_and_space(tmp_path) -> None:
     app = _app(tmp_path, SweepReplayServices(tmp_path / "runs", [(1, 1)]))
     async with app.run_test(size=(80, 24)) as pilot:

@@ -28,10 +28,16 @@ def runtime_seconds(text: str) -> float | None:
     return None if runtime_problem(text) else parse_seconds(text)
 
 
+# fio keeps iodepth and numjobs in 32 bits: it reads numjobs=4294967298 as 2 jobs, so a larger
+# count is refused rather than judged as a number fio would not run.
+COUNT_MAX = 2**32 - 1
+
+
 def _count_problem(text: str) -> str | None:
     stripped = text.strip()
-    if not stripped.isdigit() or int(stripped) < 1:
-        return f"should be a whole number of 1 or more, not {text!r}"
+    # ASCII digits only: isdigit() also takes '²' (which int() refuses) and other scripts' digits (which fio does).
+    if not (stripped.isascii() and stripped.isdigit()) or not 1 <= int(stripped) <= COUNT_MAX:
+        return f"should be a whole number from 1 to {COUNT_MAX}, not {text!r}"
     return None
 
 

@@ -302,8 +302,13 @@ class LiveSteady:
         self._key: object = None
         self._tracker: SteadyTracker | None = None
 
-    def add(self, t_s: float, dt_s: float, iops: float, section_key: object) -> SteadyState:
-        if self._tracker is None or section_key != self._key:
+    def add(self, t_s: float, dt_s: float, iops: float, section_key: object, *, paused: bool = False) -> SteadyState:
+        """Judge one more second; a ``paused`` one (a pause fell in it) is left out, as the record does."""
+        if section_key != self._key:
             self._key = section_key
+            self._tracker = None
+        if paused:
+            return self._tracker.state if self._tracker is not None else SteadyState(False, "window")
+        if self._tracker is None:
             self._tracker = SteadyTracker(start_s=t_s - dt_s)
         return self._tracker.add(t_s, iops)

@@ -7,7 +7,7 @@ from typing import Iterable, Mapping, Sequence
 
 from iotui.core import format as fmt
 from iotui.core.numbers import number
-from iotui.core.host.levels import CAUSES
+from iotui.core.host.levels import CAUSES, Level
 from iotui.core.host.verdict import verdict_text
 from iotui.core.records.direction_figures import DirectionFigures
 from iotui.core.records.record import RunRecord
@@ -106,12 +106,31 @@ class PointResult:
         if len(sections) > 1:
             by_section = tuple(
                 with_figures(replace(common, section=str(section.get("name") or f"section {index + 1}")),
-                             record.figures(index), section.get("cpu"), section.get("pressure"))
+                             record.figures(index), section.get("cpu"),
+                             section.get("pressure") or _least_responsive_host(record, index))
                 for index, section in enumerate(sections)
             )
             return replace(common, sections=len(sections), by_section=by_section)
         only = record.only_section or {}
-        return with_figures(common, record.figures(), only.get("cpu"), record.pressure)
+        return with_figures(common, record.figures(), only.get("cpu"), record.pressure or _least_responsive_host(record))
+
+
+def _least_responsive_host(record: RunRecord, section: int | None = None) -> Mapping[str, object] | None:
+    """A multi-host point's pressure: the least responsive host's (this machine is not probed when
+    fio runs on the hosts); a section's own from each host's sections, or each host's whole run."""
+    tables: list[Mapping[str, object]] = []
+    for host in record.hosts:
+        if section is None:
+            table = host.get("pressure")
+        else:
+            host_sections = host.get("sections")
+            entry = host_sections[section] if isinstance(host_sections, list) and section < len(host_sections) else None
+            table = entry.get("pressure") if isinstance(entry, Mapping) else None
+        if isinstance(table, Mapping) and table.get("responsiveness") in {level.value for level in Level}:
+            tables.append(table)
+    if not tables:
+        return None
+    return max(tables, key=lambda table: Level(table["responsiveness"]).rank)
 
 
 def with_figures(point: PointResult, figures: Sequence[DirectionFigures], cpu: object, pressure: object) -> PointResult:

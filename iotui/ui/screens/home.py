@@ -383,6 +383,11 @@ class HomeScreen(Screen):
     def action_focus_targets(self) -> None:
         self.query_one("#targets").focus()
 
+    def hosts_typed(self) -> bool:
+        """Something is typed in the hosts field (the run then goes to those hosts)."""
+        field = self._hosts_field()
+        return field is not None and bool(field.value.strip())
+
     def _hosts_field(self) -> HostsField | None:
         """The hosts field, or None in the moment before it is mounted."""
         from iotui.ui.widgets.hosts_field import HostsField  # loaded with the field itself

@@ -107,7 +107,7 @@ class ResultsScreen(Screen):
             yield sections
             if self.record.hosts and self.record.status != "imported":
                 hosts = HostsTable(self.record, id="hosts-table")
-                hosts.border_title = f"{len(self.record.hosts)} hosts in {self._detail_title(0)}"
+                hosts.border_title = self._hosts_title(0)
                 yield hosts
             with Horizontal(id="summaries"):
                 directions = DirectionSummary(self.record, id="directions")
@@ -136,6 +136,11 @@ class ResultsScreen(Screen):
             return "per direction"
         return f"section {index + 1}: {self.record.sections[index].get('name', '?')}"
 
+    def _hosts_title(self, index: int) -> str:
+        """"2 hosts", and which section's figures they are where the run has several."""
+        hosts = f"{len(self.record.hosts)} hosts"
+        return f"{hosts} in {self._detail_title(index)}" if self.record.is_multi_section else hosts
+
     @on(SectionTable.SectionSelected)
     def show_section(self, event: SectionTable.SectionSelected) -> None:
         """A picked row: its section's figures, CPU and responsiveness below the table."""
@@ -148,7 +153,7 @@ class ResultsScreen(Screen):
         self.query_one("#cpu", CpuSummary).show_section(section)
         for hosts in self.query("#hosts-table").results(HostsTable):
             hosts.show_section(event.index)
-            hosts.border_title = f"{len(self.record.hosts)} hosts in {self._detail_title(event.index)}"
+            hosts.border_title = self._hosts_title(event.index)
 
     def action_compare(self) -> None:
         try:

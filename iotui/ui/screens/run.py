@@ -36,6 +36,7 @@ from iotui.ui.phases import RunPhase
 from iotui.ui.service_types import RunRequest
 from iotui.ui.widgets.host_rows import HostRows
 from iotui.ui.widgets.live_run import LiveRun
+from iotui.ui.widgets.responsiveness_chip import worst_host_assessment
 from iotui.ui.widgets.log_panel import LogPanel
 from iotui.ui.widgets.series_panel import SeriesPanel
 from iotui.ui.widgets.throughput_plot import ThroughputPlot
@@ -47,6 +48,7 @@ from iotui.ui.styles import SCREENS_CSS
 HOST_DRAW_LATEST_S = 1.5
 
 if TYPE_CHECKING:
+    from iotui.core.host.levels import Assessment
     from iotui.core.runs.protocols import Session, SessionPlan
     from iotui.ui.app import IotuiApp
 
@@ -84,6 +86,7 @@ class RunScreen(Screen):
         self.plan: SessionPlan | None = None
         self.numjobs: int | None = None
         self._host_pending = False
+        self._host_levels: dict[str, Assessment | None] = {}
         self._host_timer: asyncio.TimerHandle | None = None
         self.sub_title = f"{request.preset.name} on {request.target_path}"
         if request.hosts:
@@ -141,7 +144,7 @@ class RunScreen(Screen):
     @on(IntervalArrived)
     def _interval(self, message: IntervalArrived) -> None:
         self.live.add_interval(message.interval)
-        self.live_run.show_interval(message.interval)
+        self.live_run.show_interval(message.interval, paused=message.paused)
         if self.phase is RunPhase.STARTING:
             self.phase = RunPhase.RUNNING
         self.fio_revision += 1
@@ -154,6 +157,12 @@ class RunScreen(Screen):
     @on(HostLevelAssessed)
     def _host_level(self, message: HostLevelAssessed) -> None:
         self.query_one("#host-rows", HostRows).set_level(message.host, message.assessment, message.not_measured)
+        # The chip: the least responsive host (this machine is not probed when fio runs on the hosts).
+        self._host_levels[message.host] = message.assessment
+        worst = worst_host_assessment(self._host_levels)
+        if worst is not None or len(self._host_levels) == len(self.request.hosts):
+            self.live_run.assessment = worst
+            self.live_run.measuring = False
 
     @on(HostLost)
     def _host_lost(self, message: HostLost) -> None:

@@ -79,11 +79,13 @@ class LiveRun(Horizontal):
         self._steady = LiveSteady()
         self.steady = ""
 
-    def show_interval(self, interval: IntervalSample) -> None:
+    def show_interval(self, interval: IntervalSample, *, paused: bool = False) -> None:
         if interval.directions:
-            # A new set of directions is a new section of the preset (read, then write).
+            # A new set of directions is a new section of the preset (read, then write); a paused
+            # second is left out of the steady judgement, as the record leaves it out.
             iops = sum(figures.iops for figures in interval.directions.values())
-            self.steady = self._steady.add(interval.t_s, interval.dt_s, iops, frozenset(interval.directions)).sentence()
+            key = frozenset(interval.directions)
+            self.steady = self._steady.add(interval.t_s, interval.dt_s, iops, key, paused=paused).sentence()
         self.interval = interval
         self.elapsed_s = interval.t_s
 

@@ -6,6 +6,9 @@ with NO_COLOR and on a monochrome terminal.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
+
 from textual.reactive import reactive, var
 from textual.widget import Widget
 
@@ -22,6 +25,18 @@ def chip_text(assessment: Assessment | None, measuring: bool) -> str:
     if assessment.level is Level.OK:
         return f"responsive: {words}"
     return f"{words} · {assessment.signal}" if assessment.signal else words
+
+
+def worst_host_assessment(levels: Mapping[str, Assessment | None]) -> Assessment | None:
+    """A multi-host run's chip: the least responsive measured host, its signal named by the host
+    (this machine is not probed when fio runs on the hosts); None while no host is measured."""
+    measured = [(host, assessment) for host, assessment in levels.items() if assessment is not None]
+    if not measured:
+        return None
+    host, worst = max(measured, key=lambda item: item[1].level.rank)
+    if worst.level is Level.OK:
+        return worst
+    return replace(worst, signal=f"{host} {worst.signal}" if worst.signal else host)
 
 
 class ResponsivenessChip(Widget):
