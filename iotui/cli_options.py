@@ -29,11 +29,6 @@ def add_common_options(parser: argparse.ArgumentParser, *, subcommand: bool = Fa
     parser.add_argument("--fio", default=default, help="the fio binary (default: $IOTUI_FIO or fio on PATH)")
 
 
-def given(namespace: argparse.Namespace) -> Mapping[str, object]:
-    """The options the parser set; one it did not (a suppressed default, another subcommand's) is absent."""
-    return vars(namespace)
-
-
 def text(values: Mapping[str, object], name: str) -> str | None:
     """An option's words as given, None when not given."""
     value = values.get(name)
@@ -81,7 +76,7 @@ class AppOptions:
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> AppOptions:
-        values = given(namespace)
+        values = vars(namespace)
         return cls(
             target=text(values, "target"), preset=text(values, "preset"),
             runs_dir=text(values, "runs_dir"), fio=text(values, "fio"),
@@ -105,7 +100,7 @@ class HostOptions:
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> HostOptions:
-        values = given(namespace)
+        values = vars(namespace)
         return cls(
             hosts=text(values, "hosts"), hosts_file=text(values, "hosts_file"),
             min_hosts=whole_number(values, "min_hosts"), host_probes=not flag(values, "no_host_probes"),
@@ -137,7 +132,7 @@ class RunOptions:
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> RunOptions:
-        values = given(namespace)
+        values = vars(namespace)
         return cls(
             preset=text(values, "preset"), job_file=text(values, "job_file"), target=text(values, "target"),
             runtime=text(values, "runtime"), size=text(values, "size"), sets=texts(values, "set"),

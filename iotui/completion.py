@@ -12,7 +12,7 @@ import argparse
 import os
 from pathlib import Path
 
-from iotui.cli_options import given, text
+from iotui.cli_options import text
 from typing import Iterable
 
 # Arguments (by dest) that take a preset name, and those that take record files.
@@ -31,7 +31,7 @@ def preset_names(prefix: str, **_: object) -> list[str]:
 
 
 def _runs_dir(parsed_args: argparse.Namespace | None) -> Path:
-    value = text(given(parsed_args), "runs_dir") if parsed_args is not None else None
+    value = text(vars(parsed_args), "runs_dir") if parsed_args is not None else None
     if value:
         return Path(value).expanduser()
     from iotui.core.runs.paths import default_runs_dir

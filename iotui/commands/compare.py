@@ -5,14 +5,37 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 
+from iotui.cli_options import flag, text, texts
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from iotui.commands.record_args import add_runs_dir_option, load_record_args, references_listing, runs_dir_from
+from iotui.commands.record_args import add_runs_dir_option, load_record_args, references_listing, runs_dir_path
 from iotui.core.remote.split import per_host
 from iotui.core.compare.compare import compare_records
 from iotui.core.compare.answers import repeat_groups_beside
 from iotui.core.compare.render import comparison_markdown, comparison_text
 from iotui.core.records.schema import RecordError
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """``iotui compare``'s options: the records as named, how to print them, where the runs are."""
+
+    records: tuple[str, ...] = ()
+    output_format: str = "text"
+    plot: bool = False
+    per_host: bool = False
+    list_references: bool = False
+    runs_dir: str | None = None
+
+    @classmethod
+    def from_namespace(cls, namespace: argparse.Namespace) -> CompareOptions:
+        values = vars(namespace)
+        return cls(
+            records=texts(values, "records"), output_format=text(values, "output_format") or "text",
+            plot=flag(values, "plot"), per_host=flag(values, "per_host"),
+            list_references=flag(values, "list_references"), runs_dir=text(values, "runs_dir"),
+        )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,36 +60,40 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    if args.list_references:
+    return _compare(CompareOptions.from_namespace(args))
+
+
+def _compare(options: CompareOptions) -> int:
+    if options.list_references:
         sys.stdout.write(references_listing())
         return EXIT_OK
-    if args.plot and args.output_format == "json":
+    if options.plot and options.output_format == "json":
         print("--plot draws on the terminal; it cannot be combined with --format json.", file=sys.stderr)
         return EXIT_USAGE
-    if not args.records:
+    if not options.records:
         print("Name at least two runs to compare (files, names in the runs directory, or ref:NAME).", file=sys.stderr)
         return EXIT_USAGE
-    records, errors = load_record_args(args.records, runs_dir_from(args), expand_reference_rows=True)
+    records, errors = load_record_args(options.records, runs_dir_path(options.runs_dir), expand_reference_rows=True)
     for error in errors:
         print(error, file=sys.stderr)
-    if args.per_host:
+    if options.per_host:
         records = per_host(records)
     if len(records) < 2:
         if not errors:
             print("Comparing needs at least two runs; name another one (or a reference, ref:NAME).", file=sys.stderr)
         return EXIT_FAILED
     try:
-        comparison = compare_records(records, repeat_groups_beside(records, runs_dir_from(args)))
+        comparison = compare_records(records, repeat_groups_beside(records, runs_dir_path(options.runs_dir)))
     except (RecordError, ValueError) as error:
         print(f"Cannot compare these runs: {error}", file=sys.stderr)
         return EXIT_FAILED
-    if args.output_format == "json":
+    if options.output_format == "json":
         sys.stdout.write(json.dumps(comparison.to_json_dict(), indent=2, ensure_ascii=False) + "\n")
-    elif args.output_format == "markdown":
+    elif options.output_format == "markdown":
         sys.stdout.write(comparison_markdown(comparison))
     else:
         sys.stdout.write(comparison_text(comparison))
-    if args.plot:
+    if options.plot:
         from iotui.commands.compare_plot import render_plots
 
         sys.stdout.write("\n" + render_plots(comparison))

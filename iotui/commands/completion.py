@@ -6,8 +6,21 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 
+from iotui.cli_options import text
 from iotui.commands import EXIT_OK
+
+
+@dataclass(frozen=True)
+class CompletionOptions:
+    """``iotui completion``'s options: the shell to print the hook for."""
+
+    shell: str
+
+    @classmethod
+    def from_namespace(cls, namespace: argparse.Namespace) -> CompletionOptions:
+        return cls(shell=text(vars(namespace), "shell") or "")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,7 +38,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    return _print_hook(CompletionOptions.from_namespace(args))
+
+
+def _print_hook(options: CompletionOptions) -> int:
     from iotui.completion import shell_code
 
-    sys.stdout.write(shell_code(args.shell))
+    sys.stdout.write(shell_code(options.shell))
     return EXIT_OK

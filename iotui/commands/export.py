@@ -4,13 +4,35 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-from iotui.commands.record_args import add_runs_dir_option, load_record_args, references_listing, runs_dir_from
+from iotui.cli_options import flag, text, texts
+from iotui.commands.record_args import add_runs_dir_option, load_record_args, references_listing, runs_dir_path
 from iotui.core.records.export import FORMATS, export_records
 from iotui.core.remote.split import per_host
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """``iotui export``'s options: the records as named, the table's format and file, where the runs are."""
+
+    records: tuple[str, ...] = ()
+    output_format: str = "markdown"
+    output: str | None = None
+    per_host: bool = False
+    list_references: bool = False
+    runs_dir: str | None = None
+
+    @classmethod
+    def from_namespace(cls, namespace: argparse.Namespace) -> ExportOptions:
+        values = vars(namespace)
+        return cls(
+            records=texts(values, "records"), output_format=text(values, "output_format") or "markdown",
+            output=text(values, "output"), per_host=flag(values, "per_host"),
+            list_references=flag(values, "list_references"), runs_dir=text(values, "runs_dir"),
+        )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -34,27 +56,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    if args.list_references:
+    return _export(ExportOptions.from_namespace(args))
+
+
+def _export(options: ExportOptions) -> int:
+    if options.list_references:
         sys.stdout.write(references_listing())
         return EXIT_OK
-    if not args.records:
+    if not options.records:
         print("Name the runs to export (files, names in the runs directory, or ref:NAME).", file=sys.stderr)
         return EXIT_USAGE
-    records, errors = load_record_args(args.records, runs_dir_from(args), expand_reference_rows=False)
+    records, errors = load_record_args(options.records, runs_dir_path(options.runs_dir), expand_reference_rows=False)
     for error in errors:
         print(error, file=sys.stderr)
     if not records:
         return EXIT_FAILED
-    if args.per_host:
+    if options.per_host:
         records = per_host(records)
-    text = export_records(records, args.output_format)
-    if args.output:
+    table = export_records(records, options.output_format)
+    if options.output:
         try:
-            Path(args.output).write_text(text, encoding="utf-8")
+            Path(options.output).write_text(table, encoding="utf-8")
         except OSError as error:
-            print(f"{args.output}: cannot write the table ({error.strerror or error}).", file=sys.stderr)
+            print(f"{options.output}: cannot write the table ({error.strerror or error}).", file=sys.stderr)
             return EXIT_FAILED
-        print(f"Wrote {len(text.splitlines())} lines to {args.output}.", file=sys.stderr)
+        print(f"Wrote {len(table.splitlines())} lines to {options.output}.", file=sys.stderr)
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(table)
     return EXIT_FAILED if errors else EXIT_OK

@@ -6,13 +6,42 @@ import argparse
 import datetime as dt
 import json
 import sys
+from dataclasses import dataclass
 
-from iotui.commands.record_args import runs_dir_from
+from iotui.cli_options import flag, text, texts, whole_number
+from iotui.commands.record_args import runs_dir_path
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from iotui.core import format as fmt
 from iotui.core.records.history_index import IndexedRun, RunFilter, query, sync
 from iotui.core.records.edit import delete_records, parse_age
 from iotui.core.terminal_text import terminal_safe
+
+
+@dataclass(frozen=True)
+class HistoryOptions:
+    """``iotui history``'s options: which runs to list (or prune), how to print them, where they are."""
+
+    words: tuple[str, ...] = ()
+    preset: str | None = None
+    status: str | None = None
+    tag: str | None = None
+    older_than: str | None = None
+    """``--older-than`` as written (30d, 12h, 2w); read by ``parse_age``."""
+    limit: int | None = None
+    prune: bool = False
+    yes: bool = False
+    json_output: bool = False
+    runs_dir: str | None = None
+
+    @classmethod
+    def from_namespace(cls, namespace: argparse.Namespace) -> HistoryOptions:
+        values = vars(namespace)
+        return cls(
+            words=texts(values, "words"), preset=text(values, "preset"), status=text(values, "status"),
+            tag=text(values, "tag"), older_than=text(values, "older_than"), limit=whole_number(values, "limit"),
+            prune=flag(values, "prune"), yes=flag(values, "yes"), json_output=flag(values, "json"),
+            runs_dir=text(values, "runs_dir"),
+        )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -61,31 +90,35 @@ def _sections(values: tuple, formatter) -> str:
 
 
 def handle(args: argparse.Namespace) -> int:
+    return _history(HistoryOptions.from_namespace(args))
+
+
+def _history(options: HistoryOptions) -> int:
     try:
-        older_than_s = parse_age(args.older_than) if args.older_than else None
+        older_than_s = parse_age(options.older_than) if options.older_than else None
     except ValueError as error:
         print(f"iotui: --older-than {error}", file=sys.stderr)
         return EXIT_USAGE
-    if args.prune and older_than_s is None and args.preset is None:
+    if options.prune and older_than_s is None and options.preset is None:
         print("iotui: --prune deletes runs selected by --older-than AGE and/or --preset NAME; give at least one.",
               file=sys.stderr)
         return EXIT_USAGE
-    runs_dir = runs_dir_from(args)
+    runs_dir = runs_dir_path(options.runs_dir)
     try:
-        synced = sync(runs_dir, progress=_progress if sys.stderr.isatty() and not args.json else None)
+        synced = sync(runs_dir, progress=_progress if sys.stderr.isatty() and not options.json_output else None)
     except OSError as error:
         print(f"iotui: cannot read the runs directory {runs_dir} ({error.strerror or error}).", file=sys.stderr)
         return EXIT_FAILED
     if synced.cold and sys.stderr.isatty():
         print(f"\rindexed {synced.total} records in {synced.seconds:.1f} s" + " " * 20, file=sys.stderr)
     run_filter = RunFilter(
-        tuple(word.lower() for word in args.words), preset=args.preset, status=args.status, tag=args.tag,
+        tuple(word.lower() for word in options.words), preset=options.preset, status=options.status, tag=options.tag,
         older_than_s=older_than_s,
     )
-    runs, total = query(runs_dir, run_filter, limit=None if args.prune else args.limit)
-    if args.prune:
-        return _prune(args, runs)
-    if args.json:
+    runs, total = query(runs_dir, run_filter, limit=None if options.prune else options.limit)
+    if options.prune:
+        return _prune(options, runs)
+    if options.json_output:
         print(json.dumps({"runs_dir": str(runs_dir), "matched": total, "runs": [run.to_json_dict() for run in runs]}, indent=2))
         return EXIT_OK
     if not runs:
@@ -102,12 +135,12 @@ def _progress(done: int, total: int) -> None:
     print(f"\rindexing the runs directory: {done} of {total} records", end="", file=sys.stderr, flush=True)
 
 
-def _prune(args: argparse.Namespace, runs: list[IndexedRun]) -> int:
+def _prune(options: HistoryOptions, runs: list[IndexedRun]) -> int:
     if not runs:
-        print(json.dumps({"pruned": [], "failed": []}) if args.json else "No saved runs match; nothing to delete.")
+        print(json.dumps({"pruned": [], "failed": []}) if options.json_output else "No saved runs match; nothing to delete.")
         return EXIT_OK
-    if not args.yes:
-        if args.json:
+    if not options.yes:
+        if options.json_output:
             print(json.dumps({"would_prune": [run.to_json_dict() for run in runs], "pruned": []}, indent=2))
         else:
             for run in runs:
@@ -116,8 +149,8 @@ def _prune(args: argparse.Namespace, runs: list[IndexedRun]) -> int:
                   "run the same command with --yes to delete them.")
         return EXIT_OK
     deleted = delete_records(run.path for run in runs)
-    sync(runs_dir_from(args))
-    if args.json:
+    sync(runs_dir_path(options.runs_dir))
+    if options.json_output:
         print(json.dumps({"pruned": [str(run.path) for run in runs if run.path in deleted.removed],
                           "failed": [{"path": str(path), "error": why} for path, why in deleted.failed]}, indent=2))
     else:

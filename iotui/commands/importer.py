@@ -7,16 +7,31 @@ import os
 import stat
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+from iotui.cli_options import text, texts
 from iotui.commands import EXIT_FAILED, EXIT_OK
-from iotui.commands.record_args import add_runs_dir_option, runs_dir_from
+from iotui.commands.record_args import add_runs_dir_option, runs_dir_path
 from iotui.core import format as fmt
 from iotui.core.records.importer import ImportRefused, import_fio_runs
 from iotui.core.records.history_index import IndexBatch
 from iotui.core.records.record import RunRecord, section_directions
 from iotui.core.records.files import record_file_name, sync_paths
 from iotui.core.records.schema import RecordError
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """``iotui import``'s options: the files and directories as named, and the runs directory they go to."""
+
+    files: tuple[str, ...] = ()
+    runs_dir: str | None = None
+
+    @classmethod
+    def from_namespace(cls, namespace: argparse.Namespace) -> ImportOptions:
+        values = vars(namespace)
+        return cls(files=texts(values, "files"), runs_dir=text(values, "runs_dir"))
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -87,10 +102,14 @@ class _Progress:
 
 
 def handle(args: argparse.Namespace) -> int:
-    runs_dir = runs_dir_from(args)
+    return _import(ImportOptions.from_namespace(args))
+
+
+def _import(options: ImportOptions) -> int:
+    runs_dir = runs_dir_path(options.runs_dir)
     failed = False
     files: list[Path] = []
-    for argument in args.files:
+    for argument in options.files:
         path = Path(argument)
         if path.is_dir():
             found, skipped = _files_under(path)

@@ -5,10 +5,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 
+from iotui.cli_options import flag
 from iotui.core import format as fmt
 from iotui.core.presets.estimate import estimate
 from iotui.core.presets.files import list_presets
+
+
+@dataclass(frozen=True)
+class PresetsOptions:
+    """``iotui presets``'s options: whether to print the list as JSON."""
+
+    json_output: bool = False
+
+    @classmethod
+    def from_namespace(cls, namespace: argparse.Namespace) -> PresetsOptions:
+        return cls(json_output=flag(vars(namespace), "json"))
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,9 +31,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    return _list(PresetsOptions.from_namespace(args))
+
+
+def _list(options: PresetsOptions) -> int:
     found, errors = list_presets()
     found.sort(key=lambda p: p.name)
-    if args.json:
+    if options.json_output:
         rows = []
         for preset in found:
             duration_s, disk_bytes = estimate(preset)

@@ -7,9 +7,9 @@ Shared by ``iotui compare`` and ``iotui export``. Every failure is a
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 
-from iotui.cli_options import given, text
 from iotui.core.runs.paths import default_runs_dir
 from iotui.core.records.record import RunRecord
 from iotui.core.records.files import load_record
@@ -18,10 +18,9 @@ from iotui.core.records.references import PREFIX, list_references, load_referenc
 from iotui.core.sweep.record import SWEEP_SUFFIX
 
 
-def runs_dir_from(args: argparse.Namespace) -> Path:
+def runs_dir_path(runs_dir: str | None) -> Path:
     """``--runs-dir`` when given (before or after the subcommand), else the default."""
-    value = text(given(args), "runs_dir")
-    return Path(value).expanduser() if value else default_runs_dir()
+    return Path(runs_dir).expanduser() if runs_dir else default_runs_dir()
 
 
 def add_runs_dir_option(parser: argparse.ArgumentParser) -> None:
@@ -64,7 +63,7 @@ def load_record_arg(argument: str, runs_dir: Path, *, expand_reference_rows: boo
 
 
 def load_record_args(
-    arguments: list[str], runs_dir: Path, *, expand_reference_rows: bool
+    arguments: Sequence[str], runs_dir: Path, *, expand_reference_rows: bool
 ) -> tuple[list[RunRecord], list[str]]:
     """Every loadable record, and one sentence per argument that failed."""
     records: list[RunRecord] = []

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
+from iotui import cli_options
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from iotui.commands.record_args import add_runs_dir_option, load_record_args, runs_dir_from
+from iotui.commands.record_args import add_runs_dir_option, load_record_args, runs_dir_path
 from iotui.core.report.build import (
     FILE_FORMATS, ReportError, default_charts_dir, default_html_path, require_charts, runs_html_path, runs_report, sweep_report,
     write_chart_files, write_html,
@@ -16,6 +18,25 @@ from iotui.core.compare.answers import repeat_groups_beside
 from iotui.core.compare.compare import compare_records
 from iotui.core.records.schema import RecordError
 from iotui.core.sweep.record import SWEEP_SUFFIX, SweepRecordError, load_sweep
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """``iotui report``'s options: the records as named, the file format and place, where the runs are."""
+
+    files: tuple[str, ...] = ()
+    output: str | None = None
+    file_format: str = "html"
+    runs_dir: str | None = None
+
+    @classmethod
+    def from_namespace(cls, namespace: argparse.Namespace) -> ReportOptions:
+        values = vars(namespace)
+        return cls(
+            files=cli_options.texts(values, "files"), output=cli_options.text(values, "output"),
+            file_format=cli_options.text(values, "file_format") or "html",
+            runs_dir=cli_options.text(values, "runs_dir"),
+        )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,21 +64,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     try:
-        return _report(args)
+        return _report(ReportOptions.from_namespace(args))
     except ReportError as error:
         print(str(error), file=sys.stderr)
         return EXIT_FAILED
 
 
-def _report(args: argparse.Namespace) -> int:
-    sweeps = [name for name in args.files if name.endswith(SWEEP_SUFFIX)]
-    inline = args.file_format == "html"
+def _report(options: ReportOptions) -> int:
+    sweeps = [name for name in options.files if name.endswith(SWEEP_SUFFIX)]
+    inline = options.file_format == "html"
     if sweeps:
-        if len(args.files) > 1:
+        if len(options.files) > 1:
             print("A sweep's report stands alone: give the sweep record by itself (or run records without it).", file=sys.stderr)
             return EXIT_USAGE
         given = Path(sweeps[0]).expanduser()
-        in_runs_dir = runs_dir_from(args) / sweeps[0]
+        in_runs_dir = runs_dir_path(options.runs_dir) / sweeps[0]
         try:
             sweep = load_sweep(given if given.is_file() or not in_runs_dir.is_file() else in_runs_dir)
         except SweepRecordError as error:
@@ -67,7 +88,7 @@ def _report(args: argparse.Namespace) -> int:
         first, errors = sweep.path, list[str]()
         text, specs = sweep_report(sweep, inline=inline)
     else:
-        records, errors = load_record_args(args.files, runs_dir_from(args), expand_reference_rows=len(args.files) > 1)
+        records, errors = load_record_args(options.files, runs_dir_path(options.runs_dir), expand_reference_rows=len(options.files) > 1)
         for problem in errors:
             print(problem, file=sys.stderr)
         if not records:
@@ -76,19 +97,19 @@ def _report(args: argparse.Namespace) -> int:
         comparison = None
         if len(records) > 1:
             try:
-                comparison = compare_records(records, repeat_groups_beside(records, runs_dir_from(args)))
+                comparison = compare_records(records, repeat_groups_beside(records, runs_dir_path(options.runs_dir)))
             except (RecordError, ValueError) as error:
                 raise ReportError(f"Cannot compare these runs: {error}") from None
         text, specs = runs_report(records, comparison, inline=inline)
         html_path = runs_html_path(records, Path.cwd())
         first = html_path.with_suffix(".toml")
     try:
-        if args.file_format == "html":
-            path = write_html(text, Path(args.output).expanduser() if args.output else default_html_path(first))
+        if options.file_format == "html":
+            path = write_html(text, Path(options.output).expanduser() if options.output else default_html_path(first))
             print(f"Wrote the report to {path}", file=sys.stderr)
         else:
-            folder = Path(args.output).expanduser() if args.output else default_charts_dir(first)
-            written = write_chart_files(specs, folder, args.file_format)
+            folder = Path(options.output).expanduser() if options.output else default_charts_dir(first)
+            written = write_chart_files(specs, folder, options.file_format)
             print(f"Wrote {len(written)} charts to {folder}", file=sys.stderr)
     except ReportError as error:
         raise ReportError(f"{error} Choose another place with -o.") from None

@@ -31,7 +31,7 @@ from iotui.core.compare.repeat import new_repeat_group, repeat_keys, spreads
 from iotui.core.runs.events import HostUpdate, IntervalUpdate, LogLine, RunFinished
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from iotui.commands.run_remote import run_remote
-from iotui.cli_options import RunOptions, count, flag, given
+from iotui.cli_options import RunOptions, count, flag
 from iotui.core.presets.model import Preset
 
 
@@ -45,7 +45,7 @@ class RunCommandOptions:
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> RunCommandOptions:
-        values = given(namespace)
+        values = vars(namespace)
         return cls(
             run=RunOptions.from_namespace(namespace), json_output=flag(values, "json"),
             repeat=count(values, "repeat", 1),

@@ -7,12 +7,31 @@ import asyncio
 import os
 import shlex
 import sys
+from dataclasses import dataclass, field
 
-from iotui.cli_options import AppOptions
+from iotui.cli_options import AppOptions, count, text
 from iotui.commands import EXIT_FAILED, EXIT_OK
 from iotui.web import BROWSER_CLIENT, CLIENT_ENV
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """``iotui serve``'s options: where to listen, and what each browser tab's app opens with."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    app: AppOptions = field(default_factory=AppOptions)
+
+    @classmethod
+    def from_namespace(cls, namespace: argparse.Namespace) -> ServeOptions:
+        values = vars(namespace)
+        host = text(values, "host")
+        return cls(
+            host="127.0.0.1" if host is None else host, port=count(values, "port", 8000),
+            app=AppOptions.from_namespace(namespace),
+        )
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,22 +63,26 @@ def app_command(options: AppOptions) -> str:
 
 
 def handle(args: argparse.Namespace) -> int:
+    return _serve(ServeOptions.from_namespace(args))
+
+
+def _serve(options: ServeOptions) -> int:
     try:
         from iotui.web.server import TokenServer, serve_forever
     except ImportError as error:
         print(f"iotui: serve needs textual-serve ({error.name} is missing); "
               "install it with: pip install textual-serve", file=sys.stderr)
         return EXIT_FAILED
-    if not 0 <= args.port <= 65535:
-        print(f"iotui: --port {args.port} is not a port number (0 to 65535).", file=sys.stderr)
+    if not 0 <= options.port <= 65535:
+        print(f"iotui: --port {options.port} is not a port number (0 to 65535).", file=sys.stderr)
         return EXIT_FAILED
     os.environ[CLIENT_ENV] = BROWSER_CLIENT
-    server = TokenServer(app_command(AppOptions.from_namespace(args)), host=args.host, port=args.port, title="iotui")
+    server = TokenServer(app_command(options.app), host=options.host, port=options.port, title="iotui")
 
     def on_listening(listening) -> None:
         print(f"iotui serve: open {listening.url}", flush=True)
-        if args.host not in LOCAL_HOSTS:
-            print(f"iotui serve: listening on {args.host}: anyone who can reach it and has the URL can run "
+        if options.host not in LOCAL_HOSTS:
+            print(f"iotui serve: listening on {options.host}: anyone who can reach it and has the URL can run "
                   "benchmarks on this machine.", file=sys.stderr, flush=True)
         else:
             print(f"iotui serve: from another machine: ssh -L {listening.port}:127.0.0.1:{listening.port} "
@@ -68,7 +91,7 @@ def handle(args: argparse.Namespace) -> int:
     try:
         asyncio.run(serve_forever(server, on_listening))
     except OSError as error:
-        print(f"iotui: cannot listen on {args.host}:{args.port} ({error.strerror or error}); "
+        print(f"iotui: cannot listen on {options.host}:{options.port} ({error.strerror or error}); "
               "choose another --port.", file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:

@@ -5,13 +5,28 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
+from iotui.cli_options import flag, texts
 from iotui.commands.run import print_summary
 from iotui.commands.run_remote import print_remote_summary
 from iotui.core.records.files import load_record
 from iotui.core.records.schema import RecordError
 from iotui.core.sweep.record import SWEEP_SUFFIX
+
+
+@dataclass(frozen=True)
+class ShowOptions:
+    """``iotui show``'s options: the record files as named, and whether to print them as JSON."""
+
+    records: tuple[str, ...] = ()
+    json_output: bool = False
+
+    @classmethod
+    def from_namespace(cls, namespace: argparse.Namespace) -> ShowOptions:
+        values = vars(namespace)
+        return cls(records=texts(values, "record"), json_output=flag(values, "json"))
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,10 +53,14 @@ def _show_sweep(name: str, as_json: bool) -> bool:
 
 
 def handle(args: argparse.Namespace) -> int:
+    return _show(ShowOptions.from_namespace(args))
+
+
+def _show(options: ShowOptions) -> int:
     failed = False
-    for name in args.record:
+    for name in options.records:
         if name.endswith(SWEEP_SUFFIX):
-            failed = not _show_sweep(name, args.json) or failed
+            failed = not _show_sweep(name, options.json_output) or failed
             continue
         try:
             record = load_record(Path(name))
@@ -49,7 +68,7 @@ def handle(args: argparse.Namespace) -> int:
             print(f"iotui: {error}", file=sys.stderr)
             failed = True
             continue
-        if args.json:
+        if options.json_output:
             print(json.dumps(record.to_json_dict(), indent=2))
         else:
             # A multi-host run: the aggregate, then each host.

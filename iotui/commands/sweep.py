@@ -42,7 +42,7 @@ from iotui.core.runs.events import LogLine
 from iotui.commands.run_remote import hosts_start_refusal, run_request
 from iotui.core.sysbench.session import find_sysbench
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
-from iotui.cli_options import RunOptions, flag, given, text, texts
+from iotui.cli_options import RunOptions, flag, text, texts
 
 OutputFormat = Literal["text", "markdown", "json"]
 
@@ -62,7 +62,7 @@ class SweepOptions:
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> SweepOptions:
-        values = given(namespace)
+        values = vars(namespace)
         chosen = text(values, "format")
         output_format: OutputFormat = "json" if chosen == "json" else "markdown" if chosen == "markdown" else "text"
         return cls(
