@@ -10,6 +10,7 @@ from pathlib import Path
 # Kept in a light module of its own: the app's start reads these options without this module's imports.
 from iotui.cli_options import RunOptions, add_common_options  # noqa: F401  (used below, and by the commands)
 from iotui.core.fio.policy import PolicyError
+from iotui.core.fio.runner import FioNotFoundError
 from iotui.core.presets.job_file import load_job_file
 from iotui.core.runs.lock import RunLockHeld
 from iotui.core.presets.overrides import with_overrides
@@ -131,10 +132,25 @@ def resolve_runs_dir(runs_dir: str | None) -> Path:
     return Path(runs_dir).expanduser() if runs_dir else default_runs_dir()
 
 
+# What to do about a refused target or run, in the command line's terms (the core's TargetError,
+# PlanError and RemoteError say what happened and carry these codes; the app has its own words).
+TARGET_ADVICE = {
+    "target-missing": "Give an existing directory with --target.",
+    "target-memory": "Choose a directory on a disk, or pass --allow-cache to measure memory anyway.",
+    "target-read-only": "Choose a directory you can write to with --target.",
+    "target-space": "Use --size to make the test file smaller, free some space, or choose another target.",
+    "size-unknown": "Give the run a size with --size.",
+}
+
+
 def start_refusal(error: StartError) -> str:
     """The core's sentence, with what to do in the command line's terms where it has its own."""
     if error.code == "fio-missing":
+        if isinstance(error.cause, FioNotFoundError) and error.cause.given:
+            return str(error)  # the path given with --fio is the one that is not fio
         return f"{error} The command line also takes it as --fio PATH."
+    if error.code == "refused" and error.key in TARGET_ADVICE:
+        return f"{error} {TARGET_ADVICE[error.key]}"
     if error.code == "runs-dir":
         return f"{error} Choose another with --runs-dir (or run with --no-save)."
     if error.code == "sysbench-hosts":

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Mapping, TextIO
 
-from iotui.cli_common import CommandError, start_refusal, start_request
+from iotui.cli_common import TARGET_ADVICE, CommandError, start_refusal, start_request
 from iotui.cli_options import HostOptions, RunOptions
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from iotui.core import format as fmt
@@ -40,8 +40,9 @@ def hosts_from_args(options: HostOptions) -> list[str]:
 
 # What to do about a refusal, in the command line's terms (the core's RemoteError says what happened).
 REMOTE_ADVICE = {
-    "target-read-only": "Choose a directory you can write to with --target.",
-    "target-memory": "Choose a directory on a disk, or pass --allow-cache to measure memory anyway.",
+    "target-read-only": TARGET_ADVICE["target-read-only"],
+    "target-memory": TARGET_ADVICE["target-memory"],
+    "size-unknown": TARGET_ADVICE["size-unknown"],
     "no-hosts": "Name them with --hosts h1,h2 or --hosts-file FILE.",
     "ssh-command": "Give one with --ssh or IOTUI_SSH.",
     "ssh-timeout": "Check that the host is up, or start without it with --min-hosts.",

@@ -134,6 +134,8 @@ def worded(error: SweepPlanError) -> str:
         )
     if error.source in ("vary", "targets"):
         return f"--{error.source} {error}"
+    if error.code == "size-unknown":
+        return f"{error} Give the sweep a size with --size."
     return str(error)
 
 

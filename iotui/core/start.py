@@ -80,7 +80,8 @@ class StartError(Exception):
     """A run that cannot start. ``code`` names the fact; str() is the sentence.
 
     Codes: ``fio-missing`` (no fio binary), ``refused`` (the plan refused the
-    preset or the target; ``cause`` is the core's own error), ``sysbench-missing``,
+    preset or the target; ``cause`` is the core's own error, ``key`` its code such as
+    ``target-missing`` or ``size-unknown``), ``sysbench-missing``,
     ``sysbench-hosts`` (sysbench runs on this machine only), ``runs-dir`` (the runs
     directory cannot take a record; checked before any tool starts), ``hosts-refused``
     (a host failed the pre-flight check and nothing started; ``key`` is the
@@ -114,7 +115,7 @@ def plan_run(request: StartRequest, fio_binary: str) -> RunPlan:
             target_info=request.target_info,
         )
     except PlanError as error:
-        raise StartError(str(error), code="refused", cause=error) from None
+        raise StartError(str(error), code="refused", cause=error, key=error.code) from None
 
 
 def check_runs_dir_for(request: StartRequest) -> None:
@@ -164,8 +165,9 @@ async def start_fio_run(request: StartRequest, on_event: EventCallback) -> RunSe
     fio_binary = resolve_fio_binary(request.fio)
     try:
         version = await fio_version(fio_binary)
-    except FioNotFoundError as error:
-        raise StartError(str(error), code="fio-missing", cause=error) from None
+    except FioNotFoundError as error:  # a binary that does not answer as fio: the one given, if any
+        cause = FioNotFoundError(str(error), given=request.fio)
+        raise StartError(str(error), code="fio-missing", cause=cause) from None
     plan = plan_run(request, fio_binary)
     for code, message in plan.warnings:
         on_event(LogLine("iotui", f"warning [{code}]: {message}"))

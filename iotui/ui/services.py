@@ -47,10 +47,21 @@ def _home_order(preset: Preset | PresetTitle) -> int:
     return HOME_FIRST.index(preset.name) if preset.name in HOME_FIRST else len(HOME_FIRST)
 
 
+# What to do about a refused target or run, in the app's terms: its target list (t) and the option
+# editor's fields (the core's TargetError and PlanError say what happened and carry these codes).
+TARGET_ADVICE = {
+    "target-missing": "Type the path of an existing directory, or pick a target from the list (t).",
+    "target-memory": "Pick a target directory on a disk.",
+    "target-read-only": "Pick a target directory you can write to.",
+    "target-space": "Type a smaller size in the options, free some space, or pick another target.",
+    "size-unknown": "Type a size in the options.",
+}
+
 # What to do about a multi-host refusal, in the app's terms (the core's RemoteError says what happened).
 REMOTE_ADVICE = {
     "target-read-only": "Pick a target directory you can write to on every host.",
     "target-memory": "Pick a target directory on a disk on every host.",
+    "size-unknown": TARGET_ADVICE["size-unknown"],
     "no-hosts": "Type the hosts to run on in the Hosts field.",
     "ssh-command": "Set IOTUI_SSH to the ssh command to use.",
 }
@@ -65,7 +76,15 @@ def start_refusal(error: StartError) -> str:
     if error.code == "hosts-refused":
         advice = REMOTE_ADVICE.get(error.key or "")
         return f"{error}{' ' + advice if advice else ''} Nothing started on any host."
+    if error.code == "refused":
+        return with_advice(error, error.key)
     return str(error)
+
+
+def with_advice(error: Exception, code: str | None) -> str:
+    """The core's sentence and, where the app has words for its ``code``, what to do."""
+    advice = TARGET_ADVICE.get(code or "")
+    return f"{error} {advice}" if advice else str(error)
 
 
 def lock_refusal(error: RunLockHeld) -> str:
@@ -127,7 +146,9 @@ class Services:
         expanded = Path(path).expanduser()
         try:
             return target_checks.inspect_target(expanded)
-        except (target_checks.TargetError, OSError) as error:  # both read as a sentence
+        except target_checks.TargetError as error:
+            raise ServiceError(with_advice(error, error.code)) from None
+        except OSError as error:  # reads as a sentence
             raise ServiceError(str(error) or f"{expanded} cannot be used as a target.") from None
 
     # -- presets ------------------------------------------------------------
@@ -188,7 +209,7 @@ class Services:
                 text = command.format_command(argv)
             except (PolicyError, PresetError, ValueError):  # what the plan refused may not make an argv either
                 text = ""
-            return PlanPreview(text, [], str(error), duration_s, disk_bytes)
+            return PlanPreview(text, [], with_advice(error, error.code), duration_s, disk_bytes)
         warnings = list(plan.warnings)
         if fio_problem:
             warnings.insert(0, ("fio-missing", fio_problem))
@@ -371,7 +392,7 @@ class Services:
         try:
             prepared = prepare_sweep(preset, vary=entries, target=target_path, base=base, baseline_s=self.baseline_s)
         except SweepPlanError as error:  # names the entry as typed, no flag
-            raise ServiceError(str(error)) from None
+            raise ServiceError(with_advice(error, error.code)) from None
         except (PresetError, PolicyError, ValueError, OverflowError) as error:  # a preset the core cannot plan
             raise ServiceError(f"This sweep cannot be planned: {error}") from None
         plan, estimate = prepared.plan, prepared.estimate

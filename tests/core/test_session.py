@@ -134,12 +134,14 @@ async def test_leftovers_of_a_run_that_never_ended_are_removed_and_named(tmp_pat
 
 def test_plan_refuses_tmpfs_and_bad_targets(tmp_path: Path) -> None:
     preset = find_preset("quick", [shipped_presets_dir()])
-    with pytest.raises(PlanError, match="does not exist"):
+    with pytest.raises(PlanError, match="does not exist") as missing:
         make_plan(preset, tmp_path / "absent", fio_binary="fio")
+    assert missing.value.code == "target-missing"
     shm = Path("/dev/shm")
     if shm.is_dir():
-        with pytest.raises(PlanError, match="--allow-cache"):
+        with pytest.raises(PlanError, match="which is memory") as memory:
             make_plan(preset, shm, fio_binary="fio")
+        assert memory.value.code == "target-memory"
 
 
 async def test_many_files_go_to_the_private_directory_and_are_removed(tmp_path: Path, monkeypatch) -> None:

@@ -105,6 +105,8 @@ def test_missing_fio_is_a_sentence(tmp_path: Path) -> None:
     result = iotui("run", "quick", "--fio", "/nonexistent/fio", cwd=tmp_path)
     assert result.returncode == 1
     assert "apt-get install fio" in result.stderr and "Traceback" not in result.stderr
+    # Said of the path given, without asking for the option that gave it.
+    assert "The fio given, /nonexistent/fio, does not exist" in result.stderr and "--fio" not in result.stderr
 
 
 def test_unknown_preset_lists_the_presets(tmp_path: Path) -> None:

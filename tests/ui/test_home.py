@@ -7,6 +7,7 @@ import pytest
 from iotui.ui.app import IotuiApp
 from iotui.ui.screens.home import HomeScreen
 from iotui.ui.screens.path_prompt import PathPromptScreen
+from iotui.ui.services import TARGET_ADVICE, Services
 from tests.ui.helpers import MessageLog, screen_text, settle
 from tests.ui.replay import ReplayServices
 
@@ -102,6 +103,30 @@ async def test_a_bad_typed_directory_is_a_sentence(tmp_path) -> None:
         await pilot.pause()
         assert any("does not exist" in text for text in log.notifications())
         assert app.screen.target.path == "/home/ada/bench"
+
+
+class RealTargetServices(ReplayServices):
+    """The replayed presets and runs, with the real services' inspection of a typed directory."""
+
+    inspect_target = Services.inspect_target
+
+
+async def test_a_missing_typed_directory_is_refused_in_the_apps_words(tmp_path) -> None:
+    log = MessageLog()
+    app = IotuiApp(RealTargetServices(tmp_path))
+    missing = tmp_path / "absent"
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        await pilot.pause()
+        await pilot.press("t", "end", "enter")  # "another directory..." is last
+        await pilot.pause()
+        assert isinstance(app.screen, PathPromptScreen)
+        await pilot.press(*str(missing), "enter")
+        await pilot.pause()
+        sentences = [text for text in log.notifications() if str(missing) in text]
+        assert sentences == [f"The target {missing} does not exist. {TARGET_ADVICE['target-missing']}"]
+        assert "pick a target from the list (t)" in sentences[0]
+        assert "--" not in sentences[0]
+        assert app.screen.target.path == "/home/ada/bench"  # the chosen target is kept
 
 
 async def test_r_on_a_system_directory_asks_first(tmp_path) -> None:

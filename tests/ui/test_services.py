@@ -68,6 +68,18 @@ def test_a_memory_target_is_refused_in_the_preview(tmp_path) -> None:
     assert any(code == "fs-memory" for code, _ in info.warnings)
     preview = services.preview(find_preset("quick"), info)
     assert preview.error and "memory" in preview.error
+    assert preview.error.endswith(" Pick a target directory on a disk.") and "--" not in preview.error
+
+
+def test_a_run_without_a_known_size_asks_for_one_in_the_options(tmp_path) -> None:
+    from iotui.core.presets.job_file import load_job_file
+
+    job = tmp_path / "half.fio"
+    job.write_text("[x]\nrw=write\nsize=50%\n")  # a percentage of a file not made yet
+    services = Services(runs_dir=tmp_path)
+    preview = services.preview(load_job_file(job), services.inspect_target(str(tmp_path)))
+    assert preview.error and "cannot check the free space" in preview.error
+    assert preview.error.endswith(" Type a size in the options.") and "--" not in preview.error
 
 
 def test_a_missing_directory_is_a_sentence(tmp_path) -> None:

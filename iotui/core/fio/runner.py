@@ -41,7 +41,15 @@ atexit.register(_kill_live_groups)
 
 
 class FioNotFoundError(Exception):
-    """fio is not installed or not at the given path; str() says how to fix it."""
+    """fio is not installed or not at the given path; str() says how to fix it.
+
+    ``given``: the path the caller named (the command line's option), when the missing fio is
+    that one; a front end then has no reason to suggest naming a path.
+    """
+
+    def __init__(self, message: str, *, given: str | None = None) -> None:
+        super().__init__(message)
+        self.given = given
 
 
 @dataclass(frozen=True)
@@ -57,11 +65,12 @@ class FioExited:
 
 RunnerEvent = FioDocument | FioText | StderrLine | FioExited
 
-INSTALL_HINT = (
+INSTALL_WAYS = (
     "install it with 'sudo apt-get install fio' (Debian/Ubuntu), 'sudo dnf install fio' "
     "(Fedora), 'sudo pacman -S fio' (Arch), 'brew install fio' (macOS) or 'pkg install fio' "
-    "(FreeBSD), or point iotui at it with IOTUI_FIO=PATH"
+    "(FreeBSD)"
 )
+INSTALL_HINT = f"{INSTALL_WAYS}, or point iotui at it with IOTUI_FIO=PATH"
 
 
 def resolve_fio(explicit: str | None = None, env: Mapping[str, str] | None = None) -> str:
@@ -69,6 +78,17 @@ def resolve_fio(explicit: str | None = None, env: Mapping[str, str] | None = Non
     env = os.environ if env is None else env
     candidate = explicit or env.get("IOTUI_FIO") or "fio"
     found = shutil.which(candidate)
+    if found is None and explicit:
+        # The path the user gave: say what is there, not where else fio could be named.
+        # (IOTUI_FIO is not suggested: the path given goes before it.)
+        if os.sep not in explicit:
+            what = "is not a program on PATH"
+        else:
+            what = "is not an executable file" if os.path.exists(os.path.expanduser(explicit)) else "does not exist"
+        raise FioNotFoundError(
+            f"The fio given, {explicit}, {what}: give the path of the fio binary, or {INSTALL_WAYS}.",
+            given=explicit,
+        )
     if found is None:
         if os.sep in candidate:
             raise FioNotFoundError(f"fio was not found at {candidate}: {INSTALL_HINT}.")

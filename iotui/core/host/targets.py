@@ -25,7 +25,17 @@ from iotui.core.host.mounts import Mount, mount_for, read_mounts
 
 
 class TargetError(Exception):
-    """A target iotui refuses; str() says why and what to do."""
+    """A target iotui refuses; str() says what is wrong, naming no command-line flag.
+
+    ``code`` names the refusal where a front end adds what to do in its own terms (a flag, a
+    field): ``target-missing`` (the path does not exist), ``target-memory`` (tmpfs or ramfs
+    without leave to measure memory), ``target-read-only`` (iotui cannot write there),
+    ``target-space`` (the test file does not fit). The others already say what to do.
+    """
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 # -- targets ------------------------------------------------------------------------
@@ -151,7 +161,7 @@ def inspect_target(
     """
     path = Path(path).expanduser()
     if not path.exists():
-        raise TargetError(f"The target {path} does not exist; give an existing directory with --target.")
+        raise TargetError(f"The target {path} does not exist.", code="target-missing")
     resolved = path.resolve()
     try:
         status = os.stat(resolved)
@@ -182,7 +192,7 @@ def inspect_target(
         info.warnings.append(warning)
     if filesystem in MEMORY_FILESYSTEMS:
         info.warnings.append(
-            ("fs-memory", f"The target is on {filesystem}: it measures memory, not storage (refused without --allow-cache).")
+            ("fs-memory", f"The target is on {filesystem}: it measures memory, not storage.")
         )
     return info
 
@@ -214,7 +224,7 @@ def check_target(
     sys_root: Path = Path("/sys"),
     swaps: Path = Path("/proc/swaps"),
 ) -> list[tuple[str, str]]:
-    """Refuse the target (TargetError, a sentence with what to do) or return its warnings.
+    """Refuse the target (TargetError: what is wrong, and its ``code``) or return its warnings.
 
     ``read_only``: the preset only reads (see :func:`is_write_workload`).
     ``needs_bytes``: the test file's size (``command.required_bytes``).
@@ -227,7 +237,7 @@ def check_target(
             "devices (they destroy data). Choose a read-only preset or a directory on a filesystem."
         )
     if not path.exists():
-        raise TargetError(f"The target {path} does not exist; give an existing directory with --target.")
+        raise TargetError(f"The target {path} does not exist.", code="target-missing")
     memory_bytes = mem_total_bytes if mem_total_bytes is not None else _mem_total_bytes()
     if info.is_block_device:
         _check_raw_device(info, mounts=mounts, sys_root=sys_root, swaps=swaps)
@@ -242,14 +252,14 @@ def check_target(
     if info.filesystem in MEMORY_FILESYSTEMS and not allow_cache:
         raise TargetError(
             f"The target {path} is on {info.filesystem}, which is memory: the results would not be storage "
-            "numbers. Choose a directory on a disk, or pass --allow-cache to measure memory anyway."
+            "numbers.", code="target-memory",
         )
     _check_writable(path)
     if needs_bytes and info.free_bytes is not None and needs_bytes + FREE_SPACE_MARGIN_BYTES > info.free_bytes:
         raise TargetError(
             f"Not enough free space in {path}: the run needs {_format_mib(needs_bytes)} plus a "
-            f"{_format_mib(FREE_SPACE_MARGIN_BYTES)} margin and {_format_mib(info.free_bytes)} is free. "
-            "Use --size to make the test file smaller, free some space, or choose another target."
+            f"{_format_mib(FREE_SPACE_MARGIN_BYTES)} margin and {_format_mib(info.free_bytes)} is free.",
+            code="target-space",
         )
     problem = files_problem(needs_files, files_how, info.free_inodes, str(path))
     if problem:
@@ -265,14 +275,14 @@ def _page_cache_warning(needs_bytes: int, memory_bytes: int) -> tuple[str, str]:
         "cache-small-file",
         f"Direct I/O is off and the test file ({_format_mib(needs_bytes)}) is smaller than twice the RAM "
         f"({memory_bytes / (1 << 30):,.1f} GiB): the page cache will serve much of it, so results will be "
-        "too good. Set direct=1 or a larger --size.",
+        "too good. Set direct=1 or a larger size.",
     )
 
 
 def _check_writable(path: Path) -> None:
     """os.access, then a real exclusive create and remove: ACLs, read-only mounts and quotas show up."""
     if not os.access(path, os.W_OK | os.X_OK):
-        raise TargetError(f"Cannot write to {path}: permission denied. Choose a directory you can write to with --target.")
+        raise TargetError(f"Cannot write to {path}: permission denied.", code="target-read-only")
     import secrets  # here, not at import: it loads OpenSSL's hashes, and the app's first frame lists targets
 
     probe = path / f".iotui-probe-{os.getpid()}-{secrets.token_hex(4)}"
@@ -280,8 +290,7 @@ def _check_writable(path: Path) -> None:
         descriptor = os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except OSError as error:
         raise TargetError(
-            f"Cannot write to {path}: creating a file there failed ({error.strerror}). "
-            "Choose a directory you can write to with --target."
+            f"Cannot write to {path}: creating a file there failed ({error.strerror}).", code="target-read-only"
         ) from None
     os.close(descriptor)
     try:

@@ -137,8 +137,7 @@ async def make_remote_plan(
         raise RemoteError("policy", "", str(error)) from None
     needs_bytes, unknown = disk_estimate(preset)
     if needs_bytes is None:
-        raise RemoteError("size-unknown", "", f"{unknown}, so iotui cannot check the hosts' free space before the run; "
-                          "give the run a size (--size).")
+        raise RemoteError("size-unknown", "", f"{unknown}, so iotui cannot check the hosts' free space before the run.")
     needs_files, files_how = file_estimate(preset)
     if needs_files is None:
         raise RemoteError("size-unknown", "", f"{files_how}, so iotui cannot check the files the run creates.")

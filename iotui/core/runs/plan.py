@@ -46,7 +46,16 @@ class RunPlan:
 
 
 class PlanError(Exception):
-    """A run that must not start; str() says why and what to do."""
+    """A run that must not start; str() says why, naming no command-line flag.
+
+    ``code``, where a front end adds what to do in its own terms: the target's
+    (:class:`~iotui.core.host.targets.TargetError`'s ``code``, such as ``target-missing``) or
+    ``size-unknown`` (the run's size cannot be known, so its free space cannot be checked).
+    """
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def effective_options(preset: Preset) -> dict[str, str]:
@@ -111,14 +120,12 @@ def make_plan(
         carried = target_checks.carried_inspection(target_info, target_path) if target_info is not None else None
         info = carried if carried is not None else target_checks.inspect_target(target_path)
     except target_checks.TargetError as error:
-        raise PlanError(str(error)) from None
+        raise PlanError(str(error), code=error.code) from None
     direct = uses_direct_io(preset)
     read_only = not safety.is_write_workload(section_options(preset))
     needs_bytes, unknown = disk_estimate(preset)
     if needs_bytes is None and not info.is_block_device:
-        raise PlanError(
-            f"{unknown}, so iotui cannot check the free space before the run; give the run a size (--size)."
-        )
+        raise PlanError(f"{unknown}, so iotui cannot check the free space before the run.", code="size-unknown")
     needs_files, files_how = file_estimate(preset)
     if needs_files is None and not info.is_block_device:
         raise PlanError(f"{files_how}, so iotui cannot check the files the run creates.")
@@ -136,7 +143,7 @@ def make_plan(
         # No page cache is involved where no engine moves file data (null, cpuio, network).
         warnings = without_cache_warnings(warnings, engines_of(section_options(preset)))
     except target_checks.TargetError as error:
-        raise PlanError(str(error)) from None
+        raise PlanError(str(error), code=error.code) from None
     is_block_device = info.is_block_device
     test_files: list[Path] = []
     private_dir: Path | None = None

@@ -53,7 +53,8 @@ class SweepPlanError(Exception):
 
     ``code`` names the fact for a front end that words it its own way
     (``"target-and-targets"``, ``"nothing-to-vary"`` with the preset's name as ``entry``,
-    ``"value"``); ``source`` and ``entry`` are a rejected entry's, as on :class:`SweepValueError`.
+    ``"value"``, ``"size-unknown"``: a point's size cannot be known, so its free space cannot be
+    checked); ``source`` and ``entry`` are a rejected entry's, as on :class:`SweepValueError`.
     """
 
     def __init__(
@@ -298,13 +299,14 @@ def estimate_sweep(plan: SweepPlan, *, baseline_s: float = 0.0) -> SweepEstimate
             duration_s, _ = estimate(point_preset)
             disk_bytes, unknown = disk_estimate(point_preset)
             if disk_bytes is None and _filesystem_key(target_path) is not None:
-                raise SweepPlanError(f"{unknown}, so iotui cannot check the free space; give the sweep a size (--size)")
+                raise SweepPlanError(f"{unknown}, so iotui cannot check the free space.", code="size-unknown")
             needed = int(disk_bytes or 0)
             files, files_how = file_estimate(point_preset)
             if files is None and _filesystem_key(target_path) is not None:
                 raise SweepPlanError(f"{files_how}, so iotui cannot check the files it creates")
         except (PresetError, SweepPlanError) as error:  # a refused option: say which point
-            raise SweepPlanError(f"The point {_describe(params)} cannot be planned: {error}") from None
+            code = error.code if isinstance(error, SweepPlanError) else None
+            raise SweepPlanError(f"The point {_describe(params)} cannot be planned: {error}", code=code) from None
         if duration_s is not None:
             point_duration[index] = float(duration_s) + baseline_s + POINT_OVERHEAD_S
         key = _filesystem_key(target_path) or str(target_path)
