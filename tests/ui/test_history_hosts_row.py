@@ -1,0 +1,20 @@
+"""History's row and detail line of a multi-host run name its hosts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from iotui.core.records.files import save_record
+from iotui.core.records.history_index import query, sync
+from iotui.ui.widgets.history_table import TARGET_WIDTH, HistoryEntry
+from tests.core.test_history_hosts import _record
+
+
+def test_a_multi_host_row_shows_its_hosts_and_the_detail_its_path(tmp_path: Path) -> None:
+    save_record(_record("b" * 32, 2, hosts=("h1", "h2")), tmp_path)
+    sync(tmp_path)
+    [indexed] = query(tmp_path)[0]
+    entry = HistoryEntry(indexed)
+    target_cell = entry.cells()[2]
+    assert target_cell.startswith("2 hosts") and len(target_cell) <= TARGET_WIDTH
+    assert "/mnt/nfs on 2 hosts: h1,h2" in entry.detail()
