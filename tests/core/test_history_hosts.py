@@ -67,3 +67,11 @@ def test_the_command_line_lists_the_hosts_and_filters_on_them(tmp_path: Path) ->
     listed = subprocess.run([sys.executable, "-m", "iotui", "history", "--json", "--runs-dir", str(tmp_path)],
                             capture_output=True, text=True, timeout=60)
     assert [run["hosts"] for run in json.loads(listed.stdout)["runs"]] == [["h1", "h2"], []]
+
+
+def test_many_hosts_are_named_in_one_bounded_line() -> None:
+    from iotui.core import format as fmt
+
+    names = [f"h{i}" for i in range(1, 129)]
+    assert fmt.hosts(names) == "128 hosts: h1,h2,h3,h4,h5,h6,h7,h8 and 120 more"
+    assert fmt.hosts(["a"]) == "1 host: a"

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
+from iotui.core import format as fmt
 from iotui.core.records.direction_figures import direction_figures, worst_p99_ns
 from iotui.core.records.record import RunRecord
 from iotui.core.records.files import save_record
@@ -86,9 +87,7 @@ class IndexedRun:
 
     def where(self) -> str:
         """Where it ran: the target path, or ``2 hosts: h1,h2`` for a run on hosts."""
-        if not self.hosts:
-            return self.target
-        return f"{len(self.hosts)} host{'s' if len(self.hosts) != 1 else ''}: {','.join(self.hosts)}"
+        return fmt.hosts(self.hosts) if self.hosts else self.target
 
     def to_json_dict(self) -> dict:
         return {

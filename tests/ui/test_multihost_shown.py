@@ -1,4 +1,4 @@
-"""History's row and detail line of a multi-host run name its hosts."""
+"""A multi-host run in History (its row and detail line) and in Results (its header) names its hosts."""
 
 from __future__ import annotations
 
@@ -18,3 +18,15 @@ def test_a_multi_host_row_shows_its_hosts_and_the_detail_its_path(tmp_path: Path
     target_cell = entry.cells()[2]
     assert target_cell.startswith("2 hosts") and len(target_cell) <= TARGET_WIDTH
     assert "/mnt/nfs on 2 hosts: h1,h2" in entry.detail()
+
+
+def test_results_of_a_multi_host_run_names_the_hosts_not_this_machine_s_cpu() -> None:
+    from iotui.ui.screens.results import headline
+
+    record = _record("b" * 32, 2, hosts=("h1", "h2"))
+    record.host.update(hostname="console", cpu_model="This Machine CPU 9000")
+    shown = headline(record).plain
+    assert "on 2 hosts: h1,h2" in shown
+    assert "This Machine CPU 9000" not in shown and "console" not in shown
+    local = headline(_record("a" * 32, 1)).plain
+    assert "ctl: c, 2 CPUs" in local
