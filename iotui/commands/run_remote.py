@@ -14,7 +14,7 @@ from iotui.cli_common import CommandError, start_refusal, start_request
 from iotui.cli_options import HostOptions, RunOptions
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from iotui.core import format as fmt
-from iotui.core.remote.host_table import host_rows, slowest
+from iotui.core.remote.host_table import host_rows, host_state, slowest
 from iotui.core.remote.session import AggregateUpdate, HostFailed, MultiHostSession
 from iotui.core.remote.transport import RemoteError, parse_hosts, read_hosts_file
 from iotui.core.presets.model import Preset
@@ -127,10 +127,10 @@ def print_remote_summary(record: RunRecord, saved: Path | None, out: TextIO | No
     for index, section in enumerate(sections):
         print(f"  aggregate [{section.get('name')}] of {section.get('hosts', len(hosts))} hosts", file=out)
         _print_directions(section, out, indent="    ")
-        _print_host_table(hosts, index, out)
+        _print_host_table(hosts, index, out, record.run)
     if not sections:
         for index in range(max((len(h.get("sections") or []) for h in hosts), default=0)):
-            _print_host_table(hosts, index, out)
+            _print_host_table(hosts, index, out, record.run)
     identities = {(h.get("tool_version", "?"), h.get("filesystem", "?"), h.get("kernel", "?")) for h in hosts}
     if len(identities) > 1:
         for host in hosts:
@@ -158,16 +158,13 @@ def _host_level(host: dict) -> str:
     return text
 
 
-def _print_host_table(hosts: list[dict], index: int, out: TextIO) -> None:
+def _print_host_table(hosts: list[dict], index: int, out: TextIO, run: dict | None = None) -> None:
     """Each host's own figures in the section (fio's, per host), then the slowest named."""
     rows = host_rows(hosts, index)
     width = max([len(row.name) for row in rows] + [4])
     print(f"    {'host':<{width}} {'IOPS':>8} {'bandwidth':>11} {'p99':>9}  state", file=out)
     for row, host in zip(rows, hosts):
-        if row.failed_at_s is not None:
-            state = f"failed at {row.failed_at_s:.1f} s"
-        else:
-            state = f"exit {host.get('exit_status', '?')}"
+        state = host_state(host, run or {})
         print(
             f"    {row.name:<{width}} {fmt.iops(row.iops):>8} {fmt.bytes_per_s(row.bw_bytes):>11} "
             f"{fmt.latency_ns(row.lat_p99_ns):>9}  {state}",

@@ -30,3 +30,14 @@ def test_results_of_a_multi_host_run_names_the_hosts_not_this_machine_s_cpu() ->
     assert "This Machine CPU 9000" not in shown and "console" not in shown
     local = headline(_record("a" * 32, 1)).plain
     assert "ctl: c, 2 CPUs" in local
+
+
+def test_results_host_table_of_a_stopped_run_reads_stopped() -> None:
+    from iotui.ui.widgets.hosts_table import hosts_text
+
+    record = _record("b" * 32, 2, hosts=("h1", "h2"))
+    record.run.update(status="stopped", ended_by="user")
+    for host in record.hosts:
+        host["exit_status"] = 128
+    shown = hosts_text(record.hosts, 0, record.run).plain
+    assert "exit 128" not in shown and shown.count("stopped") == 2
