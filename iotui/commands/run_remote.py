@@ -63,14 +63,28 @@ def hosts_start_refusal(error: StartError) -> str:
     return start_refusal(error)
 
 
+def min_hosts_refusal(min_hosts: int | None, hosts_given: int) -> str | None:
+    """``--min-hosts 3`` with one host given, or 0: said before any host is asked."""
+    if min_hosts is None or 1 <= min_hosts <= hosts_given:
+        return None
+    given = f"the {hosts_given} host{'' if hosts_given == 1 else 's'} given"
+    if min_hosts < 1:
+        return f"--min-hosts {min_hosts} asks for no host; give a number from 1 to {hosts_given} ({given})."
+    return f"--min-hosts {min_hosts} is more than {given}; give more hosts or a smaller --min-hosts."
+
+
 def run_request(options: RunOptions, preset: Preset, *, runs_dir: Path | None, target: str | None = None) -> StartRequest:
     """The core's request for this command line: with its hosts (and how to reach them) where it names some."""
     request = start_request(options, preset, runs_dir=runs_dir, target=target)
     if not options.hosts.wanted:
         return request
+    hosts = hosts_from_args(options.hosts)
+    min_hosts_problem = min_hosts_refusal(options.hosts.min_hosts, len(hosts))
+    if min_hosts_problem:
+        raise CommandError(min_hosts_problem)
     return replace(
         request,
-        hosts=tuple(hosts_from_args(options.hosts)),
+        hosts=tuple(hosts),
         ssh=options.hosts.ssh,
         min_hosts=options.hosts.min_hosts,
         host_probes=options.hosts.host_probes,
