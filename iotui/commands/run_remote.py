@@ -139,7 +139,8 @@ def print_remote_summary(record: RunRecord, saved: Path | None, out: TextIO | No
         file=out,
     )
     for index, section in enumerate(sections):
-        print(f"  aggregate [{section.get('name')}] of {section.get('hosts', len(hosts))} hosts", file=out)
+        # The section's options are what ran on each host (numjobs per host, not times the hosts).
+        print(f"  aggregate of {section.get('hosts', len(hosts))} hosts, each ran {fmt.section_heading(section)}", file=out)
         _print_directions(section, out, indent="    ")
         _print_host_table(hosts, index, out, record.run)
     if not sections:

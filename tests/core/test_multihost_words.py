@@ -58,3 +58,12 @@ def test_the_core_says_the_facts_of_min_hosts_without_a_flag() -> None:
         asyncio.run(make_remote_plan(find_preset("quick"), ["h1"], ["false"], None, min_hosts=3))
     assert too_many.value.code == "min-hosts" and str(too_many.value) == "3 hosts must pass, more than the 1 host given."
     assert "at most" not in str(too_many.value) and "--" not in str(too_many.value)
+
+
+def test_iotui_show_says_what_each_host_ran_in_the_aggregate_line() -> None:
+    record = _multi_host_record()
+    record.sections[0]["options"] = {"bs": "4k", "iodepth": "1", "numjobs": "16", "rw": "randread"}
+    record.sections[0]["hosts"] = 2
+    out = io.StringIO()
+    print_remote_summary(record, None, out)
+    assert "aggregate of 2 hosts, each ran w (4k, QD1 x 16 jobs, randread)" in out.getvalue()
