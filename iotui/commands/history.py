@@ -50,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "history",
         help="list, filter and prune saved runs",
-        description="List saved runs newest first (the words must all appear in a run: preset, target, "
+        description="List saved runs newest first (the words must all appear in a run: preset, target, host, "
         "status, date, note, tag...). --prune deletes the runs selected by --older-than and/or --preset "
         "(each record and fio's report beside it); it lists them and deletes only with --yes.",
     )
@@ -76,11 +76,19 @@ def _line(run: IndexedRun) -> str:
     # unified_rw_reporting: fio's one "mixed" direction, shown as such (never as a read)
     mixed = f"  mixed IOPS {_sections(run.mixed_iops, fmt.iops)}" if any(v is not None for v in run.mixed_iops) else ""
     return (
-        f"{date:16}  {run.status:9}  {(run.title or run.preset)[:34]:34}  {run.target[-24:]:24}  "
+        f"{date:16}  {run.status:9}  {(run.title or run.preset)[:34]:34}  {_where(run):24}  "
         f"read IOPS {_sections(run.read_iops, fmt.iops):>7}  write IOPS {_sections(run.write_iops, fmt.iops):>7}  "
         f"p99 {_sections(run.p99_ns, fmt.latency_ns):>8}"
         f"{mixed}{tags}{note}"
     )
+
+
+def _where(run: IndexedRun) -> str:
+    """The target's last 24 characters, or for a run on hosts ``2 hosts: h1,h2`` cut to 24."""
+    where = run.where()
+    if not run.hosts:
+        return where[-24:]
+    return where if len(where) <= 24 else where[:23] + "…"
 
 
 def _sections(values: tuple, formatter) -> str:

@@ -14,7 +14,7 @@ from iotui.cli_common import TARGET_ADVICE, CommandError, start_refusal, start_r
 from iotui.cli_options import HostOptions, RunOptions
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from iotui.core import format as fmt
-from iotui.core.remote.host_table import host_rows, slowest
+from iotui.core.remote.host_table import host_rows, host_state, slowest
 from iotui.core.remote.session import AggregateUpdate, HostFailed, MultiHostSession
 from iotui.core.remote.transport import RemoteError, parse_hosts, read_hosts_file
 from iotui.core.presets.model import Preset
@@ -64,14 +64,28 @@ def hosts_start_refusal(error: StartError) -> str:
     return start_refusal(error)
 
 
+def min_hosts_refusal(min_hosts: int | None, hosts_given: int) -> str | None:
+    """``--min-hosts 3`` with one host given, or 0: said before any host is asked."""
+    if min_hosts is None or 1 <= min_hosts <= hosts_given:
+        return None
+    given = f"the {hosts_given} host{'' if hosts_given == 1 else 's'} given"
+    if min_hosts < 1:
+        return f"--min-hosts {min_hosts} asks for no host; give a number from 1 to {hosts_given} ({given})."
+    return f"--min-hosts {min_hosts} is more than {given}; give more hosts or a smaller --min-hosts."
+
+
 def run_request(options: RunOptions, preset: Preset, *, runs_dir: Path | None, target: str | None = None) -> StartRequest:
     """The core's request for this command line: with its hosts (and how to reach them) where it names some."""
     request = start_request(options, preset, runs_dir=runs_dir, target=target)
     if not options.hosts.wanted:
         return request
+    hosts = hosts_from_args(options.hosts)
+    min_hosts_problem = min_hosts_refusal(options.hosts.min_hosts, len(hosts))
+    if min_hosts_problem:
+        raise CommandError(min_hosts_problem)
     return replace(
         request,
-        hosts=tuple(hosts_from_args(options.hosts)),
+        hosts=tuple(hosts),
         ssh=options.hosts.ssh,
         min_hosts=options.hosts.min_hosts,
         host_probes=options.hosts.host_probes,
@@ -126,12 +140,13 @@ def print_remote_summary(record: RunRecord, saved: Path | None, out: TextIO | No
         file=out,
     )
     for index, section in enumerate(sections):
-        print(f"  aggregate [{section.get('name')}] of {section.get('hosts', len(hosts))} hosts", file=out)
+        # The section's options are what ran on each host (numjobs per host, not times the hosts).
+        print(f"  aggregate of {section.get('hosts', len(hosts))} hosts, each ran {fmt.section_heading(section)}", file=out)
         _print_directions(section, out, indent="    ")
-        _print_host_table(hosts, index, out)
+        _print_host_table(hosts, index, out, record.run)
     if not sections:
         for index in range(max((len(h.get("sections") or []) for h in hosts), default=0)):
-            _print_host_table(hosts, index, out)
+            _print_host_table(hosts, index, out, record.run)
     identities = {(h.get("tool_version", "?"), h.get("filesystem", "?"), h.get("kernel", "?")) for h in hosts}
     if len(identities) > 1:
         for host in hosts:
@@ -159,16 +174,13 @@ def _host_level(host: dict) -> str:
     return text
 
 
-def _print_host_table(hosts: list[dict], index: int, out: TextIO) -> None:
+def _print_host_table(hosts: list[dict], index: int, out: TextIO, run: dict | None = None) -> None:
     """Each host's own figures in the section (fio's, per host), then the slowest named."""
     rows = host_rows(hosts, index)
     width = max([len(row.name) for row in rows] + [4])
     print(f"    {'host':<{width}} {'IOPS':>8} {'bandwidth':>11} {'p99':>9}  state", file=out)
     for row, host in zip(rows, hosts):
-        if row.failed_at_s is not None:
-            state = f"failed at {row.failed_at_s:.1f} s"
-        else:
-            state = f"exit {host.get('exit_status', '?')}"
+        state = host_state(host, run or {})
         print(
             f"    {row.name:<{width}} {fmt.iops(row.iops):>8} {fmt.bytes_per_s(row.bw_bytes):>11} "
             f"{fmt.latency_ns(row.lat_p99_ns):>9}  {state}",

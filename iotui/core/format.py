@@ -194,3 +194,10 @@ def _unit_for(values: Sequence[float | None], units: tuple[tuple[float, str], ..
             return unit, divisor
     divisor, unit = units[-1]
     return unit, divisor
+
+
+def hosts(names: Sequence[str], most: int = 8) -> str:
+    """``2 hosts: h1,h2``; past ``most`` names, the first ones and how many more (a line, not a table)."""
+    listed = ",".join(names[:most])
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return f"{len(names)} host{'' if len(names) == 1 else 's'}: {listed}{more}"

@@ -269,3 +269,25 @@ async def test_a_stop_ends_every_stubborn_host_at_once_within_its_bounds():
     assert all(runner.process is not None and runner.process.returncode is not None for runner in runners)
     # Bounded and all at once: the stop's grace, 2 s after SIGTERM, then SIGKILL, not 6 times that.
     assert took_s < STOP_GRACE_S + 1.0 + 2.0 + 3.0, took_s
+
+
+@pytest.mark.fio
+def test_the_aggregate_options_say_what_ran_on_each_host_not_the_host_count(tmp_path):
+    """fio's report of 3 jobs at 4k on each of 2 hosts: the aggregate is 4k, 3 jobs, iodepth 2, on 2 hosts."""
+    import json
+
+    reports = {}
+    for name in ("h1", "h2"):
+        done = subprocess.run(
+            ["fio", "--output-format=json", "--thread", "--bs=4k", "--iodepth=2", "--numjobs=3",
+             "--group_reporting", "--rw=randread", "--size=1M", "--runtime=1", "--rate_iops=50",
+             f"--directory={tmp_path}", f"--name={name}job", "--ioengine=psync"],
+            capture_output=True, text=True, check=True,
+        )
+        reports[name] = json.loads(done.stdout[done.stdout.index("{"):])
+    (aggregate,) = aggregate_sections(reports)
+    options = aggregate["options"]
+    assert (options["bs"], options["iodepth"], options["numjobs"]) == ("4k", "2", "3")
+    assert aggregate["hosts"] == 2
+    (own,) = host_sections(reports["h1"])
+    assert own["options"]["numjobs"] == "3"

@@ -269,8 +269,10 @@ async def test_three_runs_fit_80_columns_without_cutting_a_verdict_or_a_word(tmp
         assert "b vs a" in text and "c vs a" in text  # the third run is on the screen
         iops = next(line for line in lines if line.strip().startswith("IOPS ↑"))
         assert iops.split()[2:] == ["10.0k", "12.0k", "14.0k", "+20.0%", "better", "+40.0%", "better"]
+        # Words of the table's cells; a word ending a sentence ("... is called the same.") is the
+        # method note's prose, wrapped next to a "5% " of its own.
         verdicts = [word for line in lines if "% " in line for word in line.split()
-                    if word.startswith(("bett", "wors", "same"))]
+                    if word.startswith(("bett", "wors", "same")) and not word.endswith(".")]
         assert verdicts and set(verdicts) <= {"better", "worse", "same"}  # never "same within nois"
         assert "same: same within noise" in text  # the legend of the short verdict
         # The kernel name is on one line, or broken only after one of its separators.

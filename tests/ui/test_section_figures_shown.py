@@ -84,3 +84,17 @@ def test_the_hosts_summary_shows_fios_mixed_direction() -> None:
     out = io.StringIO()
     _print_directions(record.sections[0], out, indent="    ")
     assert out.getvalue().split()[:3] == ["mixed", "IOPS", "5.5k"]
+
+
+def test_an_aggregate_row_shows_what_ran_on_each_host_and_on_how_many() -> None:
+    """The aggregate of 16 jobs at 4k on each of 2 hosts: 4k, 1 x 16, on 2 hosts (not 1 x 2)."""
+    from iotui.core.remote.aggregate import aggregate_sections
+
+    # As fio reports options given before --name, with group_reporting: one entry per host.
+    host = {"jobname": "q", "groupid": 0, "job options": {},
+            "read": {"io_bytes": 4096, "iops": 1.0, "bw_bytes": 4096, "runtime": 1000, "total_ios": 1}}
+    options = {"bs": "4k", "numjobs": "16", "iodepth": "1"}
+    docs = {name: {"global options": options, "jobs": [dict(host)]} for name in ("h1", "h2")}
+    (aggregate,) = aggregate_sections(docs)
+    row = section_row(aggregate)
+    assert row[0] == "q on 2 hosts" and row[1] == "4k" and row[2] == "1 × 16"

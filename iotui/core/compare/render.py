@@ -9,6 +9,7 @@ from iotui.core.compare.compare import (
     METHOD_THRESHOLD,
     METHOD_WELCH,
     MIN_EFFECT_PCT,
+    MIN_SAMPLES,
     SIGNIFICANCE,
     THRESHOLD_PCT,
     Comparison,
@@ -100,9 +101,12 @@ def method_note(comparison: Comparison) -> str:
             f"counts when p < {SIGNIFICANCE:g} and it is at least {MIN_EFFECT_PCT:g}%."
         )
     if METHOD_THRESHOLD in methods:
+        # Fewer than MIN_SAMPLES steady values of that figure on a side, not necessarily none: a 3-s
+        # run has 3, and a figure the samples do not carry (a CPU figure) has none in a 20-s run.
         notes.append(
-            f"Verdicts marked ±{THRESHOLD_PCT:g}%: no interval samples in both runs, so a plain delta "
-            f"and a fixed threshold: within {THRESHOLD_PCT:g}% is called the same."
+            f"Verdicts marked ±{THRESHOLD_PCT:g}%: fewer than {MIN_SAMPLES} interval samples of that figure "
+            f"after warm-up in one run or both (imports and references have none), too few for the test, "
+            f"so a plain delta and a fixed threshold: within {THRESHOLD_PCT:g}% is called the same."
         )
     if METHOD_REPEATS in methods:
         notes.append(

@@ -7,7 +7,9 @@ the file's text, cuts out the top-level keys it does not list (``samples``,
 ``hosts`` and ``messages``: arrays of tables at their header lines, or an array
 written over lines before the first table, as tomli_w writes them),
 and parses and checks the rest exactly as :func:`load_record` does, so every
-number listed is the one the file holds, parsed by the same TOML reader.
+number listed is the one the file holds, parsed by the same TOML reader. Of a
+multi-host record's hosts it reads each entry's own keys (its name), not the
+entry's samples and sections.
 
 The cut is made only where it is safe: a file with a multi-line string (where a
 line could look like a header without being one) or of schema 1 (migrated from
@@ -65,24 +67,67 @@ def _without_root_arrays(root: str) -> str:
     return _ROOT_ARRAY.sub(lambda found: "" if found.group(1) in UNLISTED_TABLES else found.group(0), root)
 
 
-def load_record_headers(path: Path) -> RunRecord:
-    """The record with its header tables only (no samples, hosts or messages); RecordError as load_record."""
+def listed_host_names(text: str) -> list[str] | None:
+    """Each top-level ``[[hosts]]`` entry's ``name``, from the entry's own keys (not its samples or sections).
+
+    The entries' keys are parsed together by the same TOML reader; None where an entry has no text
+    name or its keys do not parse, so the caller reads the file whole. Call on text that
+    :func:`listed_text` could cut.
+    """
+    if "hosts" not in text:
+        return []  # a run on this machine: no second look at its headers
+    headers = list(_HEADER.finditer(text))
+    entries: list[str] = []
+    for index, header in enumerate(headers):
+        name = header.group(1)
+        if not header.group(0).strip().startswith("[[") or "." in name or _top_name(name) != "hosts":
+            continue
+        end = headers[index + 1].start() if index + 1 < len(headers) else len(text)
+        entries.append("[[hosts]]\n" + _without_root_arrays(text[header.end():end].lstrip("\n")))
+    if not entries:
+        return []
+    try:
+        hosts = tomllib.loads("\n".join(entries)).get("hosts")
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return None
+    names = [host.get("name") for host in hosts if isinstance(host, dict)] if isinstance(hosts, list) else []
+    if len(names) != len(entries) or not all(isinstance(name, str) for name in names):
+        return None
+    return [str(name) for name in names]
+
+
+def _names(record: RunRecord) -> list[str]:
+    return [str(host.get("name", "")) for host in record.hosts]
+
+
+def load_record_listing(path: Path) -> tuple[RunRecord, list[str]]:
+    """:func:`load_record_headers`, and the names of the record's hosts (none for a run on this machine)."""
     path = Path(path)
     try:
         # The same bounded, non-blocking read as every file from outside (a FIFO, /dev/zero or a
         # huge file named *.toml in the runs directory must not hang or exhaust the index's build).
         text = read_input_file(path, "record").decode("utf-8")
     except (InputFileError, UnicodeDecodeError):
-        return load_record(path)  # its own sentence for either
+        whole = load_record(path)  # its own sentence for either
+        return whole, _names(whole)
     cut = listed_text(text)
-    if cut is None:
-        return load_record(path)
+    names = listed_host_names(text) if cut is not None else None
+    if cut is None or names is None:
+        whole = load_record(path)
+        return whole, _names(whole)
     try:
         doc = tomllib.loads(cut)
         if record_problem(doc):
-            return load_record(path)
+            whole = load_record(path)
+            return whole, _names(whole)
         record = validate_toml_dict(doc, str(path))
     except (tomllib.TOMLDecodeError, RecordError, TypeError, ValueError, KeyError, AttributeError, RecursionError):
-        return load_record(path)
+        whole = load_record(path)
+        return whole, _names(whole)
     record.path = path
-    return record
+    return record, names
+
+
+def load_record_headers(path: Path) -> RunRecord:
+    """The record with its header tables only (no samples, hosts or messages); RecordError as load_record."""
+    return load_record_listing(path)[0]

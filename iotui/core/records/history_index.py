@@ -26,21 +26,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
+from iotui.core import format as fmt
 from iotui.core.records.direction_figures import direction_figures, worst_p99_ns
 from iotui.core.records.record import RunRecord
 from iotui.core.records.files import save_record
-from iotui.core.records.headers import load_record_headers
+from iotui.core.records.headers import load_record_listing
 from iotui.core.records.schema import RecordError
 from iotui.core.terminal_text import terminal_safe
 
 INDEX_FILE_NAME = ".iotui-index.sqlite3"
-INDEX_VERSION = 5
+INDEX_VERSION = 6  # 6: the hosts of a multi-host run
 ProgressCallback = Callable[[int, int], None]
 
 _COLUMNS = (
     "name", "mtime_ns", "size", "run_id", "preset", "title", "status", "started", "started_ts",
     "target", "filesystem", "device", "read_iops", "write_iops", "p99_ns", "notes", "tags", "forced",
-    "error", "search", "paused_s", "responsiveness", "mixed_iops",
+    "error", "search", "paused_s", "responsiveness", "mixed_iops", "hosts",
 )
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -48,7 +49,7 @@ CREATE TABLE IF NOT EXISTS runs (
     name TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER, run_id TEXT, preset TEXT, title TEXT,
     status TEXT, started TEXT, started_ts REAL, target TEXT, filesystem TEXT, device TEXT,
     read_iops TEXT, write_iops TEXT, p99_ns TEXT, notes TEXT, tags TEXT, forced INTEGER,
-    error TEXT, search TEXT, paused_s REAL, responsiveness TEXT, mixed_iops TEXT
+    error TEXT, search TEXT, paused_s REAL, responsiveness TEXT, mixed_iops TEXT, hosts TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_by_start ON runs (started_ts DESC);
 """
@@ -81,6 +82,12 @@ class IndexedRun:
     """The worst level above ok and its cause (``sluggish io_probe_write``); empty when ok or unknown."""
     mixed_iops: tuple[float | None, ...] = ()
     """fio's ``mixed`` direction (unified_rw_reporting) per section: reads and writes as one, never a read."""
+    hosts: tuple[str, ...] = ()
+    """The hosts a multi-host run ran on (``[[hosts]]`` names); empty for a run on this machine."""
+
+    def where(self) -> str:
+        """Where it ran: the target path, or ``2 hosts: h1,h2`` for a run on hosts."""
+        return fmt.hosts(self.hosts) if self.hosts else self.target
 
     def to_json_dict(self) -> dict:
         return {
@@ -91,7 +98,7 @@ class IndexedRun:
             "sections_p99_ns": list(self.p99_ns), "sections_mixed_iops": list(self.mixed_iops),
             "paused_s": self.paused_s,
             "notes": self.notes, "tags": list(self.tags), "forced": self.forced, "error": self.error,
-            "responsiveness": self.responsiveness or None,
+            "responsiveness": self.responsiveness or None, "hosts": list(self.hosts),
         }
 
 
@@ -173,13 +180,16 @@ def _connect(runs_dir: Path) -> sqlite3.Connection:
     raise AssertionError("unreachable")
 
 
-def _row_for(name: str, stat: os.stat_result, record: RunRecord | None, error: str | None) -> tuple:
+def _row_for(
+    name: str, stat: os.stat_result, record: RunRecord | None, error: str | None, hosts: list[str] | None = None
+) -> tuple:
+    """The index row; ``hosts``: the record's host names where its ``hosts`` were not read."""
     if record is None:
         # A file's name (and so its refusal) comes from whoever wrote the directory: shown safe.
         error = terminal_safe(error or "")
         search = f"{name} bad file {error or ''}".lower()
         return (name, stat.st_mtime_ns, stat.st_size, "", "", "", "bad file", "", stat.st_mtime,
-                "", "", "", "[]", "[]", "[]", "", "[]", 0, error or "", search, None, "", "[]")
+                "", "", "", "[]", "[]", "[]", "", "[]", 0, error or "", search, None, "", "[]", "[]")
     started = record.started
     sections = list(record.sections)
     notes = str(record.run.get("notes") or "")
@@ -190,9 +200,11 @@ def _row_for(name: str, stat: os.stat_result, record: RunRecord | None, error: s
     date = started.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M") if started else ""
     title = str(record.run.get("title") or "")
     responsiveness = _verdict(record.pressure)
+    # Names from the file: shown, so stripped of terminal escapes as every outside text is.
+    host_names = [terminal_safe(str(host)) for host in (hosts if hosts is not None else _host_names(record))]
     search = " ".join(
         [name, record.preset, title, target, record.status, responsiveness, str(record.target.get("filesystem", "")),
-         str(record.target.get("device", "")), date, notes, tags, record.id]
+         str(record.target.get("device", "")), date, notes, tags, record.id, *host_names]
     ).lower()
     return (
         name, stat.st_mtime_ns, stat.st_size, record.id, record.preset, title, record.status,
@@ -201,8 +213,12 @@ def _row_for(name: str, stat: os.stat_result, record: RunRecord | None, error: s
         json.dumps(_sections_iops(sections, "read")), json.dumps(_sections_iops(sections, "write")),
         json.dumps([worst_p99_ns(section) for section in sections]), notes, json.dumps(tag_list),
         1 if record.run.get("forced") else 0, None, search, record.paused_s or None, responsiveness,
-        json.dumps(_sections_iops(sections, "mixed")),
+        json.dumps(_sections_iops(sections, "mixed")), json.dumps(host_names),
     )
+
+
+def _host_names(record: RunRecord) -> list[str]:
+    return [str(host.get("name", "")) for host in record.hosts]
 
 
 def _verdict(pressure: dict) -> str:
@@ -242,11 +258,12 @@ def sync(runs_dir: Path, progress: ProgressCallback | None = None) -> SyncResult
         connection.executemany("DELETE FROM runs WHERE name = ?", [(name,) for name in removed])
         rows = []
         for done, name in enumerate(to_parse, start=1):
+            hosts: list[str] | None = None
             try:
-                record, error = load_record_headers(runs_dir / name), None
+                (record, hosts), error = load_record_listing(runs_dir / name), None
             except RecordError as failure:
                 record, error = None, str(failure)
-            rows.append(_row_for(name, on_disk[name], record, error))
+            rows.append(_row_for(name, on_disk[name], record, error, hosts))
             if len(rows) >= 500:
                 _insert(connection, rows)
                 rows = []
@@ -421,4 +438,5 @@ def _indexed(runs_dir: Path, row: Iterable) -> IndexedRun:
         p99_ns=tuple(json.loads(data["p99_ns"] or "[]")), paused_s=data["paused_s"], notes=data["notes"] or "",
         tags=tuple(json.loads(data["tags"] or "[]")), forced=bool(data["forced"]), error=data["error"] or None,
         responsiveness=data["responsiveness"] or "", mixed_iops=tuple(json.loads(data["mixed_iops"] or "[]")),
+        hosts=tuple(json.loads(data["hosts"] or "[]")),
     )

@@ -70,6 +70,21 @@ def host_sections(doc: dict[str, object]) -> list[dict[str, object]]:
     return sections
 
 
+def _options_on_each_host(per_host: list[dict[str, object]]) -> dict[str, str]:
+    """What ran on each host (its section's options); a value the hosts differ in, joined by "/".
+
+    fio ran ``numjobs`` jobs on each host, not that times the hosts: the section's ``hosts``
+    says how many hosts ran it.
+    """
+    seen: dict[str, list[str]] = {}
+    for host_section in per_host:
+        options = _table(host_section, "options") or {}
+        for key, value in options.items():
+            if str(value) not in seen.setdefault(key, []):
+                seen[key].append(str(value))
+    return {key: "/".join(values) for key, values in seen.items()}
+
+
 def aggregate_sections(
     docs: Mapping[str, dict[str, object]],
     own_sections: Mapping[str, list[dict[str, object]]] | None = None,
@@ -96,6 +111,10 @@ def aggregate_sections(
     for groupid, jobs in sorted(entries.items()):
         per_host = own[groupid]
         section: dict[str, object] = section_of_group(groupid, jobs)
+        section.pop("options", None)  # from the hosts' jobs together: numjobs would count hosts
+        options = _options_on_each_host(per_host)
+        if options:
+            section["options"] = options
         for direction in DIRECTIONS:
             doing = [table for s in per_host if (table := _table(s, direction)) is not None]
             if not doing:

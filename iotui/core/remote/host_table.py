@@ -54,6 +54,20 @@ def host_rows(hosts: Sequence[Mapping[str, object]], section_index: int) -> list
     return rows
 
 
+def host_state(host: Mapping[str, object], run: Mapping[str, object]) -> str:
+    """The host's state after the run: ``failed at 1.5 s``, ``stopped``, or fio's ``exit 0``.
+
+    A run stopped (``s``, or a signal to iotui) ends fio on every host with a signal, so its exit
+    status (128 and more) says nothing but that it was stopped.
+    """
+    failed_at_s = number(host.get("failed_at_s"))
+    if failed_at_s is not None:
+        return f"failed at {failed_at_s:.1f} s"
+    if run.get("status") == "stopped":
+        return "stopped"
+    return f"exit {host.get('exit_status', '?')}"
+
+
 def slowest(rows: list[HostRow]) -> tuple[HostRow, str] | None:
     """The slowest host that ran to the end, and why it is named (``fewest IOPS`` or ``highest p99``)."""
     ran = [row for row in rows if row.failed_at_s is None and row.iops is not None]

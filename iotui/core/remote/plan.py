@@ -127,9 +127,9 @@ async def make_remote_plan(
         raise RemoteError("no-hosts", "", "No hosts were given.")
     needed = len(hosts) if min_hosts is None else min_hosts
     if needed < 1 or needed > len(hosts):
-        raise RemoteError(
-            "min-hosts", "", f"At least 1 and at most {len(hosts)} hosts can be required to start (asked for {needed})."
-        )
+        given = f"{len(hosts)} host{'' if len(hosts) == 1 else 's'} given"
+        raise RemoteError("min-hosts", "", f"{needed} hosts must pass, more than the {given}." if needed > len(hosts)
+                          else f"{needed} hosts must pass: at least 1 must, of the {given}.")
     try:
         preset = command.checked_preset(preset)
         fio_args = fio_args_for(preset)

@@ -85,7 +85,7 @@ class HistoryScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
-        yield Input(placeholder="type to filter (preset, target, status, date, note, tag...)", id="history-filter", compact=True)
+        yield Input(placeholder="type to filter (preset, target, host, status, date, note, tag...)", id="history-filter", compact=True)
         yield HistoryTable(id="history")
         yield Static(id="history-empty")
         yield Static(Text(LEGEND), id="history-legend")
@@ -306,7 +306,7 @@ class HistoryScreen(Screen):
         entry = self.query_one(HistoryTable).current_entry()
         if entry is None:
             return
-        what = entry.path.name if entry.error else f"{entry.date()}  {entry.run.title or entry.run.preset}  on {entry.run.target}"
+        what = entry.path.name if entry.error else f"{entry.date()}  {entry.run.title or entry.run.preset}  on {entry.run.where()}"
 
         def answered(yes: bool | None) -> None:
             if yes:

@@ -56,6 +56,11 @@ def headline(record: RunRecord) -> Text:
     text.append(f" · {target.get('path', '?')} ({target.get('filesystem', '?')}, {target.get('device', '?')})")
     text.append(f" · {record.run.get('tool_version', '?')} · {started_text(record)}")
     host = record.host
+    if record.hosts:
+        # fio ran on the hosts, not here: this machine's CPU would name the wrong one.
+        names = [str(entry.get("name", "?")) for entry in record.hosts]
+        text.append(f"\non {fmt.hosts(names)}", style="dim")
+        return text
     cpus = f", {host['cpu_count']} CPUs" if isinstance(host.get("cpu_count"), int) else ""
     text.append(f"\n{host.get('hostname', '?')}: {host.get('cpu_model', '?')}{cpus}", style="dim")
     return text

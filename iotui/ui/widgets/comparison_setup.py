@@ -65,7 +65,9 @@ def setup_value(key: str, value: str | None) -> str:
     """A set-up value as shown: sizes in binary units, a missing one as a dash."""
     if value is None:
         return fmt.NO_VALUE
-    if key.endswith("_bytes") and value.isdigit():
+    # ASCII digits only, and no more than a 64-bit count holds: '²' is a digit to isdigit() and
+    # not to int(), and int() refuses thousands of digits; such a value is shown as written.
+    if key.endswith("_bytes") and value.isascii() and value.isdigit() and len(value) <= 20:
         return fmt.size_bytes(int(value))
     return value
 

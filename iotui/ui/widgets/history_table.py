@@ -85,7 +85,7 @@ class HistoryEntry:
         return (
             self.date(),
             _shorten(run.preset, PRESET_WIDTH),
-            _shorten_path(run.target, TARGET_WIDTH),
+            _shorten(run.where(), TARGET_WIDTH) if run.hosts else _shorten_path(run.target, TARGET_WIDTH),
             _fit(_read_or_mixed(run)),
             _per_section(run.write_iops, fmt.iops),
             _per_section(run.p99_ns, _milliseconds),
@@ -96,6 +96,8 @@ class HistoryEntry:
         """What the row leaves out: pauses, the responsiveness verdict, every section's figures."""
         run = self.run
         parts = []
+        if run.hosts:
+            parts.append(f"{run.target} on {run.where()}")
         if run.paused_s:
             parts.append(fmt.paused(run.paused_s))
         if run.responsiveness:

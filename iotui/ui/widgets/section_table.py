@@ -43,6 +43,10 @@ def section_row(section: Mapping[str, object]) -> tuple[str, ...]:
     paused_s = number(section.get("paused_s"))
     if paused_s:
         name += f" ({fmt.paused(paused_s)})"
+    hosts = number(section.get("hosts"))
+    if hosts and hosts > 1:
+        # An aggregate: bs and QD x jobs are what ran on each of these hosts.
+        name += f" on {hosts:.0f} hosts"
     return (
         name,
         str(options.get("bs", fmt.NO_VALUE)),
