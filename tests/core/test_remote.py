@@ -9,7 +9,7 @@ import pytest
 
 from iotui.core.remote.aggregate import aggregate_sections, host_sections, version_warning
 from iotui.core.remote.alignment import Aligner, HostDeriver
-from iotui.core.remote.lifeline import LIFELINE_SCRIPT, lifeline_command
+from iotui.core.remote.lifeline_script import LIFELINE_SCRIPT, can_hold, clock_offset, is_prerun_note, lifeline_command
 from iotui.core.remote.transport import (
     RemoteError,
     parse_hosts,
@@ -50,7 +50,30 @@ def test_the_lifeline_is_posix_sh_and_its_arguments_survive_the_remote_shell():
     assert subprocess.run(["sh", "-n", "-c", LIFELINE_SCRIPT]).returncode == 0
     args = ["--name=a b", "--filename=iotui.fio-test", "--rw=randread"]
     words = shlex.split(lifeline_command("/mnt/it's here", args))
-    assert words == ["sh", "-c", LIFELINE_SCRIPT, "iotui-lifeline", "/mnt/it's here", *args]
+    assert words == ["sh", "-c", LIFELINE_SCRIPT, "iotui-lifeline", "/mnt/it's here", "", *args]
+    held = shlex.split(lifeline_command(None, args, hold=True))
+    assert held[4:6] == ["", "hold"] and held[6:] == args
+
+
+def test_fio_holds_its_jobs_only_where_every_job_name_is_one_shell_word():
+    # fio's prerun runs as sh -c "PRERUN > JOBNAME.prerun.txt": the name is read by a shell.
+    assert can_hold(["--thread", "--name=randread", "--rw=randread", "--name=w-2.x", "--stonewall"])
+    assert not can_hold(["--name=a b"])
+    assert not can_hold(["--name=w", "--name=$(touch x)"])
+    assert not can_hold(["--name=w;reboot"])
+    assert not can_hold(["--rw=read"])  # no job name at all: nothing is held
+    assert is_prerun_note("randread : Saving output of prerun in randread.prerun.txt")
+    assert not is_prerun_note("randread : Saving output of prerun in other.prerun.txt")
+    assert not is_prerun_note("fio: pid=12, err=5/file:io_u.c:1845, func=io_u error")
+
+
+def test_a_clock_answer_gives_the_offset_within_half_the_round_trip():
+    # The host said 1,000,000.250 s while iotui asked at 999,999.000 and heard back at 1,000,001.000.
+    offset_ms, rtt_ms = clock_offset("1000000250000000", 999_999.0, 1_000_001.0)
+    assert rtt_ms == 2000.0 and offset_ms == 250.0
+    assert clock_offset("1700000000N", 1.0, 2.0) is None  # a date without nanoseconds
+    assert clock_offset("", 1.0, 2.0) is None
+    assert clock_offset("9" * 40, 1.0, 2.0) is None
 
 
 def _doc(timestamp_ms: int, jobs: list[tuple[int, int, int]]) -> dict:

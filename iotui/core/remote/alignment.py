@@ -103,6 +103,21 @@ def _figures(
     )
 
 
+def jobs_have_run(doc: dict) -> bool:
+    """Whether any job in a status document has a direction with time of its own (it did I/O).
+
+    A status that fio began while its jobs were held (the lifeline's prerun) is printed once
+    they start, with a ``job_runtime`` from before their clock started (about the status
+    interval) and no direction's runtime: its times are not the jobs', so it is not used.
+    """
+    for job in doc.get("jobs") or []:
+        if isinstance(job, dict) and any(
+            isinstance(job.get(direction), dict) and (job[direction].get("runtime") or 0) > 0 for direction in DIRECTIONS
+        ):
+            return True
+    return False
+
+
 class HostDeriver:
     """A host's cumulative documents -> intervals timed by its own job_runtime."""
 
@@ -114,6 +129,8 @@ class HostDeriver:
         self.t_s = 0.0
 
     def feed(self, doc: dict, arrived_s: float) -> HostInterval | None:
+        if not jobs_have_run(doc):
+            return None
         snapshot = snapshot_from_document(doc)
         runtimes = job_runtimes_ms(doc, (arrived_s + RUNTIME_SLACK_S) * 1000.0)
         previous = self._previous

@@ -10,11 +10,11 @@ from __future__ import annotations
 import datetime as dt
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from iotui import __version__
 from iotui.core.remote.aggregate import aggregate_sections, host_sections, version_warning
-from iotui.core.remote.alignment import RUNTIME_SLACK_S, HostDeriver, job_runtimes_ms
+from iotui.core.remote.alignment import RUNTIME_SLACK_S, HostDeriver, job_runtimes_ms, jobs_have_run
 from iotui.core.remote.plan import RemotePlan
 from iotui.core.remote.transport import HostFacts
 from iotui.core.fio.sections import SectionTracker
@@ -23,6 +23,9 @@ from iotui.core.records.record import RunRecord
 from iotui.core.records.section_figures import assign_sections
 from iotui.core.host.identity import host_identity
 
+if TYPE_CHECKING:
+    from iotui.core.remote.lifeline import HostRunner
+
 STALL_S = 10.0  # a released host with no document this long is failed (and its run goes on)
 
 
@@ -30,7 +33,7 @@ STALL_S = 10.0  # a released host with no document this long is failed (and its 
 class HostState:
     name: str
     facts: HostFacts | None
-    runner: Any = None
+    runner: HostRunner | None = None
     deriver: HostDeriver = field(init=False)
     last_document: dict | None = None
     last_arrival_s: float | None = None
@@ -58,9 +61,10 @@ class HostState:
         self.last_document = doc
         self.last_arrival_s = at_s
         timestamp_ms = doc.get("timestamp_ms")
-        if self.first_start_s is None:
+        if self.first_start_s is None and jobs_have_run(doc):
             # When its jobs started: on its own clock (report time minus the jobs'
             # runtime) when it says its time, else arrival minus runtime on ours.
+            # (A status begun while the jobs were held says a runtime from before their start.)
             runtime_s = max(job_runtimes_ms(doc, (at_s + RUNTIME_SLACK_S) * 1000.0), default=0) / 1000.0
             self.first_start_s = at_s - runtime_s
             if isinstance(timestamp_ms, (int, float)):
@@ -71,10 +75,20 @@ class HostState:
             if self.clock_offset_ms is None or offset > self.clock_offset_ms:
                 self.clock_offset_ms = offset
 
+    @property
+    def offset_ms(self) -> float | None:
+        """Its clock less iotui's: from the clock exchange before the barrier where the host
+        answered one (known to half its round trip), else from its documents (the one with the
+        least delay; late by that delay, which a busy machine makes seconds)."""
+        if self.runner is not None and self.runner.clock_offset_ms is not None:
+            return self.runner.clock_offset_ms
+        return self.clock_offset_ms
+
     def start_ms(self) -> float | None:
         """Its jobs' start on iotui's wall clock (its own clock less its offset)."""
-        if self.first_start_remote_ms is not None and self.clock_offset_ms is not None:
-            return self.first_start_remote_ms - self.clock_offset_ms
+        offset_ms = self.offset_ms
+        if self.first_start_remote_ms is not None and offset_ms is not None:
+            return self.first_start_remote_ms - offset_ms
         return self.first_start_s * 1000.0 if self.first_start_s is not None else None
 
     @property
@@ -92,8 +106,10 @@ def _host_entry(state: HostState) -> dict[str, Any]:
         entry["exit_status"] = state.exit_status
     if state.failed_at_s is not None:
         entry["failed_at_s"] = state.failed_at_s
-    if state.clock_offset_ms is not None:
-        entry["clock_offset_ms"] = round(state.clock_offset_ms, 1)
+    if state.offset_ms is not None:
+        entry["clock_offset_ms"] = round(state.offset_ms, 1)
+    if state.runner is not None and state.runner.clock_offset_ms is not None and state.runner.clock_rtt_ms is not None:
+        entry["clock_rtt_ms"] = round(state.runner.clock_rtt_ms, 1)
     entry["sections"] = host_sections(state.last_document) if state.last_document else []
     entry["samples"] = [dict(sample) for sample in state.samples]
     assign_sections(entry["sections"], entry["samples"], state.sample_groupids)
