@@ -105,6 +105,25 @@ def test_host_rates_come_from_its_own_job_runtime_not_its_wall_clock():
     assert second.sample.directions["write"].iops == pytest.approx(400)
 
 
+def test_a_status_begun_while_the_jobs_were_held_is_not_used_for_intervals_or_the_start():
+    # As fio 3.33 printed it (exec_prerun held the job 3.6 s): the status begun during the hold
+    # comes out when the job starts, job_runtime 1049 from before the job's clock, no runtime
+    # in any direction, 1 I/O; the next one, 14 ms later, is the job's own 450 ms and 44 I/Os.
+    from iotui.core.remote.record import HostState
+
+    held, own = _doc(1_000_000, [(1049, 0, 1)]), _doc(1_000_450, [(450, 450, 44)])
+    deriver = HostDeriver("h1")
+    assert deriver.feed(held, arrived_s=0.02) is None
+    interval = deriver.feed(own, arrived_s=0.46)
+    assert interval is not None and interval.sample.dt_s == pytest.approx(0.45)
+    assert interval.sample.directions["write"].iops == pytest.approx(44 / 0.45)
+    state = HostState("h1", None)
+    state.take_document(held, arrived_monotonic=0.0, at_s=0.02)
+    assert state.first_start_remote_ms is None
+    state.take_document(own, arrived_monotonic=0.0, at_s=0.46)
+    assert state.first_start_remote_ms == pytest.approx(1_000_000.0)
+
+
 def test_a_section_ending_inside_an_interval_is_rated_over_its_own_runtime():
     deriver = HostDeriver("h1")
     deriver.feed(_doc(1000, [(1000, 1000, 500), (0, 0, 0)]), arrived_s=1.0)
