@@ -124,6 +124,28 @@ def test_a_status_begun_while_the_jobs_were_held_is_not_used_for_intervals_or_th
     assert state.first_start_remote_ms == pytest.approx(1_000_000.0)
 
 
+def test_a_later_section_s_job_counts_no_runtime_until_it_has_done_i_o():
+    # As fio 3.33 printed it for two sections (the second with stonewall) started before the
+    # barrier: the waiting job reports the time since fio's start (6,372 ms, growing).
+    from iotui.core.remote.record import HostState
+
+    deriver = HostDeriver("h1")
+    docs = [
+        _doc(1_000_163, [(163, 163, 9), (6372, 0, 0)]),
+        _doc(1_001_255, [(1255, 1255, 113), (7464, 0, 0)]),
+        _doc(1_003_006, [(3002, 3003, 295), (9466, 0, 0)]),
+        _doc(1_003_918, [(3002, 3003, 295), (912, 912, 92)]),
+        _doc(1_004_935, [(3002, 3003, 295), (1928, 1928, 189)]),
+    ]
+    intervals = [deriver.feed(doc, arrived_s=index + 0.2) for index, doc in enumerate(docs)]
+    assert all(interval is not None for interval in intervals)
+    assert [round(i.sample.dt_s, 3) for i in intervals if i is not None] == [0.163, 1.092, 1.747, 0.912, 1.016]
+    assert intervals[-1] is not None and intervals[-1].sample.directions["write"].iops == pytest.approx(97 / 1.016)
+    state = HostState("h1", None)
+    state.take_document(docs[0], arrived_monotonic=0.0, at_s=0.2)
+    assert state.first_start_remote_ms == pytest.approx(1_000_000.0)
+
+
 def test_a_section_ending_inside_an_interval_is_rated_over_its_own_runtime():
     deriver = HostDeriver("h1")
     deriver.feed(_doc(1000, [(1000, 1000, 500), (0, 0, 0)]), arrived_s=1.0)

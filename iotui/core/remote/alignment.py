@@ -39,9 +39,15 @@ def job_runtimes_ms(doc: dict, limit_ms: float | None = None) -> list[int]:
     for job in doc.get("jobs") or []:
         if not isinstance(job, dict):
             continue
-        runtime = int(job.get("job_runtime", 0) or 0)
+        # A job that has done no I/O yet (a later section's, or one held in its prerun) reports
+        # the time since fio's start there, which grows like a real runtime: it counts as 0.
+        runtime = int(job.get("job_runtime", 0) or 0) if _job_has_run(job) else 0
         runtimes.append(0 if limit_ms is not None and runtime > limit_ms else runtime)
     return runtimes
+
+
+def _job_has_run(job: dict) -> bool:
+    return any(isinstance(job.get(d), dict) and (job[d].get("runtime") or 0) > 0 for d in DIRECTIONS)
 
 
 def direction_runtimes_ms(doc: dict, direction: str) -> list[int]:
@@ -110,12 +116,7 @@ def jobs_have_run(doc: dict) -> bool:
     they start, with a ``job_runtime`` from before their clock started (about the status
     interval) and no direction's runtime: its times are not the jobs', so it is not used.
     """
-    for job in doc.get("jobs") or []:
-        if isinstance(job, dict) and any(
-            isinstance(job.get(direction), dict) and (job[direction].get("runtime") or 0) > 0 for direction in DIRECTIONS
-        ):
-            return True
-    return False
+    return any(isinstance(job, dict) and _job_has_run(job) for job in doc.get("jobs") or [])
 
 
 class HostDeriver:

@@ -247,7 +247,7 @@ class HostConnections:
             self._reaper_pipe = None
 
 
-async def _until_connected(reading: asyncio.Future, socket: Path, timeout_s: float) -> bool:
+async def _until_connected(reading: asyncio.Future[tuple[bytes, bool]], socket: Path, timeout_s: float) -> bool:
     """Wait for the master's socket (connected) or the check's end; TimeoutError after ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
     while not reading.done():
