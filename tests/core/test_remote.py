@@ -333,3 +333,21 @@ async def test_a_stop_ends_every_stubborn_host_at_once_within_its_bounds():
     assert all(runner.process is not None and runner.process.returncode is not None for runner in runners)
     # Bounded and all at once: the stop's grace, 2 s after SIGTERM, then SIGKILL, not 6 times that.
     assert took_s < STOP_GRACE_S + 1.0 + 2.0 + 3.0, took_s
+
+
+def test_a_host_s_offset_is_the_middle_of_what_its_clock_exchange_and_its_documents_allow():
+    from types import SimpleNamespace
+
+    from iotui.core.remote.record import HostState
+
+    state = HostState("h1", None)
+    assert state.offset_ms is None
+    state.clock_offset_ms = -12.0  # from its documents: the true offset is not below it
+    assert state.offset_ms == -12.0
+    # The exchange: -521 ms +- 543 ms (a 1,086-ms round trip on a busy machine).
+    state.runner = SimpleNamespace(clock_offset_ms=-521.0, clock_rtt_ms=1086.0)  # type: ignore[assignment]
+    assert state.offset_ms == pytest.approx((-12.0 + 22.0) / 2)
+    # Documents that disagree with the exchange (a clock that jumped) leave the exchange alone.
+    state.clock_offset_ms = 400.0
+    assert state.offset_ms == pytest.approx(-521.0)
+

@@ -77,12 +77,22 @@ class HostState:
 
     @property
     def offset_ms(self) -> float | None:
-        """Its clock less iotui's: from the clock exchange before the barrier where the host
-        answered one (known to half its round trip), else from its documents (the one with the
-        least delay; late by that delay, which a busy machine makes seconds)."""
-        if self.runner is not None and self.runner.clock_offset_ms is not None:
-            return self.runner.clock_offset_ms
-        return self.clock_offset_ms
+        """Its clock less iotui's, where both measures of it agree.
+
+        The clock exchange before the barrier puts it within half its round trip of the
+        exchange's middle; a document's timestamp less its arrival is below it by the
+        document's delay (which a busy machine makes seconds), so the true offset is not below
+        the documents' largest. The middle of what both allow; the documents' alone where the
+        host answered no exchange.
+        """
+        runner = self.runner
+        if runner is None or runner.clock_offset_ms is None or runner.clock_rtt_ms is None:
+            return self.clock_offset_ms
+        low_ms = runner.clock_offset_ms - runner.clock_rtt_ms / 2
+        high_ms = runner.clock_offset_ms + runner.clock_rtt_ms / 2
+        if self.clock_offset_ms is not None and low_ms < self.clock_offset_ms <= high_ms:
+            low_ms = self.clock_offset_ms
+        return (low_ms + high_ms) / 2
 
     def start_ms(self) -> float | None:
         """Its jobs' start on iotui's wall clock (its own clock less its offset)."""
