@@ -260,13 +260,13 @@ def _said(stderr: str) -> list[str]:
 
 
 def signal_run(cluster: Cluster, work: Path, rate_iops: int, signum: int, extra: list[str]) -> dict:
+    sockets_before = _socket_dirs()
     process = start(cluster, work, 120, rate_iops, extra)
     total = len(cluster.hosts)
     if process.wait_for_line(f"{total}/{total} hosts", 300) is None:
         process.process.kill()
         return {"started": False, "error": _said(process.finish(60))}
     pids = fio_under(work / "target")
-    sockets_before = set(Path(tempfile.gettempdir()).glob("iotui-ssh-*")) | set(Path("/tmp").glob("iotui-ssh-*"))
     process.process.send_signal(signum)
     began = time.monotonic()
     # The fio seen before the signal, each checked by its pid (a walk of /proc per check is
@@ -277,10 +277,15 @@ def signal_run(cluster: Cluster, work: Path, rate_iops: int, signum: int, extra:
     left = len([pid for pid in pids if _alive(pid)])
     process.finish(60)
     time.sleep(1.0)
-    sockets_after = set(Path(tempfile.gettempdir()).glob("iotui-ssh-*")) | set(Path("/tmp").glob("iotui-ssh-*"))
+    sockets_after = _socket_dirs()
     return {"fio_running_before": len(pids), "no_fio_after_s": round(gone_s, 2), "fio_left": left,
             "iotui_exit_s": round(time.monotonic() - began - 1.0, 2),
             "ssh_socket_dirs_left": len(sockets_after - sockets_before)}
+
+
+def _socket_dirs() -> set[Path]:
+    """The shared connections' socket directories (iotui-ssh-*) there are now."""
+    return set(Path(tempfile.gettempdir()).glob("iotui-ssh-*")) | set(Path("/tmp").glob("iotui-ssh-*"))
 
 
 def _alive(pid: int) -> bool:
