@@ -246,6 +246,11 @@ def measured_run(cluster: Cluster, work: Path, runtime_s: int, rate_iops: int, e
         "lag_max_s": round(max(lags), 3) if lags else None,
         "aggregate_vs_hosts_iops": [(name, d, round(agg, 1), round(hsum, 1)) for name, d, agg, hsum in sums],
         "warnings": [w["code"] for w in record.get("warnings", [])],
+        "clock_rtt_ms_max": max((h.get("clock_rtt_ms", 0) for h in hosts), default=None),
+        "clock_offset_ms_range": [
+            min((h.get("clock_offset_ms", 0) for h in hosts), default=None),
+            max((h.get("clock_offset_ms", 0) for h in hosts), default=None),
+        ],
     }
 
 
@@ -255,20 +260,40 @@ def _said(stderr: str) -> list[str]:
 
 
 def signal_run(cluster: Cluster, work: Path, rate_iops: int, signum: int, extra: list[str]) -> dict:
+    sockets_before = _socket_dirs()
     process = start(cluster, work, 120, rate_iops, extra)
     total = len(cluster.hosts)
     if process.wait_for_line(f"{total}/{total} hosts", 300) is None:
         process.process.kill()
         return {"started": False, "error": _said(process.finish(60))}
-    running = len(fio_under(work / "target"))
+    pids = fio_under(work / "target")
     process.process.send_signal(signum)
     began = time.monotonic()
-    while fio_under(work / "target") and time.monotonic() - began < 30:
-        time.sleep(0.05)
+    # The fio seen before the signal, each checked by its pid (a walk of /proc per check is
+    # itself seconds at this load): gone, or a zombie its lifeline has not reaped yet.
+    while [pid for pid in pids if _alive(pid)] and time.monotonic() - began < 30:
+        time.sleep(0.02)
     gone_s = time.monotonic() - began
-    left = len(fio_under(work / "target"))
+    left = len([pid for pid in pids if _alive(pid)])
     process.finish(60)
-    return {"fio_running_before": running, "no_fio_after_s": round(gone_s, 2), "fio_left": left}
+    time.sleep(1.0)
+    sockets_after = _socket_dirs()
+    return {"fio_running_before": len(pids), "no_fio_after_s": round(gone_s, 2), "fio_left": left,
+            "iotui_exit_s": round(time.monotonic() - began - 1.0, 2),
+            "ssh_socket_dirs_left": len(sockets_after - sockets_before)}
+
+
+def _socket_dirs() -> set[Path]:
+    """The shared connections' socket directories (iotui-ssh-*) there are now."""
+    return set(Path(tempfile.gettempdir()).glob("iotui-ssh-*")) | set(Path("/tmp").glob("iotui-ssh-*"))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
 
 
 def main() -> None:
@@ -278,6 +303,8 @@ def main() -> None:
     parser.add_argument("--rate-iops", type=int, default=100)
     parser.add_argument("--skip-signals", action="store_true")
     parser.add_argument("--signals-only", action="store_true", help="only the SIGINT and SIGKILL runs")
+    parser.add_argument("--repeat", type=int, default=1, help="measured runs of each kind (medians are quoted)")
+    parser.add_argument("--probes-off-only", action="store_true", help="only the runs with --no-host-probes")
     args = parser.parse_args()
     if not 1 <= args.hosts <= 254:
         parser.error("--hosts is 1 to 254 (127.0.0.1 to 127.0.0.254)")
@@ -291,12 +318,16 @@ def main() -> None:
     cluster = Cluster(args.hosts)
     work = Path(tempfile.mkdtemp(prefix="iotui-bench-hosts-"))
     try:
-        for label, extra in ({} if args.signals_only else modes).items():
-            print(f"{args.hosts} hosts, {label}: {json.dumps(measured_run(cluster, work / 'run', args.runtime, args.rate_iops, extra))}", flush=True)
-        if not args.skip_signals:
-            for name, signum in (("SIGINT", signal.SIGINT), ("SIGKILL", signal.SIGKILL)):
-                result = signal_run(cluster, work / "sig", args.rate_iops, signum, next(iter(modes.values())))
-                print(f"{args.hosts} hosts, {name} mid-run: {json.dumps(result)}", flush=True)
+        if args.probes_off_only and "host probes off" in modes:
+            modes = {"host probes off": modes["host probes off"]}
+        for _ in range(args.repeat):
+            for label, extra in ({} if args.signals_only else modes).items():
+                result = measured_run(cluster, work / "run", args.runtime, args.rate_iops, extra)
+                print(f"{args.hosts} hosts, {label}, load {os.getloadavg()[0]:.0f}: {json.dumps(result)}", flush=True)
+            if not args.skip_signals:
+                for name, signum in (("SIGINT", signal.SIGINT), ("SIGKILL", signal.SIGKILL)):
+                    result = signal_run(cluster, work / "sig", args.rate_iops, signum, next(iter(modes.values())))
+                    print(f"{args.hosts} hosts, {name} mid-run, load {os.getloadavg()[0]:.0f}: {json.dumps(result)}", flush=True)
     finally:
         cluster.stop()
         shutil.rmtree(work, ignore_errors=True)

@@ -9,7 +9,7 @@ import pytest
 
 from iotui.core.remote.aggregate import aggregate_sections, host_sections, version_warning
 from iotui.core.remote.alignment import Aligner, HostDeriver
-from iotui.core.remote.lifeline import LIFELINE_SCRIPT, lifeline_command
+from iotui.core.remote.lifeline_script import LIFELINE_SCRIPT, can_hold, clock_offset, is_prerun_note, lifeline_command
 from iotui.core.remote.transport import (
     RemoteError,
     parse_hosts,
@@ -50,7 +50,30 @@ def test_the_lifeline_is_posix_sh_and_its_arguments_survive_the_remote_shell():
     assert subprocess.run(["sh", "-n", "-c", LIFELINE_SCRIPT]).returncode == 0
     args = ["--name=a b", "--filename=iotui.fio-test", "--rw=randread"]
     words = shlex.split(lifeline_command("/mnt/it's here", args))
-    assert words == ["sh", "-c", LIFELINE_SCRIPT, "iotui-lifeline", "/mnt/it's here", *args]
+    assert words == ["sh", "-c", LIFELINE_SCRIPT, "iotui-lifeline", "/mnt/it's here", "", *args]
+    held = shlex.split(lifeline_command(None, args, hold=True))
+    assert held[4:6] == ["", "hold"] and held[6:] == args
+
+
+def test_fio_holds_its_jobs_only_where_every_job_name_is_one_shell_word():
+    # fio's prerun runs as sh -c "PRERUN > JOBNAME.prerun.txt": the name is read by a shell.
+    assert can_hold(["--thread", "--name=randread", "--rw=randread", "--name=w-2.x", "--stonewall"])
+    assert not can_hold(["--name=a b"])
+    assert not can_hold(["--name=w", "--name=$(touch x)"])
+    assert not can_hold(["--name=w;reboot"])
+    assert not can_hold(["--rw=read"])  # no job name at all: nothing is held
+    assert is_prerun_note("randread : Saving output of prerun in randread.prerun.txt")
+    assert not is_prerun_note("randread : Saving output of prerun in other.prerun.txt")
+    assert not is_prerun_note("fio: pid=12, err=5/file:io_u.c:1845, func=io_u error")
+
+
+def test_a_clock_answer_gives_the_offset_within_half_the_round_trip():
+    # The host said 1,000,000.250 s while iotui asked at 999,999.000 and heard back at 1,000,001.000.
+    offset_ms, rtt_ms = clock_offset("1000000250000000", 999_999.0, 1_000_001.0)
+    assert rtt_ms == 2000.0 and offset_ms == 250.0
+    assert clock_offset("1700000000N", 1.0, 2.0) is None  # a date without nanoseconds
+    assert clock_offset("", 1.0, 2.0) is None
+    assert clock_offset("9" * 40, 1.0, 2.0) is None
 
 
 def _doc(timestamp_ms: int, jobs: list[tuple[int, int, int]]) -> dict:
@@ -80,6 +103,47 @@ def test_host_rates_come_from_its_own_job_runtime_not_its_wall_clock():
     second = deriver.feed(_doc(70_000, [(2000, 2000, 900), (1_210_132, 0, 0)]), arrived_s=2.1)
     assert second is not None and second.sample.dt_s == pytest.approx(1.0)
     assert second.sample.directions["write"].iops == pytest.approx(400)
+
+
+def test_a_status_begun_while_the_jobs_were_held_is_not_used_for_intervals_or_the_start():
+    # As fio 3.33 printed it (exec_prerun held the job 3.6 s): the status begun during the hold
+    # comes out when the job starts, job_runtime 1049 from before the job's clock, no runtime
+    # in any direction, 1 I/O; the next one, 14 ms later, is the job's own 450 ms and 44 I/Os.
+    from iotui.core.remote.record import HostState
+
+    held, own = _doc(1_000_000, [(1049, 0, 1)]), _doc(1_000_450, [(450, 450, 44)])
+    deriver = HostDeriver("h1")
+    assert deriver.feed(held, arrived_s=0.02) is None
+    interval = deriver.feed(own, arrived_s=0.46)
+    assert interval is not None and interval.sample.dt_s == pytest.approx(0.45)
+    assert interval.sample.directions["write"].iops == pytest.approx(44 / 0.45)
+    state = HostState("h1", None)
+    state.take_document(held, arrived_monotonic=0.0, at_s=0.02)
+    assert state.first_start_remote_ms is None
+    state.take_document(own, arrived_monotonic=0.0, at_s=0.46)
+    assert state.first_start_remote_ms == pytest.approx(1_000_000.0)
+
+
+def test_a_later_section_s_job_counts_no_runtime_until_it_has_done_i_o():
+    # As fio 3.33 printed it for two sections (the second with stonewall) started before the
+    # barrier: the waiting job reports the time since fio's start (6,372 ms, growing).
+    from iotui.core.remote.record import HostState
+
+    deriver = HostDeriver("h1")
+    docs = [
+        _doc(1_000_163, [(163, 163, 9), (6372, 0, 0)]),
+        _doc(1_001_255, [(1255, 1255, 113), (7464, 0, 0)]),
+        _doc(1_003_006, [(3002, 3003, 295), (9466, 0, 0)]),
+        _doc(1_003_918, [(3002, 3003, 295), (912, 912, 92)]),
+        _doc(1_004_935, [(3002, 3003, 295), (1928, 1928, 189)]),
+    ]
+    intervals = [deriver.feed(doc, arrived_s=index + 0.2) for index, doc in enumerate(docs)]
+    assert all(interval is not None for interval in intervals)
+    assert [round(i.sample.dt_s, 3) for i in intervals if i is not None] == [0.163, 1.092, 1.747, 0.912, 1.016]
+    assert intervals[-1] is not None and intervals[-1].sample.directions["write"].iops == pytest.approx(97 / 1.016)
+    state = HostState("h1", None)
+    state.take_document(docs[0], arrived_monotonic=0.0, at_s=0.2)
+    assert state.first_start_remote_ms == pytest.approx(1_000_000.0)
 
 
 def test_a_section_ending_inside_an_interval_is_rated_over_its_own_runtime():
@@ -291,3 +355,21 @@ def test_the_aggregate_options_say_what_ran_on_each_host_not_the_host_count(tmp_
     assert aggregate["hosts"] == 2
     (own,) = host_sections(reports["h1"])
     assert own["options"]["numjobs"] == "3"
+
+
+def test_a_host_s_offset_is_the_middle_of_what_its_clock_exchange_and_its_documents_allow():
+    from types import SimpleNamespace
+
+    from iotui.core.remote.record import HostState
+
+    state = HostState("h1", None)
+    assert state.offset_ms is None
+    state.clock_offset_ms = -12.0  # from its documents: the true offset is not below it
+    assert state.offset_ms == -12.0
+    # The exchange: -521 ms +- 543 ms (a 1,086-ms round trip on a busy machine).
+    state.runner = SimpleNamespace(clock_offset_ms=-521.0, clock_rtt_ms=1086.0)  # type: ignore[assignment]
+    assert state.offset_ms == pytest.approx((-12.0 + 22.0) / 2)
+    # Documents that disagree with the exchange (a clock that jumped) leave the exchange alone.
+    state.clock_offset_ms = 400.0
+    assert state.offset_ms == pytest.approx(-521.0)
+

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shlex
+import signal
 import stat
 import subprocess
+import sys
+import time
 
 import pytest
 
@@ -109,3 +113,39 @@ def test_the_app_s_question_when_hosts_fail_starts_without_them_or_refuses(sshd,
     with pytest.raises(RemoteError) as refused:
         asyncio.run(plan_with(False))
     assert refused.value.host == "127.0.0.9"
+
+
+_HOLDER = """
+import asyncio, json, sys, time
+from iotui.core.remote.connections import HostConnections
+
+async def main():
+    connections = HostConnections(json.loads(sys.argv[1]))
+    await connections.preflight(sys.argv[2], sys.argv[3])
+    print(connections.directory, flush=True)
+    time.sleep(60)
+
+asyncio.run(main())
+"""
+
+
+def test_the_socket_directory_goes_when_iotui_is_killed(sshd, tmp_path):
+    # SIGKILL gives iotui no chance to remove it: the reaper, waiting on iotui's pipe, does.
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, json.dumps(_ssh(sshd)), HOSTS[0], str(tmp_path)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None
+        directory = holder.stdout.readline().strip()
+        assert directory and os.path.isdir(directory) and os.listdir(directory)  # the master's socket
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(timeout=10)
+        deadline = time.monotonic() + 5
+        while os.path.exists(directory) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not os.path.exists(directory)
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.wait()

@@ -175,7 +175,7 @@ def test_numbers_outside_what_a_record_holds_are_named() -> None:
 
 def test_a_host_that_sends_millions_of_lines_keeps_only_its_latest() -> None:
     from iotui.core.remote.record import HostState
-    from iotui.core.remote.session import HOST_LINES_KEPT, _keep_line
+    from iotui.core.remote.host_events import HOST_LINES_KEPT, keep_line as _keep_line
 
     state = HostState("chatty-1", None)
     for index in range(10 * HOST_LINES_KEPT):

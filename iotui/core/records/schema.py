@@ -160,6 +160,7 @@ HOSTS_KEYS: Spec = {
     "exit_status": ((int,), False),
     "failed_at_s": (NUMBER, False),
     "clock_offset_ms": (NUMBER, False),
+    "clock_rtt_ms": (NUMBER, False),
     "port": ((int,), False),
     "paused_s": (NUMBER, False),
     "pauses": ((list,), False),

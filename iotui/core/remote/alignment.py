@@ -50,9 +50,15 @@ def job_runtimes_ms(doc: Mapping[str, object], limit_ms: float | None = None) ->
     for job in _jobs(doc):
         if not isinstance(job, dict):
             continue
-        runtime = _ms(job.get("job_runtime"))
+        # A job that has done no I/O yet (a later section's, or one held in its prerun) reports
+        # the time since fio's start there, which grows like a real runtime: it counts as 0.
+        runtime = _ms(job.get("job_runtime")) if _job_has_run(job) else 0
         runtimes.append(0 if limit_ms is not None and runtime > limit_ms else runtime)
     return runtimes
+
+
+def _job_has_run(job: Mapping[str, object]) -> bool:
+    return any(isinstance(stats := job.get(d), dict) and _ms(stats.get("runtime")) > 0 for d in DIRECTIONS)
 
 
 def direction_runtimes_ms(doc: Mapping[str, object], direction: str) -> list[int]:
@@ -114,6 +120,16 @@ def _figures(
     )
 
 
+def jobs_have_run(doc: Mapping[str, object]) -> bool:
+    """Whether any job in a status document has a direction with time of its own (it did I/O).
+
+    A status that fio began while its jobs were held (the lifeline's prerun) is printed once
+    they start, with a ``job_runtime`` from before their clock started (about the status
+    interval) and no direction's runtime: its times are not the jobs', so it is not used.
+    """
+    return any(isinstance(job, dict) and _job_has_run(job) for job in _jobs(doc))
+
+
 class HostDeriver:
     """A host's cumulative documents -> intervals timed by its own job_runtime."""
 
@@ -125,6 +141,8 @@ class HostDeriver:
         self.t_s = 0.0
 
     def feed(self, doc: dict[str, object], arrived_s: float) -> HostInterval | None:
+        if not jobs_have_run(doc):
+            return None
         snapshot = snapshot_from_document(doc)
         runtimes = job_runtimes_ms(doc, (arrived_s + RUNTIME_SLACK_S) * 1000.0)
         previous = self._previous

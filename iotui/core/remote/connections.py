@@ -25,6 +25,7 @@ import os
 import shlex
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -74,6 +75,28 @@ def can_share(ssh: list[str]) -> bool:
     return not any(option in word.lower() for word in ssh[1:] for option in _OWN_SHARING_OPTIONS)
 
 
+def _reaper(directory: Path) -> int | None:
+    """A small process that removes ``directory`` once iotui's end of its pipe closes.
+
+    iotui removes the directory itself when it closes the connections; a SIGKILL gives it no
+    chance, and the masters' sockets went with them but the directory stayed. The pipe's write
+    end is iotui's alone (not inherited), so it closes exactly when iotui ends or closes it.
+    Returns the pipe's write end (None where the process cannot start).
+    """
+    read_end, write_end = os.pipe()
+    try:
+        subprocess.Popen(
+            ["sh", "-c", 'read -r _; rm -rf -- "$1"', "iotui-reaper", str(directory)],
+            stdin=read_end, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )
+    except OSError:
+        os.close(write_end)
+        return None
+    finally:
+        os.close(read_end)
+    return write_end
+
+
 def _private_directory() -> Path:
     directory = Path(tempfile.mkdtemp(prefix="iotui-ssh-"))
     if len(str(directory)) + 8 > _SOCKET_PATH_MAX and Path("/tmp").is_dir():
@@ -90,6 +113,7 @@ class HostConnections:
         self.ssh = list(ssh)
         self.share = can_share(self.ssh) if share is None else share
         self.directory: Path | None = _private_directory() if self.share else None
+        self._reaper_pipe = _reaper(self.directory) if self.directory is not None else None
         self.masters: dict[str, asyncio.subprocess.Process] = {}
         self._sockets: dict[str, Path] = {}
         self._gate = asyncio.Semaphore(max(1, concurrency))
@@ -218,9 +242,12 @@ class HostConnections:
         await asyncio.gather(*(_end(process, CLOSE_GRACE_S) for process in masters), return_exceptions=True)
         if self.directory is not None:
             shutil.rmtree(self.directory, ignore_errors=True)
+        if self._reaper_pipe is not None:
+            os.close(self._reaper_pipe)  # the reaper finds nothing left and ends
+            self._reaper_pipe = None
 
 
-async def _until_connected(reading: asyncio.Future, socket: Path, timeout_s: float) -> bool:
+async def _until_connected(reading: asyncio.Future[tuple[bytes, bool]], socket: Path, timeout_s: float) -> bool:
     """Wait for the master's socket (connected) or the check's end; TimeoutError after ``timeout_s``."""
     deadline = time.monotonic() + timeout_s
     while not reading.done():

@@ -1,19 +1,21 @@
 """The lifeline: a small POSIX sh script that runs fio on a host, tied to ssh's stdin.
 
 On the host it makes a private directory (``mktemp -d``, mode 0700) inside the
-target, lays the test files out there (``fio --create_only=1``), says
-``IOTUI-READY`` and waits for ``go`` on stdin (the start barrier). Then it
-runs fio with ``--thread`` in that directory. The end of stdin, or any other
-line on it but ``pause`` and ``resume``, stops fio with SIGINT (fio writes its final report); if fio is
-still there 1.5 s later it is killed. SIGINT, SIGTERM or SIGHUP to the
-lifeline do the same. Writes to a closed ssh channel fail instead of killing
-the shell, so the clean-up always runs. In every ending the directory
-and the test files in it are removed before ``IOTUI-EXIT status`` is said.
-Markers go to stderr so they never land inside a JSON document.
+target, lays the test files out there (``fio --create_only=1``), starts fio with
+``--thread`` in that directory holding each job in a prerun (after fio's start-up,
+before the job's clock), says ``IOTUI-READY`` and waits for ``go`` on stdin (the
+start barrier), which opens the gate the jobs wait at. The end of stdin, or any
+other line on it but ``clock``, ``pause`` and ``resume``, stops fio with SIGINT
+(fio writes its final report); if fio is still there 1.5 s later it is killed.
+SIGINT, SIGTERM or SIGHUP to the lifeline do the same. Writes to a closed ssh
+channel fail instead of killing the shell, so the clean-up always runs. In every
+ending the directory and the test files in it are removed before ``IOTUI-EXIT
+status`` is said. Markers go to stderr so they never land inside a JSON document.
 
 ``pause`` and ``resume`` on stdin stop and continue fio (SIGSTOP, SIGCONT; with
 ``--thread`` fio is one process) and are acknowledged with ``IOTUI-PAUSED`` and
 ``IOTUI-RESUMED``; a stop continues a paused fio so that it can write its report.
+``clock`` is answered with the host's time, for its clock offset.
 
 So when iotui dies, even by SIGKILL, ssh's stdin closes, the remote shell
 reads end-of-file and fio stops: no remote fio outlives iotui.
@@ -22,106 +24,33 @@ reads end-of-file and fio stops: no remote fio outlives iotui.
 from __future__ import annotations
 
 import asyncio
-import shlex
+import time
 from dataclasses import dataclass
 from typing import AsyncIterator, Awaitable, Callable
 
 from iotui.core.fio.status import FioDocument, FioText, LineChunker, StatusSplitter
 from iotui.core.input_files import MAX_INPUT_BYTES, size_text
 from iotui.core.remote.connections import parent_death_signal
+from iotui.core.remote.lifeline_script import (
+    CLOCK_EXCHANGES,
+    CLOCK_MARK,
+    ERROR_MARK,
+    EXIT_MARK,
+    FIO_MARK,
+    PAUSED_MARK,
+    READY_MARK,
+    RESUMED_MARK,
+    STOP_GRACE_S,
+    can_hold,
+    clock_offset,
+    is_prerun_note,
+    lifeline_command,
+)
 from iotui.core.remote.transport import ssh_argv
 from iotui.core.terminal_text import terminal_safe
 
-READY_MARK = "IOTUI-READY"
-FIO_MARK = "IOTUI-FIO"
-EXIT_MARK = "IOTUI-EXIT"
-ERROR_MARK = "IOTUI-ERROR"
-PAUSED_MARK = "IOTUI-PAUSED"
-RESUMED_MARK = "IOTUI-RESUMED"
-STOP_GRACE_S = 1.5
 KILL_AFTER_TERM_S = 2.0
 READ_CHUNK_BYTES = 64 * 1024
-
-LIFELINE_SCRIPT = r"""
-t="$1"; shift
-[ -n "$t" ] || t="$HOME"
-pid= go= stop= k=
-umask 077
-d=$(mktemp -d "$t/.iotui-remote.XXXXXXXX" 2>/dev/null) || { echo "IOTUI-ERROR cannot create a private directory in $t" >&2; exit 97; }
-chmod 700 "$d"
-cleanup() { cd / && rm -rf "$d"; }
-halt() {
-  stop=1
-  if [ -n "$pid" ]; then
-    kill -INT "$pid" 2>/dev/null
-    kill -CONT "$pid" 2>/dev/null
-    [ -n "$k" ] || { ( sleep 1.5; kill -KILL "$pid" ) >/dev/null 2>&1 & k=$!; }
-  fi
-}
-trap 'go=1' USR1
-trap halt INT TERM HUP
-trap '' PIPE
-cd "$d" || { cleanup; echo "IOTUI-ERROR cannot enter $d" >&2; exit 97; }
-exec 3<&0 </dev/null
-me=$$
-# The watcher: go releases fio; pause and resume stop and continue it (the whole process: fio
-# runs with --thread) and are acknowledged on stderr; end-of-file or any other line stops the run.
-( while IFS= read -r l <&3; do
-    case "$l" in
-      go) kill -USR1 "$me" ;;
-      pause|resume)
-        f=; read -r f < .iotui-fio 2>/dev/null
-        if [ "$l" = pause ]; then s=STOP m=IOTUI-PAUSED; else s=CONT m=IOTUI-RESUMED; fi
-        [ -n "$f" ] && kill -"$s" "$f" 2>/dev/null && printf '\n%s\n' "$m" >&4 ;;
-      *) break ;;
-    esac
-  done; kill -TERM "$me" ) 4>&2 >/dev/null 2>&1 &
-w=$!
-exec 3<&-
-finish() {
-  [ -n "$k" ] && kill "$k" 2>/dev/null
-  kill "$w" 2>/dev/null
-  cleanup
-  # fio's last message may lack its newline ("...: Interrupted system call"): the mark starts a line.
-  printf '\n%s %s\n' IOTUI-EXIT "$1" >&2
-  exit "$1"
-}
-run() {
-  ( trap - PIPE; exec fio "$@" ) &
-  pid=$!
-  echo "$pid" > .iotui-fio
-  [ -n "$stop" ] && halt
-  wait "$pid"; status=$?
-  # A trap interrupts wait (status > 128); waiting again gives fio's own status.
-  while [ "$status" -gt 128 ]; do
-    wait "$pid"; again=$?
-    if [ "$again" -eq 127 ] || [ "$again" -eq "$status" ]; then break; fi
-    status=$again
-  done
-  pid=
-  rm -f .iotui-fio
-  [ -n "$k" ] && kill "$k" 2>/dev/null
-  k=
-}
-# Lay the test files out first, so the barrier releases the jobs, not the layout.
-run --create_only=1 "$@" >/dev/null 2>.iotui-layout
-if [ -n "$stop" ]; then finish 98; fi
-if [ "$status" -ne 0 ]; then sed 's/^/IOTUI-ERROR /' .iotui-layout >&2; finish 97; fi
-rm -f .iotui-layout
-echo "IOTUI-READY $d" >&2
-# The go signal (USR1) ends wait at once; the sleep only bounds a signal that lands between
-# the test and the wait. A short sleep here was 20 forks a second on each of 128 hosts.
-while [ -z "$go$stop" ]; do sleep 1 & s=$!; [ -n "$go$stop" ] || wait $s 2>/dev/null; kill $s 2>/dev/null; done
-if [ -n "$stop" ]; then finish 98; fi
-run "$@"
-finish "$status"
-"""
-
-
-def lifeline_command(target: str | None, fio_args: list[str]) -> str:
-    """The one remote command string: ``sh -c SCRIPT iotui-lifeline TARGET FIO-ARGS...``."""
-    words = ["sh", "-c", LIFELINE_SCRIPT, "iotui-lifeline", target or "", *fio_args]
-    return " ".join(shlex.quote(word) for word in words)
 
 
 # -- events ---------------------------------------------------------------------
@@ -169,7 +98,8 @@ class HostRunner:
 
     def __init__(self, ssh: list[str], host: str, target: str | None, fio_args: list[str]) -> None:
         self.host = host
-        self.argv = ssh_argv(ssh, host, lifeline_command(target, fio_args))
+        self.held = can_hold(fio_args)
+        self.argv = ssh_argv(ssh, host, lifeline_command(target, fio_args, self.held))
         self.process: asyncio.subprocess.Process | None = None
         self.exit_status: int | None = None
         self.fio_pid: int | None = None
@@ -178,6 +108,12 @@ class HostRunner:
         self._queue: asyncio.Queue[HostEvent | None] = asyncio.Queue()
         self._stopping = False
         self._bounding = False
+        # The host's clock against iotui's (ms) from the clock exchange with the shortest round
+        # trip, and that round trip; None until the host answered one (or where it cannot).
+        self.clock_offset_ms: float | None = None
+        self.clock_rtt_ms: float | None = None
+        self._clock_asked_s: float | None = None
+        self._clock_exchanges = 0
 
     async def start(self) -> None:
         self.process = await asyncio.create_subprocess_exec(
@@ -203,9 +139,14 @@ class HostRunner:
                 self._over_limit("stdout")
                 return
             for item in splitter.feed(chunk):
-                self._queue.put_nowait(item)
+                self._take_stdout_item(item)
         for item in splitter.close():
-            self._queue.put_nowait(item)
+            self._take_stdout_item(item)
+
+    def _take_stdout_item(self, item: FioDocument | FioText) -> None:
+        if isinstance(item, FioText) and self.held and is_prerun_note(item.line):
+            return  # fio's word about the lifeline's own prerun, not the job's
+        self._queue.put_nowait(item)
 
     def _over_limit(self, stream: str) -> None:
         line = over_limit_line(self.host, stream)
@@ -235,6 +176,8 @@ class HostRunner:
         elif line.startswith(FIO_MARK):
             value = line[len(FIO_MARK):].strip()
             self.fio_pid = int(value) if value.isascii() and value.isdigit() and len(value) <= 10 else None
+        elif line.startswith(CLOCK_MARK):
+            self._take_clock(line[len(CLOCK_MARK):])
         elif line in (PAUSED_MARK, RESUMED_MARK):
             self._queue.put_nowait(HostPaused(line == PAUSED_MARK))
         elif line.startswith(EXIT_MARK):
@@ -288,6 +231,30 @@ class HostRunner:
             self.released = True
         except (BrokenPipeError, ConnectionResetError):
             pass
+
+    def ask_clock(self) -> None:
+        """Ask the host for its clock (before the barrier); the answer is :attr:`clock_offset_ms`."""
+        if self.process is None or self.process.stdin is None or self._stopping or self.released:
+            return
+        try:
+            self.process.stdin.write(b"clock\n")
+        except (BrokenPipeError, ConnectionResetError, RuntimeError):
+            return
+        self._clock_asked_s = time.time()
+
+    def _take_clock(self, text: str) -> None:
+        answered_s = time.time()
+        asked_s, self._clock_asked_s = self._clock_asked_s, None
+        if asked_s is None:
+            return
+        self._clock_exchanges += 1
+        measured = clock_offset(text, asked_s, answered_s)
+        if measured is not None:
+            offset_ms, rtt_ms = measured
+            if self.clock_rtt_ms is None or rtt_ms < self.clock_rtt_ms:
+                self.clock_offset_ms, self.clock_rtt_ms = offset_ms, rtt_ms
+            if self._clock_exchanges < CLOCK_EXCHANGES:
+                self.ask_clock()
 
     def pause(self) -> bool:
         """Ask the lifeline to stop fio; whether the line was written (its word comes as :class:`HostPaused`)."""

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from iotui import __version__
 from iotui.core.remote.aggregate import aggregate_sections, host_sections, version_warning
-from iotui.core.remote.alignment import RUNTIME_SLACK_S, HostDeriver, job_runtimes_ms
+from iotui.core.remote.alignment import RUNTIME_SLACK_S, HostDeriver, job_runtimes_ms, jobs_have_run
 from iotui.core.remote.plan import RemotePlan
 from iotui.core.remote.transport import HostFacts
 from iotui.core.fio.sections import SectionTracker
@@ -61,9 +61,10 @@ class HostState:
         self.last_document = doc
         self.last_arrival_s = at_s
         timestamp_ms = doc.get("timestamp_ms")
-        if self.first_start_s is None:
+        if self.first_start_s is None and jobs_have_run(doc):
             # When its jobs started: on its own clock (report time minus the jobs'
             # runtime) when it says its time, else arrival minus runtime on ours.
+            # (A status begun while the jobs were held says a runtime from before their start.)
             runtime_s = max(job_runtimes_ms(doc, (at_s + RUNTIME_SLACK_S) * 1000.0), default=0) / 1000.0
             self.first_start_s = at_s - runtime_s
             if isinstance(timestamp_ms, (int, float)):
@@ -74,10 +75,30 @@ class HostState:
             if self.clock_offset_ms is None or offset > self.clock_offset_ms:
                 self.clock_offset_ms = offset
 
+    @property
+    def offset_ms(self) -> float | None:
+        """Its clock less iotui's, where both measures of it agree.
+
+        The clock exchange before the barrier puts it within half its round trip of the
+        exchange's middle; a document's timestamp less its arrival is below it by the
+        document's delay (which a busy machine makes seconds), so the true offset is not below
+        the documents' largest. The middle of what both allow; the documents' alone where the
+        host answered no exchange.
+        """
+        runner = self.runner
+        if runner is None or runner.clock_offset_ms is None or runner.clock_rtt_ms is None:
+            return self.clock_offset_ms
+        low_ms = runner.clock_offset_ms - runner.clock_rtt_ms / 2
+        high_ms = runner.clock_offset_ms + runner.clock_rtt_ms / 2
+        if self.clock_offset_ms is not None and low_ms < self.clock_offset_ms <= high_ms:
+            low_ms = self.clock_offset_ms
+        return (low_ms + high_ms) / 2
+
     def start_ms(self) -> float | None:
         """Its jobs' start on iotui's wall clock (its own clock less its offset)."""
-        if self.first_start_remote_ms is not None and self.clock_offset_ms is not None:
-            return self.first_start_remote_ms - self.clock_offset_ms
+        offset_ms = self.offset_ms
+        if self.first_start_remote_ms is not None and offset_ms is not None:
+            return self.first_start_remote_ms - offset_ms
         return self.first_start_s * 1000.0 if self.first_start_s is not None else None
 
     @property
@@ -96,8 +117,10 @@ def _host_entry(state: HostState) -> tuple[dict[str, object], list[dict[str, obj
         entry["exit_status"] = state.exit_status
     if state.failed_at_s is not None:
         entry["failed_at_s"] = state.failed_at_s
-    if state.clock_offset_ms is not None:
-        entry["clock_offset_ms"] = round(state.clock_offset_ms, 1)
+    if state.offset_ms is not None:
+        entry["clock_offset_ms"] = round(state.offset_ms, 1)
+    if state.runner is not None and state.runner.clock_offset_ms is not None and state.runner.clock_rtt_ms is not None:
+        entry["clock_rtt_ms"] = round(state.runner.clock_rtt_ms, 1)
     sections = host_sections(state.last_document) if state.last_document else []
     samples = [dict(sample) for sample in state.samples]
     entry["sections"], entry["samples"] = sections, samples

@@ -12,17 +12,25 @@ import asyncio
 import datetime as dt
 import time
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 from iotui.core.fio.status import FioDocument, FioText
 from iotui.core.fio.summary import sample_row
 from iotui.core.heap import hold_for_run, release_after_run
 from iotui.core.remote.connections import CONNECT_CONCURRENCY
-from iotui.core.remote.alignment import AggregateSample, Aligner, HostInterval
+from iotui.core.remote.alignment import AggregateSample, Aligner
 from iotui.core.remote.document_check import checked_document
-from iotui.core.remote.lifeline import HostEnded, HostLine, HostPaused, HostReady, HostRunner
+from iotui.core.remote.host_events import (
+    AggregateUpdate,
+    HostFailed,
+    HostIntervalUpdate,
+    QueuedEvent,
+    SampleRow,
+)
+from iotui.core.remote.host_events import clean_row as _clean
+from iotui.core.remote.host_events import keep_line as _keep_line
+from iotui.core.remote.lifeline import HostEnded, HostEvent, HostLine, HostPaused, HostReady, HostRunner
 from iotui.core.remote.plan import RemotePlan
 from iotui.core.remote.record import STALL_S, HostState, build_record
 from iotui.core.runs.pauses import PauseLog
@@ -37,31 +45,6 @@ FIRST_REPORT_S = 30.0  # a released host with no first document this long is fai
 TICK_S = 0.2
 LATE_TICK_S = 1.0
 DRAIN_BATCH = 32
-
-
-@dataclass(frozen=True)
-class HostIntervalUpdate:
-    """One host's new interval (its own figures)."""
-
-    host: str
-    interval: HostInterval
-    row: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class AggregateUpdate:
-    """The aggregate of the hosts' latest intervals, with how many hosts it holds."""
-
-    aggregate: AggregateSample
-    row: dict[str, Any]
-    elapsed_s: float
-
-
-@dataclass(frozen=True)
-class HostFailed:
-    host: str
-    at_s: float
-    reason: str
 
 
 class MultiHostSession(EventLog):
@@ -85,7 +68,7 @@ class MultiHostSession(EventLog):
         )
         self.states = {host: HostState(host, plan.facts.get(host)) for host in plan.hosts}
         self.aligner = Aligner(plan.hosts)
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[SampleRow] = []
         self.row_groupids: list[int | None] = []
         self.messages: list[dict[str, str]] = []
         self.stop_requested = False
@@ -167,8 +150,8 @@ class MultiHostSession(EventLog):
     async def run(self) -> RunRecord:
         started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
         self._started_monotonic = time.monotonic()
-        events: asyncio.Queue = asyncio.Queue()
-        pumps: list[asyncio.Task] = []
+        events: asyncio.Queue[QueuedEvent] = asyncio.Queue()
+        pumps: list[asyncio.Task[None]] = []
         # Hosts start a few at a time, each until it is ready: every session runs the login's
         # shell start-up and lays fio's files out, and 128 of those at once on one machine (or
         # one shared filesystem) only make every host slower to get ready.
@@ -199,7 +182,9 @@ class MultiHostSession(EventLog):
             await self.plan.close()
         return self._finish(started)
 
-    async def _pump(self, host: str, runner: HostRunner, events: asyncio.Queue, gate: asyncio.Semaphore) -> None:
+    async def _pump(
+        self, host: str, runner: HostRunner, events: asyncio.Queue[QueuedEvent], gate: asyncio.Semaphore
+    ) -> None:
         held = False
         try:
             await gate.acquire()
@@ -221,7 +206,7 @@ class MultiHostSession(EventLog):
                 gate.release()
             events.put_nowait((host, None, time.monotonic()))
 
-    async def _wait_ready(self, events: asyncio.Queue) -> bool:
+    async def _wait_ready(self, events: asyncio.Queue[QueuedEvent]) -> bool:
         deadline = time.monotonic() + READY_TIMEOUT_S
         waiting = set(self.states)
         while waiting and not self.stop_requested:
@@ -235,6 +220,9 @@ class MultiHostSession(EventLog):
                 return False
             if isinstance(event, HostReady):
                 waiting.discard(host)
+                # Its clock, asked while the others get ready: the start spread is measured with it.
+                if (runner := self.states[host].runner) is not None:
+                    runner.ask_clock()
                 # Many hosts lay their files out on shared storage (or one machine) more slowly
                 # than one: the limit is on a stall, READY_TIMEOUT_S with no host getting ready.
                 deadline = time.monotonic() + READY_TIMEOUT_S
@@ -260,9 +248,10 @@ class MultiHostSession(EventLog):
         self.released_at = first
         self.release_spread_ms = (last - first) * 1000.0
 
-    async def _watch(self, events: asyncio.Queue) -> None:
+    async def _watch(self, events: asyncio.Queue[QueuedEvent]) -> None:
         running = set(self.states)
         while running:
+            item: QueuedEvent | None
             try:
                 item = await asyncio.wait_for(events.get(), TICK_S)
             except asyncio.TimeoutError:
@@ -320,7 +309,7 @@ class MultiHostSession(EventLog):
                 if state.runner is not None:
                     asyncio.ensure_future(state.runner.stop())
 
-    def _handle(self, host: str, event: object, arrived: float) -> None:
+    def _handle(self, host: str, event: HostEvent, arrived: float) -> None:
         state = self.states[host]
         at_s = arrived - (self.released_at or arrived)
         if isinstance(event, FioDocument):
@@ -433,17 +422,3 @@ class MultiHostSession(EventLog):
                 save_error = str(error)
         self._emit(RunFinished(record, saved_path, save_error or self._failure))
         return record
-
-
-HOST_LINES_KEPT = 200
-"""A host's latest lines kept for the sentence that says why it failed (a host may send millions)."""
-
-
-def _keep_line(state: HostState, text: str) -> None:
-    state.lines.append(text)
-    if len(state.lines) > 2 * HOST_LINES_KEPT:
-        del state.lines[:-HOST_LINES_KEPT]
-
-
-def _clean(row: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in row.items() if value is not None}

@@ -1,0 +1,59 @@
+"""What a multi-host run tells its caller, and the small helpers its session shares.
+
+The session (:mod:`iotui.core.remote.session`) emits these to its callback; the command line
+and the app draw them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from iotui.core.remote.alignment import AggregateSample, HostInterval
+from iotui.core.remote.lifeline import HostEvent
+from iotui.core.remote.record import HostState
+
+SampleRow = dict[str, object]
+"""A sample row as the record keeps it: figures, counts, a level's word, the paused mark."""
+
+QueuedEvent = tuple[str, HostEvent | None, float]
+"""(host, its event or None once its runner ended, iotui's monotonic clock at arrival)."""
+
+
+@dataclass(frozen=True)
+class HostIntervalUpdate:
+    """One host's new interval (its own figures)."""
+
+    host: str
+    interval: HostInterval
+    row: SampleRow
+
+
+@dataclass(frozen=True)
+class AggregateUpdate:
+    """The aggregate of the hosts' latest intervals, with how many hosts it holds."""
+
+    aggregate: AggregateSample
+    row: SampleRow
+    elapsed_s: float
+
+
+@dataclass(frozen=True)
+class HostFailed:
+    host: str
+    at_s: float
+    reason: str
+
+
+HOST_LINES_KEPT = 200
+"""A host's latest lines kept for the sentence that says why it failed (a host may send millions)."""
+
+
+def keep_line(state: HostState, text: str) -> None:
+    state.lines.append(text)
+    if len(state.lines) > 2 * HOST_LINES_KEPT:
+        del state.lines[:-HOST_LINES_KEPT]
+
+
+def clean_row(row: Mapping[str, object]) -> SampleRow:
+    return {key: value for key, value in row.items() if value is not None}
