@@ -10,6 +10,7 @@ import pytest
 from iotui.core.fio.status import FioDocument
 from iotui.core.remote import session as remote_session
 from iotui.core.remote.lifeline import HostEnded, HostPaused, HostReady, HostRunner
+from iotui.core.remote.lifeline_script import HOLD_BEFORE_BARRIER
 from iotui.core.remote.plan import RemotePlan
 
 pytestmark = pytest.mark.fio
@@ -84,9 +85,12 @@ async def test_the_private_directory_is_mode_0700(tmp_path):
     async for event in runner.events():
         if isinstance(event, HostReady):
             assert os.stat(event.directory).st_mode & 0o777 == 0o700
-            # The test file, and the lifeline's own: the gate fio's held job waits at and fio's pid.
-            assert sorted(os.listdir(event.directory)) == [".iotui-fio", ".iotui-go", "iotui.fio-test"]
+            # The test file; with the held start, also the lifeline's own: the gate fio's held job
+            # waits at and fio's pid (fio starts only after go without it).
+            held = [".iotui-fio", ".iotui-go"] if HOLD_BEFORE_BARRIER else []
+            listed = sorted(os.listdir(event.directory))
             await runner.stop()
+            assert listed == [*held, "iotui.fio-test"]
     assert list(tmp_path.iterdir()) == []
 
 

@@ -37,6 +37,7 @@ from iotui.core.remote.lifeline_script import (
     ERROR_MARK,
     EXIT_MARK,
     FIO_MARK,
+    HOLD_BEFORE_BARRIER,
     PAUSED_MARK,
     READY_MARK,
     RESUMED_MARK,
@@ -98,7 +99,7 @@ class HostRunner:
 
     def __init__(self, ssh: list[str], host: str, target: str | None, fio_args: list[str]) -> None:
         self.host = host
-        self.held = can_hold(fio_args)
+        self.held = HOLD_BEFORE_BARRIER and can_hold(fio_args)
         self.argv = ssh_argv(ssh, host, lifeline_command(target, fio_args, self.held))
         self.process: asyncio.subprocess.Process | None = None
         self.exit_status: int | None = None
