@@ -100,11 +100,24 @@ async def test_the_page_needs_the_token_shows_home_and_saves_a_run(served) -> No
 
 
 def _tab_apps(runs: Path) -> list[int]:
-    """The app processes textual-serve started for tabs (their command names the runs directory)."""
-    return [
+    """The app processes textual-serve started for tabs (their command names the runs directory).
+
+    One tab's app counts once: a process whose parent is itself a match (a shell that runs the
+    app's command, or the app's child between fork and exec, which still bears its command line)
+    is part of the same tab's app.
+    """
+    matched = {
         pid for pid, argv in command_lines()
         if str(runs).encode() in argv and b"serve" not in argv and b"iotui" in b" ".join(argv)
-    ]
+    }
+    return sorted(pid for pid in matched if _parent(pid) not in matched)
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 @requires_chromium
