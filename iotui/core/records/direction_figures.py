@@ -14,24 +14,11 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from iotui.core.numbers import number
-from iotui.core.records.schema import CPU_KEYS, DIRECTIONS
+from iotui.core.records.schema import CPU_KEYS, DIRECTION_KEYS, DIRECTIONS
 
-# The figures a direction holds, in the record's own keys and units (ns, bytes, bytes/s, IO/s).
-FIGURE_KEYS = (
-    "iops",
-    "bw_bytes",
-    "io_bytes",
-    "total_ios",
-    "lat_mean_ns",
-    "lat_min_ns",
-    "lat_max_ns",
-    "lat_p50_ns",
-    "lat_p90_ns",
-    "lat_p99_ns",
-    "lat_p99_9_ns",
-    "iops_printed",
-    "bw_bytes_printed",
-)
+# The figures a direction holds, in the record's own keys and units (ns, bytes, bytes/s, IO/s):
+# the schema's own list, so a key added there is read here too.
+FIGURE_KEYS = DIRECTION_KEYS
 
 
 @dataclass(frozen=True)
