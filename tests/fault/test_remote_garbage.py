@@ -195,6 +195,25 @@ def test_a_clean_document_passes_untouched_and_every_fault_is_still_found() -> N
     assert checked_document(spoiled)[0]["jobs"][2]["jobname"] == "name"
 
 
+def test_every_character_a_screen_must_not_get_is_still_found_in_a_job_name() -> None:
+    # The check looks for a mark byte before it runs its expression: each control, C1 and
+    # bidirectional character, alone and amid plain text, must still be stripped as
+    # terminal_safe strips it, and plain non-ASCII names must pass as they are.
+    doc = json.loads("{" + REPLAY.read_text().rsplit("\n{", 1)[-1].rsplit("}", 1)[0] + "}")
+    suspects = [chr(code) for code in (*range(0x20), 0x7F, *range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A))]
+    for char in suspects:
+        for name in (char, f"job{char}name", f"\u00e9t\u00e9{char}"):
+            spoiled = json.loads(json.dumps(doc))
+            spoiled["jobs"][0]["jobname"] = name
+            cleaned, problem = checked_document(spoiled)
+            assert problem is None and cleaned is not None
+            assert cleaned["jobs"][0]["jobname"] == terminal_safe(name) != name, repr(name)
+    for name in ("\u00e9t\u00e9", "\u4f60\u597d", "\u2013dash", "back\\slash"):
+        plain = json.loads(json.dumps(doc))
+        plain["jobs"][0]["jobname"] = name
+        assert checked_document(plain)[0]["jobs"][0]["jobname"] == name
+
+
 def test_a_pre_flight_that_never_answers_is_ended_cleanly() -> None:
     code = (
         "import asyncio\n"

@@ -66,6 +66,17 @@ _SUSPECT_TEXT = re.compile(
     rb"\\(?:[nrtbf]|u00[01][0-9a-fA-F]|u007[fF]|u00[89][0-9a-fA-F]|u202[a-eA-E]|u206[6-9])"  # json's escapes
     rb"|[\x00-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]"  # orjson's UTF-8
 )
+# Every match of _SUSPECT_TEXT starts with one of these bytes. The expression tries each of a
+# document's positions in turn (96 us for a 9-KB document, 12 ms a second at 128 hosts);
+# mapping the bytes and looking for the mark is two C passes (about 3 us), so only a
+# document that holds one of them is searched.
+_SUSPECT_START = bytes(
+    33 if code < 0x20 or code in (0x5C, 0x7F, 0xC2, 0xE2) else 32 for code in range(256)
+)
+
+
+def _suspect_text(encoded: bytes) -> bool:
+    return b"!" in encoded.translate(_SUSPECT_START) and _SUSPECT_TEXT.search(encoded) is not None
 
 
 def _suspect_number(encoded: bytes) -> bool:
@@ -98,7 +109,7 @@ def checked_document(doc: dict[str, object]) -> tuple[dict[str, object] | None, 
         problem = number_problem(doc)
         if problem is not None:
             return None, problem
-    if encoded is None or _SUSPECT_TEXT.search(encoded):
+    if encoded is None or _suspect_text(encoded):
         cleaned = strip_document(doc)
         assert isinstance(cleaned, dict)
         return cleaned, None
