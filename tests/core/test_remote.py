@@ -373,3 +373,33 @@ def test_a_host_s_offset_is_the_middle_of_what_its_clock_exchange_and_its_docume
     state.clock_offset_ms = 400.0
     assert state.offset_ms == pytest.approx(-521.0)
 
+
+
+def test_a_host_is_not_called_silent_while_iotui_itself_is_behind(monkeypatch):
+    """128 loopback hosts on two cores left iotui seconds behind; hosts whose documents waited in
+    their pipes were failed as silent. Silence is judged only once iotui has kept time again."""
+    from iotui.core.remote import session as remote_session
+    from iotui.core.remote.plan import RemotePlan
+    from iotui.core.remote.record import STALL_S
+    from iotui.core.remote.silence import CAUGHT_UP_S
+
+    plan = RemotePlan(preset_name="t", title="", hosts=["h1", "h2"], ssh=[], target=None, fio_args=[], options={})
+    session = remote_session.MultiHostSession(plan, runs_dir=None)
+    session.released_at = 0.0
+    clock = [100.0]
+    monkeypatch.setattr(session, "now_s", lambda: clock[0])
+    session.states["h1"].last_arrival_s = 100.0 - STALL_S - 5.0  # silent for longer than the limit
+    session.states["h2"].last_arrival_s = 99.5
+
+    session.silence.last_tick_s = 99.0  # this tick comes a second after the last: iotui did not run
+    session._tick()
+    assert session.states["h1"].failed_at_s is None
+    ticks = int(CAUGHT_UP_S / 0.2)
+    for index in range(1, ticks):  # on time again, but not yet for CAUGHT_UP_S
+        clock[0] = 100.0 + 0.2 * index
+        session._tick()
+        assert session.states["h1"].failed_at_s is None, clock[0]
+    clock[0] = 100.0 + 0.2 * ticks + 0.05
+    session._tick()  # on time for CAUGHT_UP_S: every pipe has been read, h1 is silent
+    assert session.states["h1"].failed_at_s == pytest.approx(clock[0])
+    assert session.states["h2"].failed_at_s is None

@@ -9,6 +9,7 @@ import pytest
 
 from iotui.core.fio.status import FioDocument
 from iotui.core.remote import session as remote_session
+from iotui.core.remote import silence
 from iotui.core.remote.lifeline import HostEnded, HostPaused, HostReady, HostRunner
 from iotui.core.remote.lifeline_script import HOLD_BEFORE_BARRIER
 from iotui.core.remote.plan import RemotePlan
@@ -134,7 +135,7 @@ async def test_pause_and_resume_stop_and_continue_fio_and_a_stop_while_paused_st
 @pytest.mark.slow
 async def test_paused_hosts_are_not_judged_silent_and_each_counts_the_pause(tmp_path, monkeypatch):
     # The silence limit made 1 s, so that a pause of 2.5 s would fail both hosts if it were judged.
-    monkeypatch.setattr(remote_session, "STALL_S", 1.0)
+    monkeypatch.setattr(silence, "STALL_S", 1.0)
     hosts = ["a", "b"]
     job = [arg for arg in JOB if not arg.startswith("--runtime")] + ["--runtime=3"]
     for host in hosts:

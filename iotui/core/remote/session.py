@@ -32,7 +32,8 @@ from iotui.core.remote.host_events import clean_row as _clean
 from iotui.core.remote.host_events import keep_line as _keep_line
 from iotui.core.remote.lifeline import HostEnded, HostEvent, HostLine, HostPaused, HostReady, HostRunner
 from iotui.core.remote.plan import RemotePlan
-from iotui.core.remote.record import STALL_S, HostState, build_record
+from iotui.core.remote.record import HostState, build_record
+from iotui.core.remote.silence import LATE_TICK_S, SilenceWatch
 from iotui.core.runs.pauses import PauseLog
 from iotui.core.records.record import RunRecord
 from iotui.core.records.history_index import save_indexed
@@ -41,10 +42,8 @@ from iotui.core.runs.events import EventLog, RunFinished
 from iotui.core.terminal_text import terminal_safe
 
 READY_TIMEOUT_S = 30.0
-FIRST_REPORT_S = 30.0  # a released host with no first document this long is failed
 TICK_S = 0.2
-LATE_TICK_S = 1.0
-DRAIN_BATCH = 32
+CLOCK_WAIT_S = 3.0  # for every host's clock answers before the barrier
 
 
 class MultiHostSession(EventLog):
@@ -80,7 +79,9 @@ class MultiHostSession(EventLog):
         self._started_monotonic = time.monotonic()
         self._failure: str | None = None
         self._starting_closed = False
-        self._last_tick_s: float | None = None
+        # After the barrier the hosts' events are handled as they are read, not queued.
+        self._taking_at_once = False
+        self.silence = SilenceWatch()
         # The run's pauses (every host's are its own, in its HostState); while paused, and
         # until a host's first document after the resume, no host is judged silent.
         self.pause_log = PauseLog()
@@ -100,6 +101,13 @@ class MultiHostSession(EventLog):
             runner.begin_stop()  # every host's line goes out now, whatever the loop has queued
         for runner in runners:
             asyncio.ensure_future(runner.stop())
+
+    def stop_lines_now(self) -> None:
+        """Every started host's stop line, written now; safe inside a signal handler (see
+        :meth:`HostRunner.stop_line_now`). :meth:`request_stop` must follow from the loop."""
+        for state in list(self.states.values()):
+            if state.runner is not None:
+                state.runner.stop_line_now()
 
     def pause(self) -> bool:
         """Pause fio on every running host (a line to each lifeline: SIGSTOP there).
@@ -162,6 +170,7 @@ class MultiHostSession(EventLog):
                 state.runner = self.runner_factory(host)
                 pumps.append(asyncio.create_task(self._pump(host, state.runner, events, gate)))
             if await self._wait_ready(events) and await self.plan.probes.wait_at_rest(lambda: self.stop_requested):
+                await self._ask_clocks()
                 self._release()
                 # Nothing made before the hosts started is walked by the collector while they run.
                 hold_for_run()
@@ -186,21 +195,34 @@ class MultiHostSession(EventLog):
         self, host: str, runner: HostRunner, events: asyncio.Queue[QueuedEvent], gate: asyncio.Semaphore
     ) -> None:
         held = False
+        ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def take(event: HostEvent | None) -> None:
+            nonlocal held
+            if event is None:
+                if not ended.done():
+                    ended.set_result(None)
+                return
+            if held and isinstance(event, (HostReady, HostEnded)):
+                gate.release()
+                held = False
+            if self._taking_at_once:
+                self._handle(host, event, time.monotonic())
+            else:
+                events.put_nowait((host, event, time.monotonic()))
+
         try:
             await gate.acquire()
             held = True
             if self._starting_closed or self.stop_requested:
                 return
+            runner.sink = take
             try:
                 await runner.start()
             except OSError as error:
                 events.put_nowait((host, HostLine(f"cannot start ssh ({error.strerror or error})"), time.monotonic()))
                 return
-            async for event in runner.events():
-                if held and isinstance(event, (HostReady, HostEnded)):
-                    gate.release()
-                    held = False
-                events.put_nowait((host, event, time.monotonic()))
+            await ended
         finally:
             if held:
                 gate.release()
@@ -220,9 +242,6 @@ class MultiHostSession(EventLog):
                 return False
             if isinstance(event, HostReady):
                 waiting.discard(host)
-                # Its clock, asked while the others get ready: the start spread is measured with it.
-                if (runner := self.states[host].runner) is not None:
-                    runner.ask_clock()
                 # Many hosts lay their files out on shared storage (or one machine) more slowly
                 # than one: the limit is on a stall, READY_TIMEOUT_S with no host getting ready.
                 deadline = time.monotonic() + READY_TIMEOUT_S
@@ -238,6 +257,25 @@ class MultiHostSession(EventLog):
                 return False
         return not waiting
 
+    async def _ask_clocks(self) -> None:
+        """Every host's clock, asked once all are ready, just before the barrier.
+
+        The start spread is measured with these offsets. Asked while other hosts still got
+        ready, an answer waited behind ssh start-ups (iotui forking) and the hosts' layouts:
+        at 128 hosts round trips of 1.6 s, offsets 0.7 s off on loopback, where the true
+        offset is 0. Now nothing else is under way (the held fio wait at their gate), and a
+        host that has not answered within CLOCK_WAIT_S keeps what it has (or its documents').
+        """
+        runners = [state.runner for state in self.states.values() if state.runner is not None]
+        for runner in runners:
+            runner.ask_clock()
+        deadline = time.monotonic() + CLOCK_WAIT_S
+        while time.monotonic() < deadline and not self.stop_requested:
+            if all(runner.clock_settled or runner.process is None or runner.process.returncode is not None
+                   for runner in runners):
+                return
+            await asyncio.sleep(0.01)
+
     def _release(self) -> None:
         # The barrier: every host gets its line in one pass, microseconds apart.
         first = time.monotonic()
@@ -250,28 +288,31 @@ class MultiHostSession(EventLog):
 
     async def _watch(self, events: asyncio.Queue[QueuedEvent]) -> None:
         running = set(self.states)
-        while running:
-            item: QueuedEvent | None
-            try:
-                item = await asyncio.wait_for(events.get(), TICK_S)
-            except asyncio.TimeoutError:
-                self._tick()
-                continue
-            # Everything that has come is handled before silence is judged: after a moment
-            # without the CPU, every host's document is waiting here, none of them silent.
-            handled = 0
-            while item is not None:
-                host, event, arrived = item
+
+        def take_queued() -> None:
+            while not events.empty():
+                host, event, arrived = events.get_nowait()
                 if event is None:
                     running.discard(host)
                 else:
                     self._handle(host, event, arrived)
-                handled += 1
-                if handled % DRAIN_BATCH == 0:
-                    # A long backlog (iotui short of CPU) must not hold up a stop or the pipes' reading.
-                    await asyncio.sleep(0)
-                item = events.get_nowait() if not events.empty() else None
-            self._tick()
+
+        # What came before the barrier first, then every host's events as they come (the pumps
+        # hand them to _handle at once); the queue carries only each host's end from here on.
+        take_queued()
+        self._taking_at_once = True
+        try:
+            while running:
+                # One timer a tick (a wait on the queue with a time limit took five turns of the
+                # loop to come back, each behind every host's reading when iotui was short of CPU).
+                asked_s = time.monotonic()
+                await asyncio.sleep(TICK_S)
+                if time.monotonic() - asked_s - TICK_S > LATE_TICK_S:
+                    self.silence.mark_behind(self.now_s())
+                take_queued()
+                self._tick()
+        finally:
+            self._taking_at_once = False
 
     def _tick(self) -> None:
         now = self.now_s()
@@ -281,33 +322,17 @@ class MultiHostSession(EventLog):
             self._emit_aggregate(aggregate)
         if self.stop_requested:
             return
-        # A tick long after the last one means iotui itself did not run (a loaded machine):
-        # the hosts' documents may still be in the pipes, so silence is judged next time.
-        late = self._last_tick_s is not None and now - self._last_tick_s > LATE_TICK_S
-        self._last_tick_s = now
-        if late or self.paused:
+        if self.paused:
+            self.silence.last_tick_s = now  # nothing is sent while paused: not judged
             return
         ending_s = self.plan.estimated_duration_s if self.plan.estimated_duration_s is not None else float("inf")
         ending_s += self.pause_log.paused_s
-        for host, state in self.states.items():
-            if state.ended or state.failed_at_s is not None:
-                continue
-            # Silence is counted from a host's last document; before its first, from the release,
-            # with a longer limit: many fio starting at once on a busy host take a while.
-            # After the job's estimated end, a host is writing its final report and removing its
-            # files, which a loaded host can be slow at: the longer limit too.
-            # A pause sent nothing by design: silence counts again from the resume.
-            if state.last_arrival_s is None:
-                limit_s, last = FIRST_REPORT_S, self._resumed_at_s
-            elif now > ending_s:
-                limit_s, last = FIRST_REPORT_S, max(state.last_arrival_s, self._resumed_at_s)
-            else:
-                limit_s, last = STALL_S, max(state.last_arrival_s, self._resumed_at_s)
-            if now - last > limit_s:
-                state.silent_s = limit_s
-                self._fail(host, now, f"no report from {host} for {limit_s:.0f} s")
-                if state.runner is not None:
-                    asyncio.ensure_future(state.runner.stop())
+        for host, limit_s in list(self.silence.silent(self.states, now, ending_s, self._resumed_at_s)):
+            state = self.states[host]
+            state.silent_s = limit_s
+            self._fail(host, now, f"no report from {host} for {limit_s:.0f} s")
+            if state.runner is not None:
+                asyncio.ensure_future(state.runner.stop())
 
     def _handle(self, host: str, event: HostEvent, arrived: float) -> None:
         state = self.states[host]
