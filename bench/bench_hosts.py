@@ -230,6 +230,10 @@ def measured_run(cluster: Cluster, work: Path, runtime_s: int, rate_iops: int, e
                 host_sum = sum(h["sections"][index][direction]["iops"] for h in hosts if not h.get("failed_at_s"))
                 sums.append((section.get("name"), direction, section[direction]["iops"], host_sum))
     lags = lags_s(record)
+    if os.environ.get("BENCH_DUMP_FAILED"):
+        failed = [{k: v for k, v in h.items() if k != "samples"} | {"samples_t": [x["t_s"] for x in h.get("samples", [])]}
+                  for h in hosts if h.get("failed_at_s")]
+        Path(os.environ["BENCH_DUMP_FAILED"]).write_text(json.dumps(failed, indent=1))
     return {
         "started": True,
         "exit": process.process.returncode,
@@ -245,7 +249,7 @@ def measured_run(cluster: Cluster, work: Path, runtime_s: int, rate_iops: int, e
         "lag_median_s": round(statistics.median(lags), 3) if lags else None,
         "lag_max_s": round(max(lags), 3) if lags else None,
         "aggregate_vs_hosts_iops": [(name, d, round(agg, 1), round(hsum, 1)) for name, d, agg, hsum in sums],
-        "warnings": [w["code"] for w in record.get("warnings", [])],
+        "warnings": _warnings(record),
         "clock_rtt_ms_max": max((h.get("clock_rtt_ms", 0) for h in hosts), default=None),
         "clock_offset_ms_range": [
             min((h.get("clock_offset_ms", 0) for h in hosts), default=None),
@@ -254,12 +258,21 @@ def measured_run(cluster: Cluster, work: Path, runtime_s: int, rate_iops: int, e
     }
 
 
+def _warnings(record: dict) -> dict[str, str]:
+    """Each warning code with how many times it came and its first message."""
+    found: dict[str, list] = {}
+    for warning in record.get("warnings", []):
+        entry = found.setdefault(warning["code"], [0, str(warning.get("message", ""))[:300]])
+        entry[0] += 1
+    return {code: f"{count}x: {message}" for code, (count, message) in found.items()}
+
+
 def _said(stderr: str) -> list[str]:
     """iotui's own sentences (not the hosts' lines it relays), the last few."""
     return [line[:400] for line in stderr.splitlines() if line.startswith("iotui:")][-3:]
 
 
-def signal_run(cluster: Cluster, work: Path, rate_iops: int, signum: int, extra: list[str]) -> dict:
+def signal_run(cluster: Cluster, work: Path, rate_iops: int, signum: int, extra: list[str], trace: bool = False) -> dict:
     sockets_before = _socket_dirs()
     process = start(cluster, work, 120, rate_iops, extra)
     total = len(cluster.hosts)
@@ -271,7 +284,11 @@ def signal_run(cluster: Cluster, work: Path, rate_iops: int, signum: int, extra:
     began = time.monotonic()
     # The fio seen before the signal, each checked by its pid (a walk of /proc per check is
     # itself seconds at this load): gone, or a zombie its lifeline has not reaped yet.
+    traced_at = -1.0
     while [pid for pid in pids if _alive(pid)] and time.monotonic() - began < 30:
+        if trace and time.monotonic() - traced_at >= 0.5:
+            traced_at = time.monotonic()
+            print(f"  {traced_at - began:5.1f} s after {signal.Signals(signum).name}: {_states(pids)}", flush=True)
         time.sleep(0.02)
     gone_s = time.monotonic() - began
     left = len([pid for pid in pids if _alive(pid)])
@@ -281,6 +298,23 @@ def signal_run(cluster: Cluster, work: Path, rate_iops: int, signum: int, extra:
     return {"fio_running_before": len(pids), "no_fio_after_s": round(gone_s, 2), "fio_left": left,
             "iotui_exit_s": round(time.monotonic() - began - 1.0, 2),
             "ssh_socket_dirs_left": len(sockets_after - sockets_before)}
+
+
+def _states(pids: list[int]) -> str:
+    """The fio still there, counted by state and by what each waits in (wchan), and their lifelines'."""
+    counts: dict[str, int] = {}
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            wchan = Path(f"/proc/{pid}/wchan").read_text().strip() or "-"
+            parent = Path(f"/proc/{fields[1]}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if fields[0] == "Z":
+            continue
+        key = f"fio {fields[0]}/{wchan} (its sh {parent})"
+        counts[key] = counts.get(key, 0) + 1
+    return ", ".join(f"{count} {key}" for key, count in sorted(counts.items(), key=lambda item: -item[1])) or "none"
 
 
 def _socket_dirs() -> set[Path]:
@@ -305,6 +339,8 @@ def main() -> None:
     parser.add_argument("--signals-only", action="store_true", help="only the SIGINT and SIGKILL runs")
     parser.add_argument("--repeat", type=int, default=1, help="measured runs of each kind (medians are quoted)")
     parser.add_argument("--probes-off-only", action="store_true", help="only the runs with --no-host-probes")
+    parser.add_argument("--trace-stop", action="store_true",
+                        help="after each signal, print the fio left every 0.5 s by state and wait channel")
     args = parser.parse_args()
     if not 1 <= args.hosts <= 254:
         parser.error("--hosts is 1 to 254 (127.0.0.1 to 127.0.0.254)")
@@ -326,7 +362,7 @@ def main() -> None:
                 print(f"{args.hosts} hosts, {label}, load {os.getloadavg()[0]:.0f}: {json.dumps(result)}", flush=True)
             if not args.skip_signals:
                 for name, signum in (("SIGINT", signal.SIGINT), ("SIGKILL", signal.SIGKILL)):
-                    result = signal_run(cluster, work / "sig", args.rate_iops, signum, next(iter(modes.values())))
+                    result = signal_run(cluster, work / "sig", args.rate_iops, signum, next(iter(modes.values())), args.trace_stop)
                     print(f"{args.hosts} hosts, {name} mid-run, load {os.getloadavg()[0]:.0f}: {json.dumps(result)}", flush=True)
     finally:
         cluster.stop()
