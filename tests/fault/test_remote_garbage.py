@@ -195,6 +195,28 @@ def test_a_clean_document_passes_untouched_and_every_fault_is_still_found() -> N
     assert checked_document(spoiled)[0]["jobs"][2]["jobname"] == "name"
 
 
+def test_large_numbers_that_fit_pass_without_the_walk_and_those_that_do_not_are_named(monkeypatch) -> None:
+    # Where a long or large number is in the text, each is read from it: the walk over the whole
+    # document (which names the key) runs only for one that does not fit in a signed 64-bit integer.
+    from iotui.core.remote import document_check
+
+    doc = json.loads("{" + REPLAY.read_text().rsplit("\n{", 1)[-1].rsplit("}", 1)[0] + "}")
+    fits = json.loads(json.dumps(doc))
+    fits["jobs"][0]["read"]["io_bytes"] = 2**63 - 1
+    fits["jobs"][0]["read"]["bw_mean"] = 1.5e18
+    fits["global options"] = {"exec_prerun": "kill -USR2 2586 2>/dev/null; : < .iotui-go"}  # the held start's
+    walked = []
+    real_walk = document_check.number_problem
+    monkeypatch.setattr(document_check, "number_problem", lambda d: walked.append(1) or real_walk(d))
+    assert checked_document(fits) == (fits, None) and walked == []
+    for bad in (2**63, 9.3e18, -(2**63) - 1):
+        spoiled = json.loads(json.dumps(fits))
+        spoiled["jobs"][1]["read"]["lat_ns"]["max"] = bad
+        cleaned, problem = checked_document(spoiled)
+        assert cleaned is None and "jobs[1].read.lat_ns.max" in (problem or ""), bad
+    assert walked == [1, 1, 1]
+
+
 def test_every_character_a_screen_must_not_get_is_still_found_in_a_job_name() -> None:
     # The check looks for a mark byte before it runs its expression: each control, C1 and
     # bidirectional character, alone and amid plain text, must still be stripped as
