@@ -77,3 +77,57 @@ def test_probe_child_exits_when_its_pipe_closes() -> None:
         assert process.wait(timeout=3) == 0
     finally:
         probe.stop()
+
+
+async def test_with_a_loop_the_probes_reports_are_read_by_it_and_no_thread(tmp_path) -> None:
+    # 128 hosts' probes as 256 threads fought the event loop for the interpreter's lock (the
+    # hosts' release took 16 s on two busy cores); a probe given the loop is read by the loop.
+    import asyncio
+    import threading
+
+    from iotui.core.host.io_probe import IoProbe
+
+    loop = asyncio.get_running_loop()
+    wakeup, io = WakeupProbe(), IoProbe(tmp_path, probe_home=False)
+    wakeup.loop = io.loop = loop
+    wakeup.start()
+    io.start()
+    try:
+        names = {thread.name for thread in threading.enumerate()}
+        assert "iotui-wakeup-probe" not in names and "iotui-io-probe" not in names
+        for _ in range(100):
+            if wakeup.reports_received >= 2 and io.reports_received >= 2:
+                break
+            await asyncio.sleep(0.05)
+        assert wakeup.reports_received >= 2 and io.reports_received >= 2
+        assert wakeup.read_latest() is not None and io.read_latest() is not None
+    finally:
+        wakeup.detach_reader()
+        io.detach_reader()
+        await asyncio.to_thread(wakeup.stop)
+        await asyncio.to_thread(io.stop)
+    assert not wakeup.running and not io.running and io.directories == []
+
+
+def test_a_loop_reader_hands_over_whole_lines_and_lets_go_at_the_end() -> None:
+    import asyncio
+    import subprocess
+    import sys
+
+    from iotui.core.host.probe_child import ReportReader
+
+    async def read() -> list[bytes]:
+        child = subprocess.Popen(
+            [sys.executable, "-c", "import sys, time\nfor i in range(3):\n    sys.stdout.write(f'line {i}\\n');"
+             " sys.stdout.flush(); time.sleep(0.05)\nsys.stdout.write('cut')"],
+            stdout=subprocess.PIPE,
+        )
+        lines: list[bytes] = []
+        reader = ReportReader(child, lines.append, "test", asyncio.get_running_loop())
+        while reader.watching:  # the reader lets go of the pipe at its end
+            await asyncio.sleep(0.02)
+        child.wait()
+        child.stdout.close()
+        return lines
+
+    assert asyncio.run(read()) == [b"line 0", b"line 1", b"line 2"]  # an unfinished last line is not a report

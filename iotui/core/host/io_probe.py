@@ -11,6 +11,7 @@ and for writes, and the probe's own I/O per second, so its disturbance shows.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import os
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from iotui.core.host.io_probe_child import IO_PROBE_CHILD_SOURCE
-from iotui.core.host.probe_child import end_probe_child
+from iotui.core.host.probe_child import ReportReader, end_probe_child
 from iotui.core.host.wakeup_probe import ChildLauncher, child_command
 
 IO_PROBE_INTERVAL_S = 0.25  # each of read and write, on each filesystem: 4 a second
@@ -143,7 +144,9 @@ class IoProbe:
         self.report_every_s = report_every_s
         self.error: str | None = None  # a sentence when the probe could not run
         self._process: subprocess.Popen[bytes] | None = None
-        self._reader: threading.Thread | None = None
+        self._reader: ReportReader | None = None
+        # The event loop that reads the child's reports; None: a thread of the probe's own.
+        self.loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
         self._labels: dict[str, str] = {}
         self._directories: list[Path] = []
@@ -208,33 +211,35 @@ class IoProbe:
             self.error = f"The I/O probe could not start ({error.strerror})."
             self._remove_directories()
             return
-        self._reader = threading.Thread(
-            target=self._read_reports, args=(self._process,), name="iotui-io-probe", daemon=True
-        )
-        self._reader.start()
+        self._reader = ReportReader(self._process, self._take_report, "iotui-io-probe", self.loop)
 
-    def _read_reports(self, process: subprocess.Popen[bytes]) -> None:
-        assert process.stdout is not None
-        for raw_line in process.stdout:
-            try:
-                report = json.loads(raw_line)
-            except ValueError:
-                continue
-            if "error" in report:
-                self.error = f"The I/O probe stopped: {report['error']}."
-                continue
-            stats = stats_from_report(report, self._labels, self.report_every_s)
-            if stats is None:
-                continue
-            reads, writes = [], []
-            for row in report["places"]:
-                reads += [int(v) / 1000.0 for v in row.get("read_us", [])]
-                writes += [int(v) / 1000.0 for v in row.get("write_us", [])]
-            with self._lock:
-                self._latest = stats
-                self._latest_at_s = time.monotonic()
-                self._reports_received += 1
-                self._recent.append((reads, writes))
+    def _take_report(self, raw_line: bytes) -> None:
+        try:
+            report = json.loads(raw_line)
+        except ValueError:
+            return
+        if not isinstance(report, dict):
+            return
+        if "error" in report:
+            self.error = f"The I/O probe stopped: {report['error']}."
+            return
+        stats = stats_from_report(report, self._labels, self.report_every_s)
+        if stats is None:
+            return
+        reads, writes = [], []
+        for row in report["places"]:
+            reads += [int(v) / 1000.0 for v in row.get("read_us", [])]
+            writes += [int(v) / 1000.0 for v in row.get("write_us", [])]
+        with self._lock:
+            self._latest = stats
+            self._latest_at_s = time.monotonic()
+            self._reports_received += 1
+            self._recent.append((reads, writes))
+
+    def detach_reader(self) -> None:
+        """Stop the event loop's watch of the child's pipe (on the loop's thread, before :meth:`stop`)."""
+        if self._reader is not None:
+            self._reader.detach()
 
     def read_latest(self, now_s: float | None = None) -> IoProbeStats | None:
         """The latest second's figures; `None` before the first, when stale or stopped."""
@@ -266,7 +271,7 @@ class IoProbe:
         if process is not None:
             end_probe_child(process, timeout_s)
             if self._reader is not None:
-                self._reader.join(timeout=timeout_s)
+                self._reader.join(timeout_s)
                 self._reader = None
         self._remove_directories()
 

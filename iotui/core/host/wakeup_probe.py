@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Callable, TypedDict
 
-from iotui.core.host.probe_child import end_probe_child
+from iotui.core.host.probe_child import ReportReader, end_probe_child
 
 
 class ChildOptions(TypedDict, total=False):
@@ -140,7 +140,9 @@ class WakeupProbe:
         self.launcher = launcher
         self.report_every_s = report_every_s
         self._process: subprocess.Popen[bytes] | None = None
-        self._reader: threading.Thread | None = None
+        self._reader: ReportReader | None = None
+        # The event loop that reads the child's reports; None: a thread of the probe's own.
+        self.loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
         self._latest: ProbeStats | None = None
         self._latest_at_s: float | None = None
@@ -181,26 +183,26 @@ class WakeupProbe:
         self._process = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True, **options
         )
-        self._reader = threading.Thread(
-            target=self._read_reports, args=(self._process,), name="iotui-wakeup-probe", daemon=True
-        )
-        self._reader.start()
+        self._reader = ReportReader(self._process, self._take_report, "iotui-wakeup-probe", self.loop)
 
-    def _read_reports(self, process: subprocess.Popen[bytes]) -> None:
-        assert process.stdout is not None
-        for raw_line in process.stdout:
-            try:
-                lateness_ms = [int(field) / 1000.0 for field in raw_line.split()]
-            except ValueError:
-                continue
-            stats = lateness_stats(lateness_ms)
-            if stats is None:
-                continue
-            with self._lock:
-                self._latest = stats
-                self._latest_at_s = time.monotonic()
-                self._reports_received += 1
-                self._recent_lateness_ms.append(lateness_ms)
+    def _take_report(self, raw_line: bytes) -> None:
+        try:
+            lateness_ms = [int(field) / 1000.0 for field in raw_line.split()]
+        except ValueError:
+            return
+        stats = lateness_stats(lateness_ms)
+        if stats is None:
+            return
+        with self._lock:
+            self._latest = stats
+            self._latest_at_s = time.monotonic()
+            self._reports_received += 1
+            self._recent_lateness_ms.append(lateness_ms)
+
+    def detach_reader(self) -> None:
+        """Stop the event loop's watch of the child's pipe (on the loop's thread, before :meth:`stop`)."""
+        if self._reader is not None:
+            self._reader.detach()
 
     def read_latest(self, now_s: float | None = None) -> ProbeStats | None:
         """The most recent second's figures, without blocking.
@@ -235,7 +237,7 @@ class WakeupProbe:
             return
         end_probe_child(process, timeout_s)
         if self._reader is not None:
-            self._reader.join(timeout=timeout_s)
+            self._reader.join(timeout_s)
             self._reader = None
 
     def __enter__(self) -> WakeupProbe:

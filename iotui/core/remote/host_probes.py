@@ -105,9 +105,16 @@ class HostProbes:
         self.not_measured: str | None = None
         self._missing: list[str] = []
 
-    def start(self) -> None:
+    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
+        """Start both children; with ``loop``, their reports are read by it (not two threads)."""
+        self.wakeup.loop = self.io.loop = loop
         self.wakeup.start()
         self.io.start()
+
+    def detach(self) -> None:
+        """Stop the loop's watch of both children's pipes (on the loop's thread, before :meth:`stop`)."""
+        self.wakeup.detach_reader()
+        self.io.detach_reader()
 
     def at_rest(self) -> AtRest:
         return AtRest(self.wakeup.baseline(BASELINE_REPORTS), self.io.baseline(BASELINE_REPORTS))
@@ -222,11 +229,20 @@ class HostProbeSet:
             log(line)
             if emit is not None:
                 emit(HostLevel(host, None, "no python3 there"))
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
         for probes in self.probes.values():
             try:
-                probes.start()
+                probes.start(loop)
             except OSError:
                 pass  # ssh that cannot start: the run's own session says so for this host
+
+    def detach(self) -> None:
+        """Stop the event loop's watch of every child's pipe: on the loop's thread, before :meth:`stop`."""
+        for probes in self.probes.values():
+            probes.detach()
 
     def pending(self) -> list[str]:
         """The hosts with a running probe that has no figure at rest yet."""

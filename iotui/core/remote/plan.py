@@ -64,6 +64,7 @@ class RemotePlan:
     async def close(self) -> None:
         """End the hosts' probes, then their shared connections (after the run, or when it does not start)."""
         if "probes" in self.__dict__:
+            self.probes.detach()  # the loop's readers go here, on its thread; the waits in a thread
             await asyncio.to_thread(self.probes.stop)
         if self.connections is not None:
             await self.connections.close()

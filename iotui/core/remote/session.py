@@ -41,7 +41,7 @@ from iotui.core.records.schema import RecordError
 from iotui.core.runs.events import EventLog, RunFinished
 from iotui.core.terminal_text import terminal_safe
 
-READY_TIMEOUT_S = 30.0
+READY_TIMEOUT_S = 60.0  # 128 loopback hosts with probes on, two cores: the first ready took over 30 s
 TICK_S = 0.2
 CLOCK_WAIT_S = 3.0  # for every host's clock answers before the barrier
 
