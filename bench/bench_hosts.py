@@ -269,7 +269,7 @@ def _warnings(record: dict) -> dict[str, str]:
 
 def _said(stderr: str) -> list[str]:
     """iotui's own sentences (not the hosts' lines it relays), the last few."""
-    return [line[:400] for line in stderr.splitlines() if line.startswith("iotui:")][-3:]
+    return [line[-600:] for line in stderr.splitlines() if line.startswith("iotui:")][-3:]
 
 
 def signal_run(cluster: Cluster, work: Path, rate_iops: int, signum: int, extra: list[str], trace: bool = False) -> dict:
@@ -339,6 +339,7 @@ def main() -> None:
     parser.add_argument("--signals-only", action="store_true", help="only the SIGINT and SIGKILL runs")
     parser.add_argument("--repeat", type=int, default=1, help="measured runs of each kind (medians are quoted)")
     parser.add_argument("--probes-off-only", action="store_true", help="only the runs with --no-host-probes")
+    parser.add_argument("--probes-on-only", action="store_true", help="only the runs with the host probes on")
     parser.add_argument("--trace-stop", action="store_true",
                         help="after each signal, print the fio left every 0.5 s by state and wait channel")
     args = parser.parse_args()
@@ -356,6 +357,8 @@ def main() -> None:
     try:
         if args.probes_off_only and "host probes off" in modes:
             modes = {"host probes off": modes["host probes off"]}
+        if args.probes_on_only:
+            modes = {"host probes on": []}
         for _ in range(args.repeat):
             for label, extra in ({} if args.signals_only else modes).items():
                 result = measured_run(cluster, work / "run", args.runtime, args.rate_iops, extra)
