@@ -33,7 +33,7 @@ from iotui.core.remote.host_events import keep_line as _keep_line
 from iotui.core.remote.lifeline import HostEnded, HostEvent, HostLine, HostPaused, HostReady, HostRunner
 from iotui.core.remote.plan import RemotePlan
 from iotui.core.remote.record import HostState, build_record
-from iotui.core.remote.silence import LATE_TICK_S, SilenceWatch
+from iotui.core.remote.silence import SilenceWatch
 from iotui.core.runs.pauses import PauseLog
 from iotui.core.records.record import RunRecord
 from iotui.core.records.history_index import save_indexed
@@ -304,11 +304,9 @@ class MultiHostSession(EventLog):
         try:
             while running:
                 # One timer a tick (a wait on the queue with a time limit took five turns of the
-                # loop to come back, each behind every host's reading when iotui was short of CPU).
-                asked_s = time.monotonic()
+                # loop to come back, each behind every host's reading when iotui was short of CPU);
+                # a late tick is seen by the silence watch.
                 await asyncio.sleep(TICK_S)
-                if time.monotonic() - asked_s - TICK_S > LATE_TICK_S:
-                    self.silence.mark_behind(self.now_s())
                 take_queued()
                 self._tick()
         finally:
@@ -322,12 +320,9 @@ class MultiHostSession(EventLog):
             self._emit_aggregate(aggregate)
         if self.stop_requested:
             return
-        if self.paused:
-            self.silence.last_tick_s = now  # nothing is sent while paused: not judged
-            return
         ending_s = self.plan.estimated_duration_s if self.plan.estimated_duration_s is not None else float("inf")
         ending_s += self.pause_log.paused_s
-        for host, limit_s in list(self.silence.silent(self.states, now, ending_s, self._resumed_at_s)):
+        for host, limit_s in self.silence.silent(self.states, now, ending_s, self._resumed_at_s, paused=self.paused):
             state = self.states[host]
             state.silent_s = limit_s
             self._fail(host, now, f"no report from {host} for {limit_s:.0f} s")

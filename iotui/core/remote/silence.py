@@ -10,7 +10,7 @@ has kept time for CAUGHT_UP_S since (by then every pipe has been read).
 
 from __future__ import annotations
 
-from typing import Iterator, Mapping
+from typing import Mapping
 
 from iotui.core.remote.record import STALL_S, HostState
 
@@ -20,19 +20,16 @@ CAUGHT_UP_S = 2.0  # on time this long after being behind: every pipe has been r
 
 
 class SilenceWatch:
-    """Call :meth:`silent` at every tick; it yields the hosts to fail, with their limit."""
+    """Call :meth:`silent` at every tick; it returns the hosts to fail, with their limit."""
 
     def __init__(self) -> None:
         self.last_tick_s: float | None = None
         self.behind_at_s = float("-inf")  # when iotui was last seen behind
 
-    def mark_behind(self, now_s: float) -> None:
-        self.behind_at_s = now_s
-
     def silent(
-        self, states: Mapping[str, HostState], now_s: float, ending_s: float, resumed_at_s: float
-    ) -> Iterator[tuple[str, float]]:
-        """(host, limit in s) for each host silent past its limit; nothing while iotui is behind.
+        self, states: Mapping[str, HostState], now_s: float, ending_s: float, resumed_at_s: float, *, paused: bool = False
+    ) -> list[tuple[str, float]]:
+        """(host, limit in s) for each host silent past its limit; none while iotui is behind or paused.
 
         ``ending_s``: the job's estimated end (paused time included); ``resumed_at_s``: the last
         resume (a pause sent nothing by design: silence counts again from there).
@@ -40,8 +37,9 @@ class SilenceWatch:
         if self.last_tick_s is not None and now_s - self.last_tick_s > LATE_TICK_S:
             self.behind_at_s = now_s
         self.last_tick_s = now_s
-        if now_s - self.behind_at_s < CAUGHT_UP_S:
-            return
+        if paused or now_s - self.behind_at_s < CAUGHT_UP_S:
+            return []
+        found = []
         for host, state in states.items():
             if state.ended or state.failed_at_s is not None:
                 continue
@@ -56,4 +54,5 @@ class SilenceWatch:
             else:
                 limit_s, last = STALL_S, max(state.last_arrival_s, resumed_at_s)
             if now_s - last > limit_s:
-                yield host, limit_s
+                found.append((host, limit_s))
+        return found
