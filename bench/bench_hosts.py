@@ -37,6 +37,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,6 +109,27 @@ def children(pid: int) -> list[int]:
         except OSError:
             continue
     return found
+
+
+@dataclass(frozen=True)
+class CpuWindow:
+    own_pct: float  # the process's utime + stime, in % of one core
+    children_pct: float  # its children's, apart
+    children: int
+    seconds: float
+
+
+def cpu_window(pid: int, window_s: float) -> CpuWindow:
+    """A process's CPU and its children's over the next ``window_s`` (the children there at both readings)."""
+    kids = children(pid)
+    before = {kid: cpu_s(kid) for kid in kids}
+    cpu0, t0 = cpu_s(pid), time.monotonic()
+    time.sleep(window_s)
+    cpu1, t1 = cpu_s(pid), time.monotonic()
+    after = {kid: cpu_s(kid) for kid in kids}
+    # One that ended between the readings reads as 0: left out.
+    kids_s = sum(after[kid] - before[kid] for kid in kids if before[kid] > 0 and after[kid] >= before[kid])
+    return CpuWindow(round(100 * (cpu1 - cpu0) / (t1 - t0), 1), round(100 * kids_s / (t1 - t0), 1), len(kids), t1 - t0)
 
 
 def fio_under(target: Path) -> list[int]:
@@ -212,14 +234,7 @@ def measured_run(cluster: Cluster, work: Path, runtime_s: int, rate_iops: int, e
     # The middle of the run: from 3 s after the first full line to 3 s before the end.
     time.sleep(3)
     window_s = max(2.0, runtime_s - 8.0)
-    ssh = children(process.pid)
-    before = {pid: cpu_s(pid) for pid in ssh}
-    cpu0, t0 = cpu_s(process.pid), time.monotonic()
-    time.sleep(window_s)
-    cpu1, t1 = cpu_s(process.pid), time.monotonic()
-    after = {pid: cpu_s(pid) for pid in ssh}
-    # Only the ssh processes there at both readings (one that ended reads as 0).
-    ssh_s = sum(after[pid] - before[pid] for pid in ssh if before[pid] > 0 and after[pid] >= before[pid])
+    window = cpu_window(process.pid, window_s)
     process.finish(300)
     record = load_record(work)
     hosts = record["hosts"]
@@ -243,9 +258,9 @@ def measured_run(cluster: Cluster, work: Path, runtime_s: int, rate_iops: int, e
         "wall_s": round(time.monotonic() - began, 1),
         "start_spread_ms": record["run"].get("start_spread_ms"),
         "release_spread_ms": record["run"].get("release_spread_ms"),
-        "iotui_cpu_pct": round(100 * (cpu1 - cpu0) / (t1 - t0), 1),
-        "ssh_cpu_pct": round(100 * ssh_s / (t1 - t0), 1),
-        "ssh_processes": len(ssh),
+        "iotui_cpu_pct": window.own_pct,
+        "ssh_cpu_pct": window.children_pct,
+        "ssh_processes": window.children,
         "lag_median_s": round(statistics.median(lags), 3) if lags else None,
         "lag_max_s": round(max(lags), 3) if lags else None,
         "aggregate_vs_hosts_iops": [(name, d, round(agg, 1), round(hsum, 1)) for name, d, agg, hsum in sums],

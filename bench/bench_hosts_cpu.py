@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.bench_hosts import Watched, children, cpu_s  # noqa: E402
+from bench.bench_hosts import Watched, cpu_window  # noqa: E402
 
 FAKE = ROOT / "tests" / "fakes" / "fake_remote.py"
 
@@ -67,21 +67,15 @@ def one_run(hosts: int, replay: Path, work: Path, seconds: int, probes: bool) ->
         return {"started": False, "said": watched.finish(60)[-400:]}
     time.sleep(3)
     window_s = max(2.0, seconds * 2 - 10.0)  # the replay holds two sections of `seconds`
-    fakes = children(watched.pid)
-    before = {pid: cpu_s(pid) for pid in fakes}
-    cpu0, t0 = cpu_s(watched.pid), time.monotonic()
-    time.sleep(window_s)
-    cpu1, t1 = cpu_s(watched.pid), time.monotonic()
-    after = {pid: cpu_s(pid) for pid in fakes}
+    window = cpu_window(watched.pid, window_s)
     load = os.getloadavg()[0]
     watched.finish(300)
-    hosts_s = sum(after[pid] - before[pid] for pid in fakes if before[pid] > 0 and after[pid] >= before[pid])
     return {
         "started": True,
         "exit": watched.process.returncode,
-        "iotui_cpu_pct": round(100 * (cpu1 - cpu0) / (t1 - t0), 1),
-        "fake_hosts_cpu_pct": round(100 * hosts_s / (t1 - t0), 1),
-        "window_s": round(t1 - t0, 1),
+        "iotui_cpu_pct": window.own_pct,
+        "fake_hosts_cpu_pct": window.children_pct,
+        "window_s": round(window.seconds, 1),
         "load": round(load, 1),
     }
 
