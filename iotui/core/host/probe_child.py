@@ -13,7 +13,7 @@ import asyncio
 import os
 import subprocess
 import threading
-from typing import Callable
+from typing import IO, Callable
 
 # A report line is under a few KiB; a child that writes this much without a newline is cut off.
 MAX_LINE_BYTES = 256 * 1024
@@ -43,8 +43,8 @@ class ReportReader:
             os.set_blocking(self._fd, False)
             loop.add_reader(self._fd, self._readable)
 
-    def _read_all(self, stream: object) -> None:
-        for raw_line in stream:  # type: ignore[attr-defined]
+    def _read_all(self, stream: IO[bytes]) -> None:
+        for raw_line in stream:
             self._take_line(raw_line)
 
     def _readable(self) -> None:
