@@ -15,6 +15,8 @@ as_root() {
 
 packages=(fio)
 [ "$with_tests" -eq 1 ] && packages+=(sysbench)
+# The remote-command tests log in over the loopback sshd with each of these as the login shell.
+[ "$with_tests" -eq 1 ] && packages+=(dash zsh fish tcsh)
 # The iotui serve test drives a real headless Chromium. Debian packages it; on Ubuntu the
 # package only installs a snap, which cannot run there (the test says so and skips).
 os_id=$(. /etc/os-release 2>/dev/null && echo "${ID:-}")

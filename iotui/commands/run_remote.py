@@ -47,6 +47,9 @@ REMOTE_ADVICE = {
     "ssh-command": "Give one with --ssh or IOTUI_SSH.",
     "ssh-timeout": "Check that the host is up, or start without it with --min-hosts.",
     "ssh-failed": "Check that `ssh HOST true` works without a password, or start without it with --min-hosts.",
+    "target-path": "Give --target a directory whose real path has no control characters.",
+    "facts-twice": "Make the host's shell start-up print nothing for a command (ssh HOST true prints nothing), "
+    "or start without it with --min-hosts.",
 }
 
 

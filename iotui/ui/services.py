@@ -64,6 +64,7 @@ REMOTE_ADVICE = {
     "size-unknown": TARGET_ADVICE["size-unknown"],
     "no-hosts": "Type the hosts to run on in the Hosts field.",
     "ssh-command": "Set IOTUI_SSH to the ssh command to use.",
+    "target-path": "Pick a target directory whose real path has no control characters on every host.",
 }
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import shlex
 import subprocess
 
 import pytest
 
 from iotui.core.remote.aggregate import aggregate_sections, host_sections, version_warning
 from iotui.core.remote.alignment import Aligner, HostDeriver
-from iotui.core.remote.lifeline_script import LIFELINE_SCRIPT, can_hold, clock_offset, is_prerun_note, lifeline_command
+from iotui.core.remote.lifeline_script import can_hold, clock_offset, is_prerun_note
 from iotui.core.remote.transport import (
     RemoteError,
     parse_hosts,
@@ -44,15 +43,6 @@ def test_ssh_config_host_entries_without_patterns(tmp_path):
     config.write_text("Host nfs1 nfs2\n  User bench\nHost *.lab !x\nhost ceph-client\nMatch all\n")
     assert ssh_config_hosts(config) == ["nfs1", "nfs2", "ceph-client"]
     assert ssh_config_hosts(tmp_path / "none") == []
-
-
-def test_the_lifeline_is_posix_sh_and_its_arguments_survive_the_remote_shell():
-    assert subprocess.run(["sh", "-n", "-c", LIFELINE_SCRIPT]).returncode == 0
-    args = ["--name=a b", "--filename=iotui.fio-test", "--rw=randread"]
-    words = shlex.split(lifeline_command("/mnt/it's here", args))
-    assert words == ["sh", "-c", LIFELINE_SCRIPT, "iotui-lifeline", "/mnt/it's here", "", *args]
-    held = shlex.split(lifeline_command(None, args, hold=True))
-    assert held[4:6] == ["", "hold"] and held[6:] == args
 
 
 def test_fio_holds_its_jobs_only_where_every_job_name_is_one_shell_word():

@@ -18,7 +18,7 @@ def _shell_without_fio(tmp_path) -> list[str]:
     """A 'host' whose PATH has the usual tools but no fio."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    for tool in ("sh", "uname", "df", "awk"):
+    for tool in ("sh", "uname", "df", "awk", "tr", "od"):
         os.symlink(shutil.which(tool), bin_dir / tool)
     return ["env", f"PATH={bin_dir}", *LOCAL_SHELL]
 

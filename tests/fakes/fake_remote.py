@@ -24,6 +24,7 @@ import re
 import sys
 import time
 
+PAYLOAD_END = "} # iotui: end of the program"  # iotui.core.remote.remote_program's, kept apart: this runs as ssh
 ESCAPES = "\x1b]0;pwned-title\x07\x1b[2J\x9b31m"
 
 
@@ -40,12 +41,12 @@ def preflight(host: str) -> None:
     bad = ESCAPES if host.startswith("escape-") else ""
     print(f"kernel=6.1.0{bad}")
     print(f"fio_version=fio-3.33{bad}")
-    print("path=/srv/fake")
     print("writable=1")
     print(f"device=/dev/fake{bad}")
     print("filesystem=ext4")
     print("free_kb=\u00b2" if bad else "free_kb=104857600")  # a digit to str.isdigit(), not to int()
     print("mount_point=/srv")
+    print("path_hex=" + b"/srv/fake\n".hex())
 
 
 def documents(text: str) -> list[str]:
@@ -70,6 +71,13 @@ def spoil(host: str, docs: list[str]) -> list[str]:
     return docs[:-1] + [last]
 
 
+def skip_program() -> None:
+    """The program iotui writes first on stdin, read up to its last line (the protocol's lines follow)."""
+    for line in sys.stdin:
+        if line.rstrip("\n") == PAYLOAD_END:
+            return
+
+
 def lifeline(host: str) -> int:
     if host.startswith("endless-"):
         try:
@@ -83,6 +91,7 @@ def lifeline(host: str) -> int:
         sys.stderr.write("x" * size + "\n")
     if host.startswith("escape-"):
         sys.stderr.write(f"fio: a warning {ESCAPES}from the host\n")
+    skip_program()
     sys.stderr.write("IOTUI-READY /srv/fake/.iotui-remote.fake\n")
     sys.stderr.flush()
     line = sys.stdin.readline().strip()

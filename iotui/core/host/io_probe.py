@@ -26,7 +26,7 @@ from pathlib import Path
 
 from iotui.core.host.io_probe_child import IO_PROBE_CHILD_SOURCE
 from iotui.core.host.probe_child import ReportReader, end_probe_child
-from iotui.core.host.wakeup_probe import ChildLauncher, child_command
+from iotui.core.host.wakeup_probe import ChildLauncher, start_child
 
 IO_PROBE_INTERVAL_S = 0.25  # each of read and write, on each filesystem: 4 a second
 IO_PROBE_REPORT_EVERY_S = 1.0
@@ -197,16 +197,12 @@ class IoProbe:
         if not directories:
             return
         try:
-            argv, options = child_command(self.launcher, [
+            self._process = start_child(self.launcher, [
                 "-I", "-S", "-c", IO_PROBE_CHILD_SOURCE,
                 str(self.interval_s), str(self.report_every_s), str(os.getpid()),
                 str(IO_PROBE_BLOCK_BYTES), str(IO_PROBE_FILE_BYTES), READ_FILE_NAME, WRITE_FILE_NAME,
                 *directories,
             ])
-            self._process = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True,
-                **options,
-            )
         except OSError as error:
             self.error = f"The I/O probe could not start ({error.strerror})."
             self._remove_directories()

@@ -28,16 +28,26 @@ class ChildOptions(TypedDict, total=False):
     preexec_fn: Callable[[], object]
 
 
-# Turns the child's python arguments (after the interpreter) into the command that runs them:
-# the default is this interpreter; a remote host's is ssh (iotui.core.remote.host_probes).
-ChildLauncher = Callable[[list[str]], tuple[list[str], ChildOptions]]
+# Turns the child's python arguments (after the interpreter) into the command that runs them,
+# its extra Popen options and what is written first to its stdin: the default is this
+# interpreter; a remote host's is ssh, its program on stdin (iotui.core.remote.host_probes).
+ChildLauncher = Callable[[list[str]], tuple[list[str], ChildOptions, bytes]]
 
 
-def child_command(launcher: ChildLauncher | None, python_args: list[str]) -> tuple[list[str], ChildOptions]:
-    """The argv and extra Popen options that run a probe child with `python_args`."""
-    if launcher is None:
-        return [sys.executable, *python_args], {}
-    return launcher(python_args)
+def start_child(launcher: ChildLauncher | None, python_args: list[str]) -> subprocess.Popen[bytes]:
+    """A probe child with `python_args`, its stdin and stdout pipes; raises OSError if it cannot start."""
+    argv, options, payload = ([sys.executable, *python_args], ChildOptions(), b"") if launcher is None else launcher(python_args)
+    process = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True, **options
+    )
+    if payload:
+        assert process.stdin is not None
+        try:
+            process.stdin.write(payload)
+            process.stdin.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # it ended at once: its reader finds the end
+    return process
 
 
 PROBE_INTERVAL_MS = 10.0
@@ -176,13 +186,10 @@ class WakeupProbe:
             self._latest_at_s = None
             self._reports_received = 0
             self._recent_lateness_ms.clear()
-        argv, options = child_command(self.launcher, [
+        self._process = start_child(self.launcher, [
             "-I", "-S", "-c", _PROBE_CHILD_SOURCE,
             str(self.interval_ms / 1000.0), str(self.report_every_s), str(os.getpid()),
         ])
-        self._process = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True, **options
-        )
         self._reader = ReportReader(self._process, self._take_report, "iotui-wakeup-probe", self.loop)
 
     def _take_report(self, raw_line: bytes) -> None:

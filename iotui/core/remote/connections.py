@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shlex
 import shutil
 import signal
 import subprocess
@@ -40,6 +39,7 @@ from iotui.core.remote.transport import (
     facts_from_output,
     ssh_argv,
 )
+from iotui.core.remote.remote_program import remote_program
 
 # OpenSSH's sshd starts refusing unauthenticated connections beyond 10 (MaxStartups 10:30:100):
 # no more than that are opened at once, even where many hosts share one sshd.
@@ -161,7 +161,7 @@ class HostConnections:
     async def _preflight(self, host: str, target: str | None, timeout_s: float, limit_s: float) -> HostFacts:
         hold = self.share and not self.closed
         script = PREFLIGHT_SCRIPT + f"echo {PREFLIGHT_END}\n" + ("exec cat >/dev/null\n" if hold else "")
-        command = f"sh -c {shlex.quote(script)} iotui-preflight {shlex.quote(target or '')}"
+        program = remote_program("iotui-preflight", script, [target or ""])
         words = self.ssh
         if hold:
             words = [
@@ -170,8 +170,8 @@ class HostConnections:
             ]
         try:
             process = await asyncio.create_subprocess_exec(
-                *ssh_argv(words, host, command),
-                stdin=asyncio.subprocess.PIPE if hold else asyncio.subprocess.DEVNULL,
+                *ssh_argv(words, host, program.command),
+                stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 start_new_session=True,
@@ -179,6 +179,13 @@ class HostConnections:
             )
         except OSError as error:
             raise RemoteError("ssh-missing", host, f"Cannot start {self.ssh[0]} ({error.strerror or error}).") from None
+        assert process.stdin is not None
+        try:
+            process.stdin.write(program.payload)
+            if not hold:
+                process.stdin.close()  # the check reads nothing more; a held one reads until iotui closes it
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # ssh ended at once: its words say why
         reading = asyncio.ensure_future(_read_until_end(process, host))
         connected = False
         try:

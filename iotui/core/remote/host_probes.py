@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import shlex
 import time
 from collections.abc import Mapping, MutableMapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +26,7 @@ from iotui.core.host.levels import Assessment, ResponsivenessMonitor
 from iotui.core.host.watch import BASELINE_GRACE_S
 from iotui.core.host.wakeup_probe import ChildLauncher, ChildOptions, ProbeStats, WakeupProbe
 from iotui.core.remote.connections import parent_death_signal
+from iotui.core.remote.remote_program import remote_program
 from iotui.core.remote.transport import HostFacts, ssh_argv
 
 # The child's arguments: the source, then its own; the third of its own is the parent's pid, which
@@ -84,10 +84,11 @@ class AtRest:
 def remote_launcher(ssh: list[str], host: str, script: str) -> ChildLauncher:
     """Runs a probe child's python arguments on ``host`` through ``script`` (a sh program)."""
 
-    def launch(python_args: list[str]) -> tuple[list[str], ChildOptions]:
-        command = f"sh -c {shlex.quote(script)} iotui-probe {shlex.join(python_args)}"
+    def launch(python_args: list[str]) -> tuple[list[str], ChildOptions, bytes]:
+        program = remote_program("iotui-probe", script, python_args)
         # Its own session: the terminal's Ctrl-C is iotui's to handle; it dies with iotui.
-        return ssh_argv(ssh, host, command), {"start_new_session": True, "preexec_fn": parent_death_signal}
+        options: ChildOptions = {"start_new_session": True, "preexec_fn": parent_death_signal}
+        return ssh_argv(ssh, host, program.command), options, program.payload
 
     return launch
 

@@ -47,7 +47,7 @@ from iotui.core.remote.lifeline_script import (
     can_hold,
     clock_offset,
     is_prerun_note,
-    lifeline_command,
+    lifeline_program,
 )
 from iotui.core.remote.transport import ssh_argv
 from iotui.core.terminal_text import terminal_safe
@@ -102,7 +102,8 @@ class HostRunner:
     def __init__(self, ssh: list[str], host: str, target: str | None, fio_args: list[str]) -> None:
         self.host = host
         self.held = HOLD_BEFORE_BARRIER and can_hold(fio_args)
-        self.argv = ssh_argv(ssh, host, lifeline_command(target, fio_args, self.held))
+        self.program = lifeline_program(target, fio_args, self.held)
+        self.argv = ssh_argv(ssh, host, self.program.command)
         self.process: asyncio.subprocess.Process | None = None
         self.exit_status: int | None = None
         self.fio_pid: int | None = None
@@ -134,6 +135,12 @@ class HostRunner:
             start_new_session=True,
             preexec_fn=parent_death_signal,
         )
+        # The program first, whole, before any line of the protocol (a fresh pipe takes it at once).
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(self.program.payload)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # ssh ended at once: its end and its words come through the pump
         asyncio.create_task(self._pump())
 
     async def _read_stdout(self) -> None:
@@ -324,7 +331,10 @@ class HostRunner:
         process = self.process
         if process is None or process.stdin is None or self._stopping or process.returncode is not None:
             return
-        pipe = process.stdin.transport.get_extra_info("pipe")
+        transport = process.stdin.transport
+        if transport.get_write_buffer_size():
+            return  # the program is not all written yet: a line now would land inside it
+        pipe = transport.get_extra_info("pipe")
         try:
             os.write(pipe.fileno(), b"stop\n")
         except (OSError, ValueError, AttributeError):

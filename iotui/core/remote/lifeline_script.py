@@ -1,15 +1,16 @@
 """The lifeline's script and its command: what runs on each host (see :mod:`lifeline`).
 
-The script is POSIX sh, fed as ssh's remote command with fio's arguments after it. Its marks
-go to stderr so they never land inside a JSON document.
+The script is POSIX sh, sent to sh on the host's stdin with fio's arguments
+(:mod:`iotui.core.remote.remote_program`). Its marks go to stderr so they never land inside a
+JSON document.
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 
 from iotui.core.presets.model import NAME_PATTERN
+from iotui.core.remote.remote_program import RemoteProgram, remote_program
 
 READY_MARK = "IOTUI-READY"
 FIO_MARK = "IOTUI-FIO"
@@ -151,10 +152,9 @@ def can_hold(fio_args: list[str]) -> bool:
     return bool(names) and all(NAME_PATTERN.fullmatch(name) for name in names)
 
 
-def lifeline_command(target: str | None, fio_args: list[str], hold: bool = False) -> str:
-    """The one remote command string: ``sh -c SCRIPT iotui-lifeline TARGET HOLD FIO-ARGS...``."""
-    words = ["sh", "-c", LIFELINE_SCRIPT, "iotui-lifeline", target or "", "hold" if hold else "", *fio_args]
-    return " ".join(shlex.quote(word) for word in words)
+def lifeline_program(target: str | None, fio_args: list[str], hold: bool = False) -> RemoteProgram:
+    """The lifeline as the host runs it: ``LIFELINE_SCRIPT TARGET HOLD FIO-ARGS...``."""
+    return remote_program("iotui-lifeline", LIFELINE_SCRIPT, [target or "", "hold" if hold else "", *fio_args])
 
 
 def is_prerun_note(line: str) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
@@ -98,21 +99,23 @@ def ssh_argv(ssh: list[str], host: str, remote_command: str) -> list[str]:
 
 # -- pre-flight -----------------------------------------------------------------
 
-# Prints key=value lines about fio, the kernel and the target. Never writes.
+# Prints key=value lines about fio, the kernel and the target. Never writes. Each key once; the
+# target's real path last, as the hex of its bytes (od), so no name can make a line of its own.
 PREFLIGHT_SCRIPT = r"""
 t="$1"
 [ -n "$t" ] || t="$HOME"
-echo "kernel=$(uname -r 2>/dev/null)"
+echo "kernel=$(uname -r 2>/dev/null | tr -d '\n')"
 awk '$1 == "MemAvailable:" {print "mem_available_kb=" $2}' /proc/meminfo 2>/dev/null
 command -v python3 >/dev/null 2>&1 && echo "python3=1"
-if v=$(fio --version 2>&1); then echo "fio_version=$v"; else echo "fio_error=$v"; fi
+if v=$(fio --version 2>&1); then k=fio_version; else k=fio_error; fi
+printf '%s=%s\n' "$k" "$(printf '%s' "$v" | tr '\n' ' ')"
 if cd "$t" 2>/dev/null; then
-  echo "path=$(pwd -P)"
   [ -w . ] && echo "writable=1"
   df -PTk . 2>/dev/null | awk 'NR==2 {print "device=" $1; print "filesystem=" $2; print "free_kb=" $5; print "mount_point=" $7}'
   df -Pi . 2>/dev/null | awk 'NR==2 {print "inodes_total=" $2; print "inodes_free=" $4}'
+  printf 'path_hex=%s\n' "$(pwd -P | od -An -v -tx1 | tr -d ' \n')"
 else
-  echo "target_error=$t does not exist or is not a directory"
+  echo "target_error=missing"
 fi
 """
 
@@ -139,13 +142,39 @@ class HostFacts:
 
 
 def _parse_facts(host: str, text: str) -> dict[str, str]:
+    """The answer's ``key=value`` lines; a key given twice is refused (which one would be the host's?)."""
     facts: dict[str, str] = {}
     for line in text.splitlines():
         key, sep, value = line.partition("=")
         if sep and key.isidentifier():
+            if key in facts:
+                raise RemoteError(
+                    "facts-twice", host,
+                    f"{host}: its pre-flight answer gives {terminal_safe(key)} twice, so none of its facts can be "
+                    "trusted (a shell start-up file that prints, or a name that holds a newline).",
+                )
             # The host's words reach the terminal and the record: no escape sequence gets through.
-            facts.setdefault(key, terminal_safe(value).strip())
+            facts[key] = terminal_safe(value).strip()
     return facts
+
+
+def _target_path(host: str, facts: dict[str, str]) -> str | None:
+    """The target's real path on the host, from its hex; refused where it holds a control character."""
+    text = facts.get("path_hex", "")
+    try:
+        raw = bytes.fromhex(text)
+    except ValueError:
+        return None
+    if not raw:
+        return None
+    raw = raw[:-1] if raw.endswith(b"\n") else raw  # pwd's own newline
+    path = raw.decode("utf-8", "surrogateescape")
+    if any(unicodedata.category(ch) == "Cc" for ch in path):
+        raise RemoteError(
+            "target-path", host,
+            f"{host}: the target's real path {path!r} holds a control character, which a run cannot name safely.",
+        )
+    return path
 
 
 def _ssh_message(stderr: bytes) -> str:
@@ -167,7 +196,9 @@ def facts_from_output(host: str, target: str | None, stdout: str, stderr: bytes,
         detail = facts.get("fio_error") or _ssh_message(stderr)
         raise RemoteError("fio-missing", host, f"{host}: fio is not there or does not run: {detail}.")
     if "target_error" in facts:
-        raise RemoteError("target-missing", host, f"{host}: the target {facts['target_error']}.")
+        where = f"the target {target}" if target else "its home directory (the default target)"
+        raise RemoteError("target-missing", host, f"{host}: {where} does not exist or is not a directory.")
+    path = _target_path(host, facts)
     if not facts.get("filesystem"):
         raise RemoteError("target-unknown", host, f"{host}: cannot tell the target's filesystem (df gave nothing).")
     free_kb = facts.get("free_kb", "")
@@ -175,7 +206,7 @@ def facts_from_output(host: str, target: str | None, stdout: str, stderr: bytes,
         name=host,
         tool_version=facts["fio_version"],
         kernel=facts.get("kernel", ""),
-        path=facts.get("path", target or ""),
+        path=path if path is not None else target or "",
         filesystem=facts["filesystem"],
         device=facts.get("device", "unknown"),
         mount_point=facts.get("mount_point", ""),
