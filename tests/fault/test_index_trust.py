@@ -17,6 +17,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -311,3 +312,33 @@ def test_a_full_disk_is_a_sentence_and_leaves_no_index_behind(tmp_path: Path) ->
     assert "is full, so the history index could not be written" in result.stderr
     left = (tmp_path / "left").read_text().split()
     assert not [name for name in left if name.startswith(INDEX_FILE_NAME)], left
+
+
+@pytest.mark.slow
+def test_two_history_commands_on_one_cold_directory_both_end_without_a_traceback(runs: Path) -> None:
+    """The issue's case at 1,500 records: a second ``iotui history`` while the first builds the index."""
+    for index in range(1500):
+        save_record(make(f"{index:08x}00", 1 + index % 28), runs, durable=False)
+    assert len(list(runs.glob("*.toml"))) == 1500
+    index_file = runs / INDEX_FILE_NAME
+    first = subprocess.Popen([sys.executable, "-m", "iotui", "history", "--runs-dir", str(runs)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # The second starts once the first is building (it made the index file).
+        deadline = time.monotonic() + HANG_S
+        while time.monotonic() < deadline and first.poll() is None and not index_file.exists():
+            time.sleep(0.05)
+        assert first.poll() is None, "the first command ended before the second started"
+        second = iotui("history", "--runs-dir", str(runs))
+        out, err = first.communicate(timeout=HANG_S)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    for result in (subprocess.CompletedProcess(first.args, first.returncode, out, err), second):
+        assert_clean(result)
+        assert result.returncode == 0 or "is busy (another iotui is writing it)" in result.stderr, result.stderr
+    assert index_file.exists()  # never removed as damage
+    again = iotui("history", "--runs-dir", str(runs))
+    assert again.returncode == 0 and len(again.stdout.splitlines()) == 1500
+
