@@ -63,7 +63,7 @@ def planted_index(runs: Path) -> Path:
     record = fresh_record(runs)
     sync(runs)
     rewrite_rows(runs, "UPDATE runs SET started_ts = 0, started = '1970-01-01T00:00:00+00:00'")
-    history_index._forget_memory(runs)
+    history_index.forget_memory(runs)
     return record
 
 
@@ -229,7 +229,7 @@ def held_index(runs: Path):
     """The index with a write transaction held open by another connection (as another iotui's build)."""
     fresh_record(runs)
     sync(runs)
-    history_index._forget_memory(runs)
+    history_index.forget_memory(runs)
     holder = sqlite3.connect(runs / INDEX_FILE_NAME, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     yield runs / INDEX_FILE_NAME

@@ -26,16 +26,13 @@ from __future__ import annotations
 import datetime as dt
 import errno
 import json
-import math
 import os
 import sqlite3
-import threading
-from contextlib import contextmanager
-from stat import S_ISLNK, S_ISREG, S_ISVTX
+from stat import S_ISLNK, S_ISREG
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Literal
+from typing import Callable, Iterable
 
 from iotui.core import format as fmt
 from iotui.core.records.direction_figures import direction_figures, worst_p99_ns
@@ -43,13 +40,17 @@ from iotui.core.records.record import RunRecord
 from iotui.core.records.files import save_record
 from iotui.core.records.headers import load_record_listing
 from iotui.core.records.schema import RecordError
+from iotui.core.records.index_store import (
+    HistoryIndexError as HistoryIndexError, IndexNotUsed as IndexNotUsed, existing_index_files,
+    forget_memory, install_memory, memory_index, not_own, remove_index_files, translated,
+)
+from iotui.core.records.index_values import figure, json_list, number_list, safe_text, started_from
 from iotui.core.terminal_text import terminal_safe
 
 INDEX_FILE_NAME = ".iotui-index.sqlite3"
 INDEX_VERSION = 6  # 6: the hosts of a multi-host run
 BUSY_TIMEOUT_S = 5.0
 """How long a connection waits for another iotui's write to the index before it gives up."""
-_COMPANIONS = ("-journal", "-wal", "-shm")
 ProgressCallback = Callable[[int, int], None]
 
 _COLUMNS = (
@@ -129,23 +130,6 @@ class SyncResult:
     """Why the index file was not used (the list was built in memory), or None when it was."""
 
 
-IndexNotUsed = Literal["not-own-index", "shared-directory", "read-only-directory", "disk-full"]
-"""Why History listed from an index in memory: the file is another user's or writable by others;
-the directory can be changed by other users; it cannot be written; the disk is full."""
-
-IndexErrorCode = Literal["busy", "corrupt", "full", "unusable"]
-
-
-class HistoryIndexError(Exception):
-    """The index file could not be used: ``code`` says why, ``detail`` is SQLite's words."""
-
-    def __init__(self, code: IndexErrorCode, path: Path, detail: str) -> None:
-        super().__init__(f"{path}: {code} ({detail})")
-        self.code: IndexErrorCode = code
-        self.path = path
-        self.detail = detail
-
-
 def index_path(runs_dir: Path) -> Path:
     return Path(runs_dir) / INDEX_FILE_NAME
 
@@ -186,53 +170,6 @@ def _no_symlinks(path: Path) -> None:
     os.close(fd)
 
 
-def _not_own(runs_dir: Path) -> IndexNotUsed | None:
-    """Why the index file in ``runs_dir`` must not be trusted (None: it is iotui's own, or can be made so).
-
-    A row of the index decides what ``--prune`` deletes, so the file must be this user's alone:
-    owned by the effective user and not writable by group or others, as its journals; and the
-    directory must be this user's or root's, writable by no one else unless sticky (where no one
-    else can rename or remove this user's files).
-    """
-    euid = os.geteuid()
-    directory = os.stat(runs_dir)
-    if directory.st_uid not in (euid, 0) or (directory.st_mode & 0o022 and not directory.st_mode & S_ISVTX):
-        return "shared-directory"
-    path = index_path(runs_dir)
-    for candidate in (path, *(path.with_name(path.name + tail) for tail in _COMPANIONS)):
-        try:
-            info = os.lstat(candidate)
-        except FileNotFoundError:
-            continue
-        if info.st_uid != euid or (S_ISREG(info.st_mode) and info.st_mode & 0o022):
-            return "not-own-index"
-    if not os.path.lexists(path) and not os.access(runs_dir, os.W_OK | os.X_OK):
-        return "read-only-directory"
-    return None
-
-
-def _code(error: sqlite3.Error) -> IndexErrorCode:
-    """What an SQLite error means for the index: busy (wait, then say so), corrupt (rebuild), full, other."""
-    primary = getattr(error, "sqlite_errorcode", 0) & 0xFF
-    words = str(error).lower()
-    if primary in (5, 6) or "locked" in words or "busy" in words:  # SQLITE_BUSY, SQLITE_LOCKED
-        return "busy"
-    if primary == 13 or "full" in words:  # SQLITE_FULL
-        return "full"
-    if primary in (11, 26) or "not a database" in words or "malformed" in words:  # SQLITE_CORRUPT, SQLITE_NOTADB
-        return "corrupt"
-    return "unusable"
-
-
-@contextmanager
-def _translated(runs_dir: Path) -> Iterator[None]:
-    """SQLite's errors on the index file as :class:`HistoryIndexError` with its code."""
-    try:
-        yield
-    except sqlite3.Error as error:
-        raise HistoryIndexError(_code(error), index_path(runs_dir), str(error)) from None
-
-
 def _connect(runs_dir: Path) -> sqlite3.Connection:
     """The index file, opened (made if absent); a corrupt one is removed and made again.
 
@@ -244,7 +181,7 @@ def _connect(runs_dir: Path) -> sqlite3.Connection:
         _no_symlinks(path)
         connection = None
         try:
-            with _translated(runs_dir):
+            with translated(index_path(runs_dir)):
                 connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
                 _prepare(connection)
             return connection
@@ -254,7 +191,7 @@ def _connect(runs_dir: Path) -> sqlite3.Connection:
             if error.code != "corrupt" or attempt == 2:
                 raise
             # A damaged index is only a cache of the records: start it again.
-            _remove_index_files(path)
+            remove_index_files(path)
     raise AssertionError("unreachable")
 
 
@@ -269,58 +206,19 @@ def _prepare(connection: sqlite3.Connection) -> None:
         connection.commit()
 
 
-def _remove_index_files(path: Path, only: Iterable[Path] | None = None) -> None:
-    """Remove the index and its journals (or just those in ``only``); never through a symlink's target."""
-    for candidate in (path, *(path.with_name(path.name + tail) for tail in _COMPANIONS)):
-        if only is None or candidate in only:
-            try:
-                candidate.unlink()
-            except FileNotFoundError:
-                pass
-
-
-def _existing_index_files(path: Path) -> set[Path]:
-    return {candidate for candidate in (path, *(path.with_name(path.name + tail) for tail in _COMPANIONS))
-            if os.path.lexists(candidate)}
-
-
-# Indexes built in memory (the file was not iotui's own, or could not be written), one per runs
-# directory for the life of the process; a lock, as the app syncs in a thread and queries in another.
-_MEMORY: dict[Path, sqlite3.Connection] = {}
-_MEMORY_LOCK = threading.RLock()
-
-
-@contextmanager
-def _memory_index(runs_dir: Path) -> Iterator[sqlite3.Connection | None]:
-    """The runs directory's index in memory (None: none built), held for one caller at a time."""
-    with _MEMORY_LOCK:
-        yield _MEMORY.get(Path(runs_dir).resolve())
-
-
 def _sync_in_memory(
     runs_dir: Path, on_disk: dict[str, os.stat_result], progress: ProgressCallback | None
 ) -> tuple[int, int, bool]:
     """:func:`_sync_into` the index in memory; the first build is made aside and put in place
     when done, so a query meanwhile (the app's filter) is not held for the whole build."""
-    with _memory_index(runs_dir) as existing:
+    with memory_index(runs_dir) as existing:
         if existing is not None:
             return _sync_into(existing, runs_dir, on_disk, progress)
     fresh = sqlite3.connect(":memory:", check_same_thread=False)
     _prepare(fresh)
     counts = _sync_into(fresh, runs_dir, on_disk, progress)
-    with _MEMORY_LOCK:
-        replaced = _MEMORY.pop(Path(runs_dir).resolve(), None)
-        _MEMORY[Path(runs_dir).resolve()] = fresh
-    if replaced is not None:
-        replaced.close()
+    install_memory(runs_dir, fresh)
     return counts
-
-
-def _forget_memory(runs_dir: Path) -> None:
-    with _MEMORY_LOCK:
-        connection = _MEMORY.pop(Path(runs_dir).resolve(), None)
-        if connection is not None:
-            connection.close()
 
 
 def _row_for(
@@ -397,10 +295,10 @@ def sync(runs_dir: Path, progress: ProgressCallback | None = None) -> SyncResult
                     on_disk[entry.name] = entry.stat()
                 except OSError:
                     continue
-    not_used = _not_own(runs_dir)
+    not_used = not_own(runs_dir, index_path(runs_dir))
     if not_used is None:
         path = index_path(runs_dir)
-        existed = _existing_index_files(path)
+        existed = existing_index_files(path)
         try:
             try:
                 connection = _connect(runs_dir)
@@ -409,18 +307,18 @@ def sync(runs_dir: Path, progress: ProgressCallback | None = None) -> SyncResult
                     raise
                 raise HistoryIndexError("full", path, error.strerror or str(error)) from None
             try:
-                with _translated(runs_dir):
+                with translated(index_path(runs_dir)):
                     parsed, removed, cold = _sync_into(connection, runs_dir, on_disk, progress)
             finally:
                 connection.close()
-            _forget_memory(runs_dir)
+            forget_memory(runs_dir)
             return SyncResult(parsed, removed, len(on_disk), time.perf_counter() - began, cold)
         except HistoryIndexError as error:
             if error.code != "full":
                 raise
             # Nothing half-made left behind: what this run created goes (an index that was
             # there stays as it was: SQLite rolled the transaction back).
-            _remove_index_files(path, only=_existing_index_files(path) - existed)
+            remove_index_files(path, only=existing_index_files(path) - existed)
             not_used = "disk-full"
     parsed, removed, cold = _sync_in_memory(runs_dir, on_disk, progress)
     return SyncResult(parsed, removed, len(on_disk), time.perf_counter() - began, cold, not_used)
@@ -569,7 +467,7 @@ class IndexBatch:
         rows, self._rows = self._rows, []
         try:
             if self._connection is None:
-                if _not_own(self.runs_dir) is not None:
+                if not_own(self.runs_dir, index_path(self.runs_dir)) is not None:
                     self._broken = True  # never written into: History builds its list in memory
                     return
                 self._connection = _connect(self.runs_dir)
@@ -651,16 +549,16 @@ def query(runs_dir: Path, run_filter: RunFilter = RunFilter(), *, limit: int | N
     sql = f"SELECT {', '.join(_COLUMNS)} FROM runs{where} ORDER BY started_ts DESC, name DESC"
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
-    with _memory_index(runs_dir) as memory:
+    with memory_index(runs_dir) as memory:
         if memory is not None:
             total = memory.execute(f"SELECT count(*) FROM runs{where}", values).fetchone()[0]
             rows = memory.execute(sql, values).fetchall()
             return [run for row in rows if (run := _indexed(runs_dir, row)) is not None], int(total)
-    if not index_path(runs_dir).exists() or _not_own(runs_dir) is not None:
+    if not index_path(runs_dir).exists() or not_own(runs_dir, index_path(runs_dir)) is not None:
         return [], 0
     connection = _connect(runs_dir)
     try:
-        with _translated(runs_dir):
+        with translated(index_path(runs_dir)):
             total = connection.execute(f"SELECT count(*) FROM runs{where}", values).fetchone()[0]
             rows = connection.execute(sql, values).fetchall()
     finally:
@@ -676,50 +574,12 @@ def _indexed(runs_dir: Path, row: Iterable) -> IndexedRun | None:
     if not isinstance(name, str) or "/" in name or not is_record_file(name):
         return None
     return IndexedRun(
-        path=runs_dir / name, run_id=_text(data["run_id"]), preset=_text(data["preset"]),
-        title=_text(data["title"]), status=_text(data["status"]), started=_started(data["started"]),
-        target=_text(data["target"]), filesystem=_text(data["filesystem"]), device=_text(data["device"]),
-        read_iops=_figures(data["read_iops"]), write_iops=_figures(data["write_iops"]),
-        p99_ns=_figures(data["p99_ns"]), paused_s=_figure(data["paused_s"]), notes=_text(data["notes"]),
-        tags=tuple(_text(tag) for tag in _json_list(data["tags"])), forced=bool(data["forced"]),
-        error=_text(data["error"]) or None, responsiveness=_text(data["responsiveness"]),
-        mixed_iops=_figures(data["mixed_iops"]), hosts=tuple(_text(host) for host in _json_list(data["hosts"])),
+        path=runs_dir / name, run_id=safe_text(data["run_id"]), preset=safe_text(data["preset"]),
+        title=safe_text(data["title"]), status=safe_text(data["status"]), started=started_from(data["started"]),
+        target=safe_text(data["target"]), filesystem=safe_text(data["filesystem"]), device=safe_text(data["device"]),
+        read_iops=number_list(data["read_iops"]), write_iops=number_list(data["write_iops"]),
+        p99_ns=number_list(data["p99_ns"]), paused_s=figure(data["paused_s"]), notes=safe_text(data["notes"]),
+        tags=tuple(safe_text(tag) for tag in json_list(data["tags"])), forced=bool(data["forced"]),
+        error=safe_text(data["error"]) or None, responsiveness=safe_text(data["responsiveness"]),
+        mixed_iops=number_list(data["mixed_iops"]), hosts=tuple(safe_text(host) for host in json_list(data["hosts"])),
     )
-
-
-def _text(value: object) -> str:
-    return terminal_safe(value) if isinstance(value, str) else ""
-
-
-def _started(value: object) -> dt.datetime | None:
-    """The start as written in the row, or None where it is not a date and time."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return dt.datetime.fromisoformat(value)
-    except ValueError:
-        return None
-
-
-def _figure(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    try:
-        figure = float(value)
-    except OverflowError:
-        return None
-    return figure if math.isfinite(figure) else None
-
-
-def _figures(value: object) -> tuple[float | None, ...]:
-    return tuple(_figure(item) for item in _json_list(value))
-
-
-def _json_list(value: object) -> list:
-    if not isinstance(value, str):
-        return []
-    try:
-        items = json.loads(value)
-    except ValueError:
-        return []
-    return items if isinstance(items, list) else []
