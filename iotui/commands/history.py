@@ -12,7 +12,9 @@ from iotui.cli_options import flag, text, texts, whole_number
 from iotui.commands.record_args import runs_dir_path
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from iotui.core import format as fmt
-from iotui.core.records.history_index import IndexedRun, RunFilter, query, sync
+from iotui.core.records.history_index import (
+    INDEX_FILE_NAME, HistoryIndexError, IndexedRun, IndexNotUsed, RunFilter, query, still_matching, sync,
+)
 from iotui.core.records.edit import delete_records, parse_age
 from iotui.core.terminal_text import terminal_safe
 
@@ -68,15 +70,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _line(run: IndexedRun) -> str:
+    """One run as a line; every text in it made terminal-safe here too (one run, one line)."""
     if run.error:
-        return f"{'?':16}  {'bad file':9}  {terminal_safe(run.path.name)}: {run.error}"
+        return f"{'?':16}  {'bad file':9}  {terminal_safe(run.path.name)}: {terminal_safe(run.error)}"
     date = run.started.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M") if run.started else "?"
-    tags = f"  #{' #'.join(run.tags)}" if run.tags else ""
-    note = f"  \u201c{run.notes}\u201d" if run.notes else ""
+    tags = f"  #{' #'.join(terminal_safe(tag) for tag in run.tags)}" if run.tags else ""
+    note = f"  \u201c{terminal_safe(run.notes)}\u201d" if run.notes else ""
     # unified_rw_reporting: fio's one "mixed" direction, shown as such (never as a read)
     mixed = f"  mixed IOPS {_sections(run.mixed_iops, fmt.iops)}" if any(v is not None for v in run.mixed_iops) else ""
     return (
-        f"{date:16}  {run.status:9}  {(run.title or run.preset)[:34]:34}  {_where(run):24}  "
+        f"{date:16}  {terminal_safe(run.status):9}  {terminal_safe(run.title or run.preset)[:34]:34}  {_where(run):24}  "
         f"read IOPS {_sections(run.read_iops, fmt.iops):>7}  write IOPS {_sections(run.write_iops, fmt.iops):>7}  "
         f"p99 {_sections(run.p99_ns, fmt.latency_ns):>8}"
         f"{mixed}{tags}{note}"
@@ -85,7 +88,7 @@ def _line(run: IndexedRun) -> str:
 
 def _where(run: IndexedRun) -> str:
     """The target's last 24 characters, or for a run on hosts ``2 hosts: h1,h2`` cut to 24."""
-    where = run.where()
+    where = terminal_safe(run.where())
     if not run.hosts:
         return where[-24:]
     return where if len(where) <= 24 else where[:23] + "…"
@@ -114,18 +117,27 @@ def _history(options: HistoryOptions) -> int:
     runs_dir = runs_dir_path(options.runs_dir)
     try:
         synced = sync(runs_dir, progress=_progress if sys.stderr.isatty() and not options.json_output else None)
+    except HistoryIndexError as error:
+        print(_index_error(error), file=sys.stderr)
+        return EXIT_FAILED
     except OSError as error:
         print(f"iotui: cannot read the runs directory {runs_dir} ({error.strerror or error}).", file=sys.stderr)
         return EXIT_FAILED
+    if synced.not_used is not None and synced.not_used in NOT_USED_WORDS:
+        print(f"iotui: {NOT_USED_WORDS[synced.not_used].format(runs_dir=runs_dir, index=INDEX_FILE_NAME)}", file=sys.stderr)
     if synced.cold and sys.stderr.isatty():
         print(f"\rindexed {synced.total} records in {synced.seconds:.1f} s" + " " * 20, file=sys.stderr)
     run_filter = RunFilter(
         tuple(word.lower() for word in options.words), preset=options.preset, status=options.status, tag=options.tag,
         older_than_s=older_than_s,
     )
-    runs, total = query(runs_dir, run_filter, limit=None if options.prune else options.limit)
+    try:
+        runs, total = query(runs_dir, run_filter, limit=None if options.prune else options.limit)
+    except HistoryIndexError as error:
+        print(_index_error(error), file=sys.stderr)
+        return EXIT_FAILED
     if options.prune:
-        return _prune(options, runs)
+        return _prune(options, runs, run_filter)
     if options.json_output:
         print(json.dumps({"runs_dir": str(runs_dir), "matched": total, "runs": [run.to_json_dict() for run in runs]}, indent=2))
         return EXIT_OK
@@ -139,11 +151,41 @@ def _history(options: HistoryOptions) -> int:
     return EXIT_OK
 
 
+NOT_USED_WORDS: dict[IndexNotUsed, str] = {
+    "not-own-index": "the history index {index} in {runs_dir} is another user's or writable by others, so it was "
+    "not used; the runs were listed from their records (remove that file to let iotui keep its own).",
+    "shared-directory": "the runs directory {runs_dir} can be changed by other users, so its history index was not "
+    "used; the runs were listed from their records.",
+    "disk-full": "the disk holding {runs_dir} is full, so the history index could not be written; the runs were "
+    "listed from their records (free some space to keep the index).",
+}
+"""Why the index file was not used, worded for the command line (a read-only directory needs no word)."""
+
+
+def _index_error(error: HistoryIndexError) -> str:
+    """The index file's failure as one sentence with what to do."""
+    if error.code == "busy":
+        return (f"iotui: the history index {error.path} is busy (another iotui is writing it); "
+                "try again in a moment.")
+    if error.code == "full":
+        return f"iotui: the disk holding {error.path.parent} is full; free some space and try again."
+    if error.code == "corrupt":
+        return f"iotui: the history index {error.path} is damaged and could not be made again; remove it and try again."
+    return f"iotui: the history index {error.path} cannot be used ({terminal_safe(error.detail)}); remove it and try again."
+
+
 def _progress(done: int, total: int) -> None:
     print(f"\rindexing the runs directory: {done} of {total} records", end="", file=sys.stderr, flush=True)
 
 
-def _prune(options: HistoryOptions, runs: list[IndexedRun]) -> int:
+def _prune(options: HistoryOptions, runs: list[IndexedRun], run_filter: RunFilter) -> int:
+    # The index chose the runs; each is read again from its own file before anything is deleted.
+    runs, changed = still_matching(runs_dir_path(options.runs_dir), runs, run_filter)
+    if changed:
+        one = len(changed) == 1
+        print(f"iotui: kept {len(changed)} {'run' if one else 'runs'} that the history index selected but "
+              f"{'whose record no longer matches' if one else 'whose records no longer match'} the selection.",
+              file=sys.stderr)
     if not runs:
         print(json.dumps({"pruned": [], "failed": []}) if options.json_output else "No saved runs match; nothing to delete.")
         return EXIT_OK
@@ -157,7 +199,10 @@ def _prune(options: HistoryOptions, runs: list[IndexedRun]) -> int:
                   "run the same command with --yes to delete them.")
         return EXIT_OK
     deleted = delete_records(run.path for run in runs)
-    sync(runs_dir_path(options.runs_dir))
+    try:
+        sync(runs_dir_path(options.runs_dir))
+    except (HistoryIndexError, OSError):
+        pass  # the records are deleted; the next History brings the index up to date
     if options.json_output:
         print(json.dumps({"pruned": [str(run.path) for run in runs if run.path in deleted.removed],
                           "failed": [{"path": str(path), "error": why} for path, why in deleted.failed]}, indent=2))

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from iotui.core.presets.model import Preset
     from iotui.core.presets.titles import PresetTitle
     from iotui.core.records.edit import Deleted
-    from iotui.core.records.history_index import IndexedRun, SyncResult
+    from iotui.core.records.history_index import HistoryIndexError, IndexedRun, SyncResult
     from iotui.core.runs.lock import RunLockHeld
     from iotui.core.sweep.record import SweepRecord
     from iotui.core.sweep.slo import Slo
@@ -92,6 +92,15 @@ def lock_refusal(error: RunLockHeld) -> str:
     """The app's sentence when another run holds the machine."""
     return (f"Another run is in progress on this machine: {error.holder.describe()}. "
             "Wait for it to end, then start this one again.")
+
+
+def _index_words(error: HistoryIndexError) -> str:
+    """The app's sentence when the history index file cannot be used."""
+    if error.code == "busy":
+        return "The History index is busy (another iotui is writing it); press ctrl+r in a moment to try again."
+    if error.code == "full":
+        return f"The disk holding {error.path.parent} is full; free some space, then press ctrl+r."
+    return f"The History index {error.path} cannot be used ({error.detail}); remove it, then press ctrl+r."
 
 
 class Services:
@@ -270,10 +279,12 @@ class Services:
         """Bring the history index up to date (a SyncResult); a ServiceError sentence when it cannot."""
         import sqlite3
 
-        from iotui.core.records.history_index import sync
+        from iotui.core.records.history_index import HistoryIndexError, sync
 
         try:
             return sync(self.runs_dir, progress)
+        except HistoryIndexError as error:
+            raise ServiceError(_index_words(error)) from None
         except (OSError, sqlite3.Error) as error:
             raise ServiceError(f"Cannot index the runs directory {self.runs_dir} ({error}); check its permissions.") from None
 
@@ -287,12 +298,20 @@ class Services:
         """(the indexed runs matching every word of ``filter_text``, newest first; how many match)."""
         import sqlite3
 
-        from iotui.core.records.history_index import RunFilter, query
+        from iotui.core.records.history_index import HistoryIndexError, RunFilter, query
 
         try:
             return query(self.runs_dir, RunFilter.from_text(filter_text, **conditions), limit=limit)
+        except HistoryIndexError as error:
+            raise ServiceError(_index_words(error)) from None
         except (OSError, sqlite3.Error) as error:
             raise ServiceError(f"Cannot read the history index in {self.runs_dir} ({error}).") from None
+
+    def still_matching(self, runs: list[IndexedRun], **conditions: object) -> list[IndexedRun]:
+        """Of the runs the index selected to prune, those whose own records still match (read now)."""
+        from iotui.core.records.history_index import RunFilter, still_matching
+
+        return still_matching(self.runs_dir, runs, RunFilter.from_text("", **conditions))[0]
 
     def annotate_run(self, path: Path, *, notes: str | None = None, tags: str | None = None) -> None:
         """Write a note and/or tags (typed as words) into the run's record."""

@@ -12,7 +12,9 @@ import math
 import re
 MAX_DEPTH = 32
 """A record nests a few tables deep (sections, hosts, their samples); far more is not a record."""
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Tab and line feed are text; a carriage return is not (a lone one draws a line over another:
+# tomllib reads a written CRLF as LF, so only an escaped "\r" reaches here).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def record_problem(doc: object) -> str | None:

@@ -9,8 +9,16 @@ A cold build reads every record's header tables (not its per-second samples,
 :mod:`iotui.core.records.headers`) and reports its progress; once warm, a
 sync is one directory scan. Every record iotui saves is added as it is saved
 (:func:`index_saved`; a command that saves many, as ``iotui import`` does, through one
-:class:`IndexBatch`), so History opens warm after any iotui command. An index
-that cannot be opened is rebuilt.
+:class:`IndexBatch`), so History opens warm after any iotui command. A corrupt
+index is rebuilt; a busy one (another iotui writing it) is waited for a bounded time, then
+refused, never removed.
+
+The index decides what History lists and ``--prune`` deletes, so it is used only when it is
+iotui's own: the file (and its journals) owned by the effective user and writable by no one
+else, in a directory no other user can change. Otherwise, and when the disk is too full to
+write it, the index is built in memory from the records for this process, and the file is
+neither read nor written. Before a prune deletes, each run is read again from its own file
+(:func:`still_matching`), and every text read back from the index passes ``terminal_safe``.
 """
 
 from __future__ import annotations
@@ -32,10 +40,17 @@ from iotui.core.records.record import RunRecord
 from iotui.core.records.files import save_record
 from iotui.core.records.headers import load_record_listing
 from iotui.core.records.schema import RecordError
+from iotui.core.records.index_store import (
+    HistoryIndexError as HistoryIndexError, IndexNotUsed as IndexNotUsed, existing_index_files,
+    forget_memory, install_memory, memory_index, not_own, remove_index_files, translated,
+)
+from iotui.core.records.index_values import figure, json_list, number_list, safe_text, started_from
 from iotui.core.terminal_text import terminal_safe
 
 INDEX_FILE_NAME = ".iotui-index.sqlite3"
 INDEX_VERSION = 6  # 6: the hosts of a multi-host run
+BUSY_TIMEOUT_S = 5.0
+"""How long a connection waits for another iotui's write to the index before it gives up."""
 ProgressCallback = Callable[[int, int], None]
 
 _COLUMNS = (
@@ -111,6 +126,8 @@ class SyncResult:
     total: int
     seconds: float
     cold: bool
+    not_used: IndexNotUsed | None = None
+    """Why the index file was not used (the list was built in memory), or None when it was."""
 
 
 def index_path(runs_dir: Path) -> Path:
@@ -154,30 +171,54 @@ def _no_symlinks(path: Path) -> None:
 
 
 def _connect(runs_dir: Path) -> sqlite3.Connection:
+    """The index file, opened (made if absent); a corrupt one is removed and made again.
+
+    Raises :class:`HistoryIndexError` when it is busy beyond :data:`BUSY_TIMEOUT_S`, the disk is
+    full, or it cannot be used; never removes an index that is only busy.
+    """
     path = index_path(runs_dir)
     for attempt in (1, 2):
         _no_symlinks(path)
+        connection = None
         try:
-            connection = sqlite3.connect(path, timeout=10)
-            connection.executescript(_SCHEMA)
-            row = connection.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-            if row is None or row[0] != str(INDEX_VERSION):
-                # Another version's columns: the index is only a cache, so build it again.
-                connection.execute("DROP TABLE runs")
-                connection.executescript(_SCHEMA)
-                connection.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(INDEX_VERSION),))
-                connection.commit()
+            with translated(index_path(runs_dir)):
+                connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S)
+                _prepare(connection)
             return connection
-        except sqlite3.DatabaseError:
-            # A damaged index is only a cache of the records: start it again.
-            if attempt == 2:
-                raise
-            try:
+        except HistoryIndexError as error:
+            if connection is not None:
                 connection.close()
-            except sqlite3.Error:
-                pass
-            path.unlink(missing_ok=True)
+            if error.code != "corrupt" or attempt == 2:
+                raise
+            # A damaged index is only a cache of the records: start it again.
+            remove_index_files(path)
     raise AssertionError("unreachable")
+
+
+def _prepare(connection: sqlite3.Connection) -> None:
+    """The tables, made or (another version's columns: the index is only a cache) made again."""
+    connection.executescript(_SCHEMA)
+    row = connection.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+    if row is None or row[0] != str(INDEX_VERSION):
+        connection.execute("DROP TABLE runs")
+        connection.executescript(_SCHEMA)
+        connection.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (str(INDEX_VERSION),))
+        connection.commit()
+
+
+def _sync_in_memory(
+    runs_dir: Path, on_disk: dict[str, os.stat_result], progress: ProgressCallback | None
+) -> tuple[int, int, bool]:
+    """:func:`_sync_into` the index in memory; the first build is made aside and put in place
+    when done, so a query meanwhile (the app's filter) is not held for the whole build."""
+    with memory_index(runs_dir) as existing:
+        if existing is not None:
+            return _sync_into(existing, runs_dir, on_disk, progress)
+    fresh = sqlite3.connect(":memory:", check_same_thread=False)
+    _prepare(fresh)
+    counts = _sync_into(fresh, runs_dir, on_disk, progress)
+    install_memory(runs_dir, fresh)
+    return counts
 
 
 def _row_for(
@@ -236,7 +277,12 @@ def _sections_iops(sections: list[dict[str, object]], direction: str) -> list[fl
 
 
 def sync(runs_dir: Path, progress: ProgressCallback | None = None) -> SyncResult:
-    """Bring the index up to date with the record files; ``progress(done, to_parse)`` while parsing."""
+    """Bring the index up to date with the record files; ``progress(done, to_parse)`` while parsing.
+
+    Uses the index file when it is iotui's own, else (and when the disk is full) an index in
+    memory, saying why in ``not_used``. Raises :class:`HistoryIndexError` when the file is busy
+    or cannot be used, :class:`OSError` when the directory cannot be read.
+    """
     began = time.perf_counter()
     runs_dir = Path(runs_dir)
     if not runs_dir.is_dir():
@@ -249,31 +295,111 @@ def sync(runs_dir: Path, progress: ProgressCallback | None = None) -> SyncResult
                     on_disk[entry.name] = entry.stat()
                 except OSError:
                     continue
-    connection = _connect(runs_dir)
-    try:
-        known = {name: (mtime_ns, size) for name, mtime_ns, size in connection.execute("SELECT name, mtime_ns, size FROM runs")}
-        cold = not known
-        removed = [name for name in known if name not in on_disk]
-        to_parse = [name for name, stat in on_disk.items() if known.get(name) != (stat.st_mtime_ns, stat.st_size)]
-        connection.executemany("DELETE FROM runs WHERE name = ?", [(name,) for name in removed])
-        rows = []
-        for done, name in enumerate(to_parse, start=1):
-            hosts: list[str] | None = None
+    not_used = not_own(runs_dir, index_path(runs_dir))
+    if not_used is None:
+        path = index_path(runs_dir)
+        existed = existing_index_files(path)
+        try:
             try:
-                (record, hosts), error = load_record_listing(runs_dir / name), None
-            except RecordError as failure:
-                record, error = None, str(failure)
-            rows.append(_row_for(name, on_disk[name], record, error, hosts))
-            if len(rows) >= 500:
-                _insert(connection, rows)
-                rows = []
-            if progress is not None and (done % 50 == 0 or done == len(to_parse)):
-                progress(done, len(to_parse))
-        _insert(connection, rows)
-        connection.commit()
+                connection = _connect(runs_dir)
+            except OSError as error:
+                if error.errno not in (errno.ENOSPC, errno.EDQUOT):
+                    raise
+                raise HistoryIndexError("full", path, error.strerror or str(error)) from None
+            try:
+                with translated(index_path(runs_dir)):
+                    parsed, removed, cold = _sync_into(connection, runs_dir, on_disk, progress)
+            finally:
+                connection.close()
+            forget_memory(runs_dir)
+            return SyncResult(parsed, removed, len(on_disk), time.perf_counter() - began, cold)
+        except HistoryIndexError as error:
+            if error.code != "full":
+                raise
+            # Nothing half-made left behind: what this run created goes (an index that was
+            # there stays as it was: SQLite rolled the transaction back).
+            remove_index_files(path, only=existing_index_files(path) - existed)
+            not_used = "disk-full"
+    parsed, removed, cold = _sync_in_memory(runs_dir, on_disk, progress)
+    return SyncResult(parsed, removed, len(on_disk), time.perf_counter() - began, cold, not_used)
+
+
+def _sync_into(
+    connection: sqlite3.Connection, runs_dir: Path, on_disk: dict[str, os.stat_result], progress: ProgressCallback | None
+) -> tuple[int, int, bool]:
+    """(parsed, removed, cold): the index's rows made to follow the files, committed every 500 rows
+    (so another iotui waiting on the index gets a turn within a cold build of thousands)."""
+    try:
+        return _follow_files(connection, runs_dir, on_disk, progress)
+    except BaseException:
+        connection.rollback()
+        raise
+
+
+def _follow_files(
+    connection: sqlite3.Connection, runs_dir: Path, on_disk: dict[str, os.stat_result], progress: ProgressCallback | None
+) -> tuple[int, int, bool]:
+    known = {name: (mtime_ns, size) for name, mtime_ns, size in connection.execute("SELECT name, mtime_ns, size FROM runs")}
+    cold = not known
+    removed = [name for name in known if name not in on_disk]
+    to_parse = [name for name, stat in on_disk.items() if known.get(name) != (stat.st_mtime_ns, stat.st_size)]
+    connection.executemany("DELETE FROM runs WHERE name = ?", [(name,) for name in removed])
+    rows = []
+    for done, name in enumerate(to_parse, start=1):
+        rows.append(_fresh_row(runs_dir, name, on_disk[name]))
+        if len(rows) >= 500:
+            _insert(connection, rows)
+            connection.commit()
+            rows = []
+        if progress is not None and (done % 50 == 0 or done == len(to_parse)):
+            progress(done, len(to_parse))
+    _insert(connection, rows)
+    connection.commit()
+    return len(to_parse), len(removed), cold and bool(to_parse)
+
+
+def _fresh_row(runs_dir: Path, name: str, stat: os.stat_result) -> tuple:
+    """The index row of one record file, read from the file now."""
+    hosts: list[str] | None = None
+    try:
+        (record, hosts), error = load_record_listing(runs_dir / name), None
+    except RecordError as failure:
+        record, error = None, str(failure)
+    return _row_for(name, stat, record, error, hosts)
+
+
+def still_matching(
+    runs_dir: Path, runs: list[IndexedRun], run_filter: RunFilter, now: float | None = None
+) -> tuple[list[IndexedRun], list[IndexedRun]]:
+    """(the runs that match ``run_filter`` when read again from their own files; those that do not).
+
+    What a prune deletes is checked against the records, not only the index: a row whose file
+    now says otherwise (another start, preset, tag...), is gone, or is not a plain record file
+    name of ``runs_dir`` is kept out. The same conditions as :func:`query`, on fresh rows.
+    """
+    runs_dir = Path(runs_dir)
+    fresh: dict[str, tuple] = {}
+    for run in runs:
+        name = run.path.name
+        if run.path.parent != runs_dir or not is_record_file(name) or name in fresh:
+            continue
+        try:
+            info = os.stat(runs_dir / name)
+        except OSError:
+            continue
+        if S_ISREG(info.st_mode):
+            fresh[name] = _fresh_row(runs_dir, name, info)
+    where, values = _where(run_filter, now)
+    check = sqlite3.connect(":memory:")
+    try:
+        check.executescript(_SCHEMA)
+        _insert(check, list(fresh.values()))
+        matching = {row[0] for row in check.execute(f"SELECT name FROM runs{where}", values)}
     finally:
-        connection.close()
-    return SyncResult(len(to_parse), len(removed), len(on_disk), time.perf_counter() - began, cold and bool(to_parse))
+        check.close()
+    kept_in = [run for run in runs if run.path.parent == runs_dir and run.path.name in matching]
+    kept_ids = {id(run) for run in kept_in}
+    return kept_in, [run for run in runs if id(run) not in kept_ids]
 
 
 def save_indexed(record: RunRecord, runs_dir: Path, fio_report: dict | None = None, *, durable: bool = True) -> Path:
@@ -341,12 +467,15 @@ class IndexBatch:
         rows, self._rows = self._rows, []
         try:
             if self._connection is None:
+                if not_own(self.runs_dir, index_path(self.runs_dir)) is not None:
+                    self._broken = True  # never written into: History builds its list in memory
+                    return
                 self._connection = _connect(self.runs_dir)
                 # A cache that the next sync rebuilds from the files: no need to wait for the disk.
                 self._connection.execute("PRAGMA synchronous = OFF")
             _insert(self._connection, rows)
             self._connection.commit()
-        except (OSError, sqlite3.Error):
+        except (OSError, sqlite3.Error, HistoryIndexError):
             self._broken = True  # the next sync indexes these records from their files
 
     def close(self) -> None:
@@ -410,33 +539,47 @@ def _where(run_filter: RunFilter, now: float | None = None) -> tuple[str, list]:
 
 
 def query(runs_dir: Path, run_filter: RunFilter = RunFilter(), *, limit: int | None = None) -> tuple[list[IndexedRun], int]:
-    """(the matching runs newest first, at most ``limit``; how many match in all). Call :func:`sync` first."""
+    """(the matching runs newest first, at most ``limit``; how many match in all). Call :func:`sync` first.
+
+    Reads the index in memory where :func:`sync` built one, else the index file if it is iotui's own
+    (one that is not: nothing, until a sync builds the list in memory).
+    """
     runs_dir = Path(runs_dir)
-    if not index_path(runs_dir).exists():
-        return [], 0
     where, values = _where(run_filter)
+    sql = f"SELECT {', '.join(_COLUMNS)} FROM runs{where} ORDER BY started_ts DESC, name DESC"
+    if limit is not None:
+        sql += f" LIMIT {int(limit)}"
+    with memory_index(runs_dir) as memory:
+        if memory is not None:
+            total = memory.execute(f"SELECT count(*) FROM runs{where}", values).fetchone()[0]
+            rows = memory.execute(sql, values).fetchall()
+            return [run for row in rows if (run := _indexed(runs_dir, row)) is not None], int(total)
+    if not index_path(runs_dir).exists() or not_own(runs_dir, index_path(runs_dir)) is not None:
+        return [], 0
     connection = _connect(runs_dir)
     try:
-        total = connection.execute(f"SELECT count(*) FROM runs{where}", values).fetchone()[0]
-        sql = f"SELECT {', '.join(_COLUMNS)} FROM runs{where} ORDER BY started_ts DESC, name DESC"
-        if limit is not None:
-            sql += f" LIMIT {int(limit)}"
-        rows = connection.execute(sql, values).fetchall()
+        with translated(index_path(runs_dir)):
+            total = connection.execute(f"SELECT count(*) FROM runs{where}", values).fetchone()[0]
+            rows = connection.execute(sql, values).fetchall()
     finally:
         connection.close()
-    return [_indexed(runs_dir, row) for row in rows], int(total)
+    return [run for row in rows if (run := _indexed(runs_dir, row)) is not None], int(total)
 
 
-def _indexed(runs_dir: Path, row: Iterable) -> IndexedRun:
+def _indexed(runs_dir: Path, row: Iterable) -> IndexedRun | None:
+    """A row read back as a run, every text made terminal-safe and every value checked (None: not a
+    record file's row). The index is a file on disk: whatever it holds is read as untrusted."""
     data = dict(zip(_COLUMNS, row))
-    started = dt.datetime.fromisoformat(data["started"]) if data["started"] else None
+    name = data["name"]
+    if not isinstance(name, str) or "/" in name or not is_record_file(name):
+        return None
     return IndexedRun(
-        path=runs_dir / data["name"], run_id=data["run_id"] or "", preset=data["preset"] or "",
-        title=data["title"] or "", status=data["status"] or "", started=started, target=data["target"] or "",
-        filesystem=data["filesystem"] or "", device=data["device"] or "",
-        read_iops=tuple(json.loads(data["read_iops"] or "[]")), write_iops=tuple(json.loads(data["write_iops"] or "[]")),
-        p99_ns=tuple(json.loads(data["p99_ns"] or "[]")), paused_s=data["paused_s"], notes=data["notes"] or "",
-        tags=tuple(json.loads(data["tags"] or "[]")), forced=bool(data["forced"]), error=data["error"] or None,
-        responsiveness=data["responsiveness"] or "", mixed_iops=tuple(json.loads(data["mixed_iops"] or "[]")),
-        hosts=tuple(json.loads(data["hosts"] or "[]")),
+        path=runs_dir / name, run_id=safe_text(data["run_id"]), preset=safe_text(data["preset"]),
+        title=safe_text(data["title"]), status=safe_text(data["status"]), started=started_from(data["started"]),
+        target=safe_text(data["target"]), filesystem=safe_text(data["filesystem"]), device=safe_text(data["device"]),
+        read_iops=number_list(data["read_iops"]), write_iops=number_list(data["write_iops"]),
+        p99_ns=number_list(data["p99_ns"]), paused_s=figure(data["paused_s"]), notes=safe_text(data["notes"]),
+        tags=tuple(safe_text(tag) for tag in json_list(data["tags"])), forced=bool(data["forced"]),
+        error=safe_text(data["error"]) or None, responsiveness=safe_text(data["responsiveness"]),
+        mixed_iops=number_list(data["mixed_iops"]), hosts=tuple(safe_text(host) for host in json_list(data["hosts"])),
     )

@@ -354,7 +354,8 @@ class HistoryScreen(Screen):
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self._delete([run.path for run in runs])
+                # The index chose them; each is read again from its own record before it is deleted.
+                self._delete([run.path for run in self.services.still_matching(runs, **conditions)])
 
         self.app.push_screen(
             ConfirmScreen(f"Delete {matched:,} run{'s' if matched != 1 else ''} {described}?",
