@@ -66,8 +66,11 @@ class PauseLog:
         self._unflagged.append(len(self.pauses) - 1)
         self._paused_at = None
 
-    def feed(self, doc: dict, made_row: bool, whole: Snapshot | None = None) -> bool:
-        """One status document; returns whether the row it made holds a pause (then it is marked paused).
+    def feed(self, doc: dict, made_row: bool, whole: Snapshot | None = None, rows_made: int = 1) -> bool:
+        """One status document; returns whether the rows it made hold a pause (then they are marked paused).
+
+        ``rows_made``: how many rows the document made (one per section that ran in it); the
+        pause is counted once, on the first of them.
 
         ``whole``: the document's snapshot over all its jobs, when the caller has it: a
         document of one reporting group is that group's snapshot, not worked out again.
@@ -82,6 +85,7 @@ class PauseLog:
         self._previous_doc = doc
         if made_row:
             self.row_pauses.append(list(self._unflagged) if paused_row else [])
+            self.row_pauses.extend([] for _ in range(rows_made - 1))
             if paused_row:
                 self._unflagged = []
         return paused_row
