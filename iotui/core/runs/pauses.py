@@ -45,6 +45,8 @@ class PauseLog:
         self._previous_doc: dict | None = None
         self.lost: dict[tuple[int, str], _Lost] = {}
         self.row_pauses: list[list[int]] = []  # per sample row: the pauses it holds
+        # The first row made while a pause was still open (a stop while paused): it holds that pause.
+        self._open_pause_row: int | None = None
 
     @property
     def paused_s(self) -> float:
@@ -63,7 +65,13 @@ class PauseLog:
             return
         started, at_s = self._paused_at
         self.pauses.append({"at_s": round(at_s, 3), "duration_s": round(max(now - started, 0.0), 3)})
-        self._unflagged.append(len(self.pauses) - 1)
+        if self._open_pause_row is not None:
+            # fio reported (its final report, after a stop while paused) before the pause ended:
+            # the row made then holds it, so its section's figures leave the pause out.
+            self.row_pauses[self._open_pause_row].append(len(self.pauses) - 1)
+            self._open_pause_row = None
+        else:
+            self._unflagged.append(len(self.pauses) - 1)
         self._paused_at = None
 
     def feed(self, doc: dict, made_row: bool, whole: Snapshot | None = None, rows_made: int = 1) -> bool:
@@ -84,6 +92,8 @@ class PauseLog:
                     self._add_lost(gid, direction, before, snapshot)
         self._previous_doc = doc
         if made_row:
+            if paused_row and self._paused_at is not None and self._open_pause_row is None:
+                self._open_pause_row = len(self.row_pauses)
             self.row_pauses.append(list(self._unflagged) if paused_row else [])
             self.row_pauses.extend([] for _ in range(rows_made - 1))
             if paused_row:
