@@ -82,6 +82,8 @@ class IntervalSample:
     directions: dict[str, DirectionInterval]
     # fio's reporting group the sample belongs to (None where not split by group).
     groupid: int | None = None
+    # A pause fell in this interval: it is left out of every figure.
+    paused: bool = False
 
 
 def _extended_parts(numerator: int, denominator: int, significand_bits: int = 64) -> tuple[int, int]:

@@ -15,6 +15,7 @@ import asyncio
 import datetime as dt
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -232,9 +233,9 @@ class RunSession(RunRecorder):
                 return
             self._last_row_monotonic = time.monotonic()
             for interval in intervals:
-                row = sample_row(interval, self.latest_host)
                 if paused_row:
-                    row["paused"] = True  # a pause fell in this interval: left out of every figure
+                    interval = replace(interval, paused=True)
+                row = sample_row(interval, self.latest_host)
                 self.row_groupids.append(interval.groupid)
                 self.row_busy_cores.append(getattr(self.latest_host, "busy_cores", None))
                 row.update(responsiveness_row(self.latest_assessment, self.latest_probe, self.latest_io_probe))
