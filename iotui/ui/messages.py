@@ -123,7 +123,7 @@ class HostLevelAssessed(Message, bubble=False):
 def messages_for_event(event: object) -> list[Message]:
     """The messages that carry one session event (the worker posts them as they are)."""
     if isinstance(event, IntervalUpdate):
-        return [IntervalArrived(event.interval, event.host, event.elapsed_s, bool(event.row.get("paused")))]
+        return [IntervalArrived(event.interval, event.host, event.elapsed_s, event.interval.paused)]
     if isinstance(event, AggregateUpdate):
         return [IntervalArrived(event.aggregate.sample, None, event.elapsed_s, bool(event.row.get("paused")))]
     if isinstance(event, HostIntervalUpdate):

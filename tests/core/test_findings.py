@@ -32,7 +32,9 @@ def test_sections_get_steady_and_sustained_writes_get_a_cliff() -> None:
         "found": True, "at_s": 25.0, "at_bytes": 25 * 1000 * MIB, "bw_before_bytes": 1000 * MIB, "bw_after_bytes": 300 * MIB,
     }
     assert sections[1]["steady"]["reached"] is True  # the first 25 s were flat
-    assert "steady" not in sections[2]  # 3 s: too short to judge
+    # 3 s: too short to judge, said as such (never "not steady").
+    assert sections[2]["steady"] == {"reached": False, "method": "window", "judged_s": 3, "window_s": 5}
+    assert steady_sentence(sections[2]["steady"]) == "too short to judge: 3 s of the 5 s window needed"
     assert "cliff" not in sections[2]  # not sustained
     assert cliff_sentence(sections[1]["cliff"]) == "after 24.4 GiB (25 s): 1,000 MiB/s → 300 MiB/s"
 

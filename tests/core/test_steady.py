@@ -192,3 +192,28 @@ def test_the_live_judgement_leaves_paused_seconds_out_as_the_record_does() -> No
     ]
     assert not any("falling" in sentence for sentence in sentences)
     assert sentences[-1] == section_steady_state(samples).sentence()
+
+
+def test_a_five_second_section_is_too_short_to_judge_never_not_steady() -> None:
+    """The desktop preset's 5-second sections: a part of a second at each end, four whole seconds between."""
+    from iotui.core.records.findings import steady_sentence
+    from iotui.core.records.steady import section_steady_state
+
+    # Falling IOPS that would read "not steady" if the window were judged.
+    samples = [{"t_s": 10.4, "dt_s": 0.4, "read_iops": 100.0}]
+    samples += [{"t_s": 10.4 + i, "dt_s": 1.0, "read_iops": 1000.0 - 150 * i} for i in range(1, 5)]
+    samples += [{"t_s": 15.0, "dt_s": 0.6, "read_iops": 900.0}]
+    state = section_steady_state(samples)
+    assert state.too_short and not state.reached
+    assert state.sentence() == "too short to judge: 4 s of the 5 s window needed"
+    assert steady_sentence(state.to_record()) == "too short to judge: 4 s of the 5 s window needed"
+
+
+def test_parts_of_a_second_are_left_out_of_the_window() -> None:
+    """A partial first second (low, over 0.3 s) does not keep a flat section from being steady."""
+    from iotui.core.records.steady import section_steady_state
+
+    samples = [{"t_s": 0.3, "dt_s": 0.3, "read_iops": 10.0}]
+    samples += [{"t_s": 0.3 + i, "dt_s": 1.0, "read_iops": 1000.0} for i in range(1, 6)]
+    state = section_steady_state(samples)
+    assert state.reached and state.after_s == 5.3  # the section starts at its first (partial) second

@@ -57,14 +57,18 @@ def test_desktop_gives_the_table_in_one_run(tmp_path: Path) -> None:
     for section in record.sections:
         assert verdict_contradiction(section["pressure"], record.pressure) is None, section["pressure"]
     assert verdict_contradiction(record.pressure, record.pressure) is None
-    # 1-second tests are too short for a steady-state judgement (five samples): none is claimed.
-    assert all("steady" not in section for section in record.sections)
+    # 1-second tests are too short for a steady-state judgement (five whole seconds): each says so.
+    for section in record.sections:
+        assert section["steady"]["reached"] is False and section["steady"]["window_s"] == 5, section
+        assert section["steady"]["judged_s"] < 5
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".iotui-")] == []
 
     exported = iotui("export", str(record.path), cwd=tmp_path)
     assert exported.returncode == 0, exported.stderr
     lines = exported.stdout.splitlines()
     assert "| test | direction | MiB/s | IOPS | mean | p99 | bar | steady state |" in lines
+    assert all("too short to judge:" in line and "window needed" in line for line in lines
+               if line.startswith("| SEQ") or line.startswith("| RND"))
     table = [line for line in lines if line.startswith("| SEQ") or line.startswith("| RND")]
     assert [tuple(cell.strip() for cell in line.strip("|").split("|")[:2]) for line in table[:8]] == ROWS
     best = max(rows, key=lambda row: row.bw_bytes or 0)

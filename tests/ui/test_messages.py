@@ -51,3 +51,14 @@ def test_each_event_maps_to_its_messages() -> None:
     ended = messages_for_event(RunFinished(record, Path("/r.toml"), None))[0]
     assert isinstance(ended, RunEnded) and ended.saved_path == Path("/r.toml")
     assert messages_for_event(object()) == []
+
+
+def test_a_paused_second_is_said_by_the_value_itself_not_read_back_from_the_row() -> None:
+    from iotui.core.fio.summary import sample_row
+
+    paused = IntervalSample(t_s=5.0, dt_s=3.2, directions={}, groupid=1, paused=True)
+    row = sample_row(paused)
+    assert row["paused"] is True
+    assert "paused" not in sample_row(IntervalSample(t_s=6.0, dt_s=1.0, directions={}))
+    [message] = messages_for_event(IntervalUpdate(paused, None, {"t_s": 5.0}, 5.0))
+    assert isinstance(message, IntervalArrived) and message.paused is True

@@ -80,6 +80,10 @@ class IntervalSample:
     t_s: float
     dt_s: float
     directions: dict[str, DirectionInterval]
+    # fio's reporting group the sample belongs to (None where not split by group).
+    groupid: int | None = None
+    # A pause fell in this interval: it is left out of every figure.
+    paused: bool = False
 
 
 def _extended_parts(numerator: int, denominator: int, significand_bits: int = 64) -> tuple[int, int]:
@@ -253,21 +257,23 @@ def snapshot_from_document(doc: dict) -> Snapshot:
     )
 
 
-_EMPTY = DirectionTotals(0, 0, 0, 0, 0.0, None, None, {})
+# A direction that has done nothing yet.
+EMPTY_TOTALS = DirectionTotals(0, 0, 0, 0, 0.0, None, None, {})
 
 
 def _went_backwards(previous: Snapshot, current: Snapshot) -> bool:
     for direction in DIRECTIONS:
-        before = previous.directions.get(direction, _EMPTY)
-        after = current.directions.get(direction, _EMPTY)
+        before = previous.directions.get(direction, EMPTY_TOTALS)
+        after = current.directions.get(direction, EMPTY_TOTALS)
         if after.total_ios < before.total_ios or after.clat_n < before.clat_n:
             return True
     return current.timestamp_ms < previous.timestamp_ms
 
 
-def _direction_interval(
+def direction_interval(
     before: DirectionTotals, after: DirectionTotals, dt_s: float
 ) -> DirectionInterval:
+    """One direction's figures between two cumulative totals, its rates over ``dt_s``."""
     ios = after.total_ios - before.total_ios
     clat_n = after.clat_n - before.clat_n
     lat_mean_ns = (after.clat_sum_ns - before.clat_sum_ns) / clat_n if clat_n > 0 else None
@@ -301,7 +307,7 @@ def _direction_interval(
 
 
 def _zero_baseline(snapshot: Snapshot) -> Snapshot:
-    return Snapshot(snapshot.timestamp_ms, snapshot.job_count, {d: _EMPTY for d in DIRECTIONS})
+    return Snapshot(snapshot.timestamp_ms, snapshot.job_count, {d: EMPTY_TOTALS for d in DIRECTIONS})
 
 
 class IntervalDeriver:
@@ -368,8 +374,8 @@ class IntervalDeriver:
     ) -> dict[str, DirectionInterval]:
         result: dict[str, DirectionInterval] = {}
         for direction in DIRECTIONS:
-            after_totals = after.directions.get(direction, _EMPTY)
-            before_totals = before.directions.get(direction, _EMPTY)
+            after_totals = after.directions.get(direction, EMPTY_TOTALS)
+            before_totals = before.directions.get(direction, EMPTY_TOTALS)
             if (
                 after_totals.runtime_ms == before_totals.runtime_ms
                 and after_totals.total_ios == before_totals.total_ios
@@ -378,5 +384,5 @@ class IntervalDeriver:
                 # a multi-section preset is over): absent, not 0 IOPS. A running
                 # but stalled direction still has its runtime growing.
                 continue
-            result[direction] = _direction_interval(before_totals, after_totals, dt_s)
+            result[direction] = direction_interval(before_totals, after_totals, dt_s)
         return result

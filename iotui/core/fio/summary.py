@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 def sample_row(interval: IntervalSample, host: HostSample | None = None) -> dict[str, object]:
     """One ``[[samples]]`` row: fio's interval figures beside the host's."""
     row: dict[str, object] = {"t_s": round(interval.t_s, 3), "dt_s": round(interval.dt_s, 3)}
+    if interval.paused:
+        row["paused"] = True
     for direction, figures in interval.directions.items():
         row[f"{direction}_iops"] = figures.iops
         row[f"{direction}_bw_bytes"] = figures.bw_bytes

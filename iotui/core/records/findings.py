@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 from iotui.core import format as fmt
 from iotui.core.numbers import is_number, number
 from iotui.core.records.cliff import cliff_from_record, is_sustained_write, section_cliff
-from iotui.core.records.steady import FioSteadyState, fio_steady_state, section_steady_state
+from iotui.core.records.steady import FioSteadyState, fio_steady_state, section_steady_state, too_short_sentence
 
 if TYPE_CHECKING:
     from iotui.core.records.record import RunRecord
@@ -88,7 +88,7 @@ def annotate_sections(
             (found for found in (fio_steady_state(job) for job in section_jobs) if found is not None), None
         )
         state = section_steady_state(samples, fio_ss=fio_ss)
-        if state.window is not None or state.fio_ss is not None:  # fewer than five samples: no judgement
+        if state.window is not None or state.fio_ss is not None or state.too_short:
             section["steady"] = state.to_record()
         own = section.get("options")
         options = options_of(index) if options_of is not None else (own if isinstance(own, Mapping) else {})
@@ -107,6 +107,9 @@ def steady_sentence(steady: object) -> str | None:
     if not isinstance(steady, Mapping) or not isinstance(steady.get("reached"), bool):
         return None
     method = steady.get("method", "window")
+    judged, window = steady.get("judged_s"), steady.get("window_s")
+    if not steady["reached"] and is_number(judged) and is_number(window) and judged < window:
+        return too_short_sentence(judged, window)
     if steady["reached"]:
         after = steady.get("after_s")
         text = f"steady after {after:.0f} s" if is_number(after) else "steady"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iotui.core.fio.intervals import IntervalDeriver
+from iotui.core.fio.section_seconds import SectionSecondsDeriver
 from iotui.core.fio.json_documents import split_documents
 from iotui.core.fio.normalize import (
     DIRECTIONS,
@@ -29,7 +29,7 @@ from iotui.core.fio.normalize import (
     normalize_document,
     summary_jobs,
 )
-from iotui.core.fio.sections import SectionTracker, fio_sections, merged_direction
+from iotui.core.fio.sections import fio_sections, merged_direction
 from iotui.core.fio.summary import sample_row
 from iotui.core.input_files import InputFileError, read_input_file
 from iotui.core.terminal_text import strip_document, terminal_safe
@@ -322,16 +322,13 @@ def _record_from_group(group: list[dict[str, Any]], file_mtime: dt.datetime | No
     _name_missing_percentiles(sections)
     samples: list[dict[str, Any]] = []
     if len(group) > 1:
-        deriver = IntervalDeriver()
-        tracker = SectionTracker()
+        deriver = SectionSecondsDeriver()
         groupids: list[int | None] = []
         for doc in group:
             step = {"timestamp_ms": doc["timestamp_ms"], "jobs": summary_jobs(doc)}
-            groupid = tracker.feed(step)
-            interval = deriver.feed(step)
-            if interval is not None:
+            for interval in deriver.feed(step):
                 samples.append(sample_row(interval))
-                groupids.append(groupid)
+                groupids.append(interval.groupid)
         assign_sections(sections, samples, groupids)
         for index, section in enumerate(sections):
             mine = [row for row in samples if row.get("section") == index]

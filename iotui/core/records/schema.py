@@ -134,6 +134,8 @@ STEADY_KEYS: Spec = {
     "after_s": (NUMBER, False),
     "method": ((str,), False),
     "fio_ss": ((dict,), False),
+    "judged_s": (NUMBER, False),
+    "window_s": (NUMBER, False),
 }
 CLIFF_KEYS: Spec = {
     "found": ((bool,), False),

@@ -8,6 +8,12 @@ within 10% of the average. iotui applies that window to five consecutive
 long). The first window that passes says when the section settled; a section
 whose windows never pass is "not steady", described by its last window.
 
+Only whole seconds are judged: a section's first and last seconds are usually
+parts of a second (it started or ended inside a status interval), with their own
+``dt_s``; they are left out of the window, though the section still starts at
+its first one. A section with fewer whole seconds than the window is "too short
+to judge", never "not steady".
+
 When a preset asks fio for ``steadystate`` (``ss``), fio's own verdict is read
 from its final JSON report as well; both are kept. ``docs/numbers.md``
 documents both methods.
@@ -21,6 +27,8 @@ from typing import Iterable, Literal, Mapping, Sequence
 from iotui.core.numbers import number, numbers
 
 WINDOW_ROUNDS = 5
+# A sample is a whole second when it covers at least this share of the section's longest sample.
+WHOLE_SECOND_SHARE = 0.9
 RANGE_LIMIT = 0.20
 SLOPE_LIMIT = 0.10
 DIRECTIONS = ("read", "write", "trim")
@@ -96,13 +104,21 @@ class SteadyState:
     window: Window | None = None
     samples: int = 0
     fio_ss: FioSteadyState | None = None
+    too_short: bool = False
 
     def to_record(self) -> dict[str, object]:
-        """The record's ``sections.steady`` table (``after_s`` absent when not reached)."""
+        """The record's ``sections.steady`` table (``after_s`` absent when not reached).
+
+        A section too short to judge keeps ``judged_s`` (its whole seconds) and
+        ``window_s`` (the window needed) so every reader words it the same way.
+        """
         table: dict[str, object] = {"reached": self.reached}
         if self.reached and self.after_s is not None:
             table["after_s"] = round(self.after_s, 3)
         table["method"] = self.method
+        if self.too_short and self.method == "window":
+            table["judged_s"] = self.samples
+            table["window_s"] = WINDOW_ROUNDS
         if self.fio_ss is not None and self.method != "fio-ss":
             table["fio_ss"] = self.fio_ss.to_record()
         return table
@@ -113,9 +129,16 @@ class SteadyState:
             return self.fio_ss.sentence()
         if self.reached:
             return f"steady after {self.after_s:.0f} s"
+        if self.too_short:
+            return too_short_sentence(self.samples)
         if self.window is None:
             return f"steady state: {self.samples} of {WINDOW_ROUNDS} s so far"
         return f"not steady: {describe_unsteady(self.window)}"
+
+
+def too_short_sentence(judged_s: float, window_s: float = WINDOW_ROUNDS) -> str:
+    """"too short to judge: 4 s of the 5 s window needed"."""
+    return f"too short to judge: {judged_s:.0f} s of the {window_s:.0f} s window needed"
 
 
 def describe_unsteady(window: Window, metric: str = "IOPS") -> str:
@@ -177,24 +200,30 @@ def section_steady_state(
 ) -> SteadyState:
     """The judgement on one section's record samples (``t_s``, ``dt_s``, ``<direction>_iops``).
 
-    Paused samples and samples without I/O figures are left out; the section
-    starts where its first sample's interval starts.
+    Paused samples, samples without I/O figures and parts of a second are left
+    out; the section starts where its first sample's interval starts. With fewer
+    whole seconds than the window, the section is too short to judge (fio's own
+    verdict then stands alone when there is one).
     """
-    times: list[float] = []
-    values: list[float] = []
+    kept: list[tuple[float, float, float]] = []
     start_s: float | None = None
     for sample in samples:
-        if sample.get("paused"):
-            continue
         iops = sample_iops(sample)
         t_s = number(sample.get("t_s"))
         if iops is None or t_s is None:
             continue
+        dt_s = number(sample.get("dt_s", 1.0)) or 0.0
         if start_s is None:
-            start_s = t_s - (number(sample.get("dt_s", 1.0)) or 0.0)
-        times.append(t_s)
-        values.append(iops)
-    return steady_state(times, values, start_s=start_s or 0.0, fio_ss=fio_ss)
+            start_s = t_s - dt_s
+        if not sample.get("paused"):
+            kept.append((t_s, dt_s, iops))
+    longest_s = max((dt_s for _, dt_s, _ in kept), default=0.0)
+    whole = [(t_s, iops) for t_s, dt_s, iops in kept if dt_s >= WHOLE_SECOND_SHARE * longest_s]
+    if kept and len(whole) < WINDOW_ROUNDS:
+        if fio_ss is not None:
+            return SteadyState(fio_ss.reached, "fio-ss", fio_ss.after_s, None, len(whole), fio_ss)
+        return SteadyState(False, "window", samples=len(whole), too_short=True)
+    return steady_state([t for t, _ in whole], [v for _, v in whole], start_s=start_s or 0.0, fio_ss=fio_ss)
 
 
 class SteadyTracker:

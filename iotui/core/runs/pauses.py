@@ -45,6 +45,8 @@ class PauseLog:
         self._previous_doc: dict | None = None
         self.lost: dict[tuple[int, str], _Lost] = {}
         self.row_pauses: list[list[int]] = []  # per sample row: the pauses it holds
+        # The first row made while a pause was still open (a stop while paused): it holds that pause.
+        self._open_pause_row: int | None = None
 
     @property
     def paused_s(self) -> float:
@@ -63,11 +65,20 @@ class PauseLog:
             return
         started, at_s = self._paused_at
         self.pauses.append({"at_s": round(at_s, 3), "duration_s": round(max(now - started, 0.0), 3)})
-        self._unflagged.append(len(self.pauses) - 1)
+        if self._open_pause_row is not None:
+            # fio reported (its final report, after a stop while paused) before the pause ended:
+            # the row made then holds it, so its section's figures leave the pause out.
+            self.row_pauses[self._open_pause_row].append(len(self.pauses) - 1)
+            self._open_pause_row = None
+        else:
+            self._unflagged.append(len(self.pauses) - 1)
         self._paused_at = None
 
-    def feed(self, doc: dict, made_row: bool, whole: Snapshot | None = None) -> bool:
-        """One status document; returns whether the row it made holds a pause (then it is marked paused).
+    def feed(self, doc: dict, made_row: bool, whole: Snapshot | None = None, rows_made: int = 1) -> bool:
+        """One status document; returns whether the rows it made hold a pause (then they are marked paused).
+
+        ``rows_made``: how many rows the document made (one per section that ran in it); the
+        pause is counted once, on the first of them.
 
         ``whole``: the document's snapshot over all its jobs, when the caller has it: a
         document of one reporting group is that group's snapshot, not worked out again.
@@ -81,7 +92,10 @@ class PauseLog:
                     self._add_lost(gid, direction, before, snapshot)
         self._previous_doc = doc
         if made_row:
+            if paused_row and self._paused_at is not None and self._open_pause_row is None:
+                self._open_pause_row = len(self.row_pauses)
             self.row_pauses.append(list(self._unflagged) if paused_row else [])
+            self.row_pauses.extend([] for _ in range(rows_made - 1))
             if paused_row:
                 self._unflagged = []
         return paused_row

@@ -15,12 +15,13 @@ import asyncio
 import datetime as dt
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
-from iotui.core.fio.intervals import IntervalDeriver, snapshot_from_document
 from iotui.core.fio.runner import FioExited, FioNotFoundError, FioRunner, StderrLine
-from iotui.core.fio.sections import SectionTracker, fio_sections
+from iotui.core.fio.section_seconds import SectionSecondsDeriver
+from iotui.core.fio.sections import fio_sections
 from iotui.core.fio.status import FioDocument, FioText
 from iotui.core.heap import hold_for_run, release_after_run
 from iotui.core.numbers import number
@@ -77,8 +78,7 @@ class RunSession(RunRecorder):
                                    cleanup_dir=plan.private_dir)
         )
         self.runner: Runner | None = None
-        self.deriver = IntervalDeriver()
-        self.section_tracker = SectionTracker()
+        self.deriver = SectionSecondsDeriver()
         # Per sample row: fio's groupid then, and the host's busy cores (for IOPS per busy core).
         self.row_groupids: list[int | None] = []
         self.row_busy_cores: list[float | None] = []
@@ -224,24 +224,25 @@ class RunSession(RunRecorder):
         self._fio_heard_monotonic = time.monotonic()
         if isinstance(event, FioDocument):
             self.last_document = event.doc
-            groupid = self.section_tracker.feed(event.doc)
-            # The document's totals are worked out once, for the interval and the pause log.
-            snapshot = snapshot_from_document(event.doc)
-            interval = self.deriver.feed_snapshot(snapshot)
-            paused_row = self.pause_log.feed(event.doc, made_row=interval is not None, whole=snapshot)
-            if interval is None:
-                return
-            row = sample_row(interval, self.latest_host)
-            if paused_row:
-                row["paused"] = True  # a pause fell in this interval: left out of every figure
-            self._last_row_monotonic = time.monotonic()
-            self.row_groupids.append(groupid)
-            self.row_busy_cores.append(getattr(self.latest_host, "busy_cores", None))
-            row.update(responsiveness_row(self.latest_assessment, self.latest_probe, self.latest_io_probe))
-            self.rows.append(row)
-            self._emit(
-                IntervalUpdate(interval, self.latest_host, row, time.monotonic() - self._started_monotonic)
+            # One walk of the document: one sample per section that ran in the interval.
+            intervals = self.deriver.feed(event.doc)
+            paused_row = self.pause_log.feed(
+                event.doc, made_row=bool(intervals), whole=self.deriver.whole, rows_made=len(intervals)
             )
+            if not intervals:
+                return
+            self._last_row_monotonic = time.monotonic()
+            for interval in intervals:
+                if paused_row:
+                    interval = replace(interval, paused=True)
+                row = sample_row(interval, self.latest_host)
+                self.row_groupids.append(interval.groupid)
+                self.row_busy_cores.append(getattr(self.latest_host, "busy_cores", None))
+                row.update(responsiveness_row(self.latest_assessment, self.latest_probe, self.latest_io_probe))
+                self.rows.append(row)
+                self._emit(
+                    IntervalUpdate(interval, self.latest_host, row, time.monotonic() - self._started_monotonic)
+                )
         elif isinstance(event, FioText):
             self._log("stdout", event.line)
         elif isinstance(event, StderrLine):

@@ -81,10 +81,10 @@ class LiveRun(Horizontal):
 
     def show_interval(self, interval: IntervalSample, *, paused: bool = False) -> None:
         if interval.directions:
-            # A new set of directions is a new section of the preset (read, then write); a paused
-            # second is left out of the steady judgement, as the record leaves it out.
+            # A new reporting group is a new section (where fio's groupid is unknown, a new set of
+            # directions); a paused second is left out of the steady judgement, as the record leaves it out.
             iops = sum(figures.iops for figures in interval.directions.values())
-            key = frozenset(interval.directions)
+            key = interval.groupid if interval.groupid is not None else frozenset(interval.directions)
             self.steady = self._steady.add(interval.t_s, interval.dt_s, iops, key, paused=paused).sentence()
         self.interval = interval
         self.elapsed_s = interval.t_s
