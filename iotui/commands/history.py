@@ -14,7 +14,7 @@ from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from iotui.core import format as fmt
 from iotui.core.records.history_index import IndexedRun, RunFilter, query, sync
 from iotui.core.records.edit import delete_records, parse_age
-from iotui.core.table import Column, Step, fit_table
+from iotui.core.table import Column, Step, fit_table, wrap
 from iotui.core.terminal_text import terminal_safe
 
 
@@ -86,8 +86,6 @@ _STEPS = (
 
 
 def _cells(run: IndexedRun) -> list[str]:
-    if run.error:
-        return ["?", "bad file", terminal_safe(run.path.name), "", "", "", "", "", run.error]
     date = run.started.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M") if run.started else "?"
     tags = " ".join(f"#{tag}" for tag in run.tags)
     note = f"\u201c{run.notes}\u201d" if run.notes else ""
@@ -101,12 +99,18 @@ def _cells(run: IndexedRun) -> list[str]:
 
 
 def _table(runs: list[IndexedRun], width: int | None) -> list[str]:
-    """The runs as one table fitted to ``width``; a column nobody has (mixed IOPS, tags) is left out."""
+    """The runs as one table fitted to ``width``; a column nobody has (mixed IOPS, tags) is left out.
+    A file that is not a record is a sentence of its own under the table, its name and why in full."""
+    bad = [line for run in runs if run.error
+           for line in wrap(f"{terminal_safe(run.path.name)}: {run.error}", width, " " * 4, f"{'?':16}  bad file  ")]
+    runs = [run for run in runs if not run.error]
+    if not runs:
+        return bad
     rows = [_cells(run) for run in runs]
     present = [i for i in range(len(_COLUMNS)) if i < 7 or any(row[i] for row in rows)]
     columns = [_COLUMNS[i] for i in present]
     steps = [Step(step.kind, present.index(step.column)) for step in _STEPS if step.column in present]
-    return fit_table(columns, [[row[i] for i in present] for row in rows], width, steps)
+    return fit_table(columns, [[row[i] for i in present] for row in rows], width, steps) + bad
 
 
 def _where(run: IndexedRun) -> str:
