@@ -9,6 +9,8 @@ before the subcommand, an option a subcommand does not have) and mypy checks eve
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -140,3 +142,22 @@ class RunOptions:
             baseline_s=seconds(values, "baseline", 2.0), runs_dir=text(values, "runs_dir"), fio=text(values, "fio"),
             hosts=HostOptions.from_namespace(namespace),
         )
+
+
+def add_wide_option(parser: argparse.ArgumentParser) -> None:
+    """``--wide``: print every column in full, whatever the terminal's width."""
+    parser.add_argument("--wide", action="store_true", help="print every column in full, however wide the terminal")
+
+
+def output_width(values: Mapping[str, object]) -> int | None:
+    """The width tables are fitted to: ``$COLUMNS``, else the terminal's when stdout is one; None (every
+    column in full) with ``--wide`` or when stdout is a pipe or file and ``$COLUMNS`` is not set."""
+    if flag(values, "wide"):
+        return None
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    try:
+        return os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else None
+    except (OSError, ValueError, AttributeError):
+        return None

@@ -7,7 +7,7 @@ import json
 import sys
 from dataclasses import dataclass
 
-from iotui.cli_options import flag, text, texts
+from iotui.cli_options import add_wide_option, flag, output_width, text, texts
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from iotui.commands.record_args import add_runs_dir_option, load_record_args, references_listing, runs_dir_path
 from iotui.core.remote.split import per_host
@@ -27,6 +27,8 @@ class CompareOptions:
     per_host: bool = False
     list_references: bool = False
     runs_dir: str | None = None
+    width: int | None = None
+    """The width the text table is fitted to; None prints every column in full."""
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> CompareOptions:
@@ -35,6 +37,7 @@ class CompareOptions:
             records=texts(values, "records"), output_format=text(values, "output_format") or "text",
             plot=flag(values, "plot"), per_host=flag(values, "per_host"),
             list_references=flag(values, "list_references"), runs_dir=text(values, "runs_dir"),
+            width=output_width(values),
         )
 
 
@@ -55,6 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="a multi-host run as its aggregate and then each host, as separate runs",
     )
     parser.add_argument("--list-references", action="store_true", help="list the published references and exit")
+    add_wide_option(parser)
     add_runs_dir_option(parser)
     parser.set_defaults(handler=handle)
 
@@ -92,7 +96,7 @@ def _compare(options: CompareOptions) -> int:
     elif options.output_format == "markdown":
         sys.stdout.write(comparison_markdown(comparison))
     else:
-        sys.stdout.write(comparison_text(comparison))
+        sys.stdout.write(comparison_text(comparison, options.width))
     if options.plot:
         from iotui.commands.compare_plot import render_plots
 

@@ -8,7 +8,7 @@ import json
 import sys
 from dataclasses import dataclass
 
-from iotui.cli_options import flag, text, texts, whole_number
+from iotui.cli_options import add_wide_option, flag, output_width, text, texts, whole_number
 from iotui.commands.record_args import runs_dir_path
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from iotui.core import format as fmt
@@ -16,6 +16,7 @@ from iotui.core.records.history_index import (
     INDEX_FILE_NAME, HistoryIndexError, IndexedRun, IndexNotUsed, RunFilter, query, still_matching, sync,
 )
 from iotui.core.records.edit import delete_records, parse_age
+from iotui.core.table import Column, Step, fit_table, wrap
 from iotui.core.terminal_text import terminal_safe
 
 
@@ -34,6 +35,8 @@ class HistoryOptions:
     yes: bool = False
     json_output: bool = False
     runs_dir: str | None = None
+    width: int | None = None
+    """The width the table is fitted to; None prints every column in full."""
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> HistoryOptions:
@@ -42,7 +45,7 @@ class HistoryOptions:
             words=texts(values, "words"), preset=text(values, "preset"), status=text(values, "status"),
             tag=text(values, "tag"), older_than=text(values, "older_than"), limit=whole_number(values, "limit"),
             prune=flag(values, "prune"), yes=flag(values, "yes"), json_output=flag(values, "json"),
-            runs_dir=text(values, "runs_dir"),
+            runs_dir=text(values, "runs_dir"), width=output_width(values),
         )
 
 
@@ -65,32 +68,59 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--prune", action="store_true", help="delete the selected runs (needs --older-than or --preset)")
     parser.add_argument("--yes", action="store_true", help="with --prune: delete without asking")
     parser.add_argument("--json", action="store_true", help="print the runs (or what was pruned) as JSON")
+    add_wide_option(parser)
     add_common_options(parser, subcommand=True)
     parser.set_defaults(handler=handle)
 
 
-def _line(run: IndexedRun) -> str:
-    """One run as a line; every text in it made terminal-safe here too (one run, one line)."""
-    if run.error:
-        return f"{'?':16}  {'bad file':9}  {terminal_safe(run.path.name)}: {terminal_safe(run.error)}"
+_COLUMNS = (
+    Column("started"), Column("status"), Column("run", min_width=14), Column("where", min_width=12, cut_keeps="end"),
+    Column(("read IOPS", "read"), align="right"), Column(("write IOPS", "write"), align="right"),
+    Column("p99", align="right"), Column("mixed IOPS", align="right"), Column("tags, note", min_width=12),
+)
+# How the table narrows, in order (README.md, "Tables that fit the terminal"): the tags and note are cut,
+# then dropped; the target is cut to its end, then dropped; the run's title is cut; the IOPS headers
+# shorten; the mixed IOPS go last.
+_STEPS = (
+    Step("cut", 8), Step("drop", 8), Step("cut", 3), Step("drop", 3), Step("cut", 2), Step("shorten", 4),
+    Step("shorten", 5), Step("drop", 7),
+)
+
+
+def _cells(run: IndexedRun) -> list[str]:
     date = run.started.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M") if run.started else "?"
-    tags = f"  #{' #'.join(terminal_safe(tag) for tag in run.tags)}" if run.tags else ""
-    note = f"  \u201c{terminal_safe(run.notes)}\u201d" if run.notes else ""
+    tags = " ".join(f"#{tag}" for tag in run.tags)
+    note = f"\u201c{run.notes}\u201d" if run.notes else ""
     # unified_rw_reporting: fio's one "mixed" direction, shown as such (never as a read)
-    mixed = f"  mixed IOPS {_sections(run.mixed_iops, fmt.iops)}" if any(v is not None for v in run.mixed_iops) else ""
-    return (
-        f"{date:16}  {terminal_safe(run.status):9}  {terminal_safe(run.title or run.preset)[:34]:34}  {_where(run):24}  "
-        f"read IOPS {_sections(run.read_iops, fmt.iops):>7}  write IOPS {_sections(run.write_iops, fmt.iops):>7}  "
-        f"p99 {_sections(run.p99_ns, fmt.latency_ns):>8}"
-        f"{mixed}{tags}{note}"
-    )
+    mixed = _sections(run.mixed_iops, fmt.iops) if any(v is not None for v in run.mixed_iops) else ""
+    # Every text read back from the index is made terminal-safe here too (one run, one line).
+    return [
+        date, terminal_safe(run.status), terminal_safe(run.title or run.preset), _where(run),
+        _sections(run.read_iops, fmt.iops), _sections(run.write_iops, fmt.iops), _sections(run.p99_ns, fmt.latency_ns),
+        mixed, terminal_safe("  ".join(part for part in (tags, note) if part)),
+    ]
+
+
+def _table(runs: list[IndexedRun], width: int | None) -> list[str]:
+    """The runs as one table fitted to ``width``; a column nobody has (mixed IOPS, tags) is left out.
+    A file that is not a record is a sentence of its own under the table, its name and why in full."""
+    bad = [line for run in runs if run.error
+           for line in wrap(f"{terminal_safe(run.path.name)}: {terminal_safe(run.error)}", width, " " * 4, f"{'?':16}  bad file  ")]
+    runs = [run for run in runs if not run.error]
+    if not runs:
+        return bad
+    rows = [_cells(run) for run in runs]
+    present = [i for i in range(len(_COLUMNS)) if i < 7 or any(row[i] for row in rows)]
+    columns = [_COLUMNS[i] for i in present]
+    steps = [Step(step.kind, present.index(step.column)) for step in _STEPS if step.column in present]
+    return fit_table(columns, [[row[i] for i in present] for row in rows], width, steps) + bad
 
 
 def _where(run: IndexedRun) -> str:
-    """The target's last 24 characters, or for a run on hosts ``2 hosts: h1,h2`` cut to 24."""
+    """The target, or for a run on hosts ``2 hosts: h1,h2`` cut to 24 characters."""
     where = terminal_safe(run.where())
     if not run.hosts:
-        return where[-24:]
+        return where
     return where if len(where) <= 24 else where[:23] + "…"
 
 
@@ -144,8 +174,8 @@ def _history(options: HistoryOptions) -> int:
     if not runs:
         print(f"No saved runs in {runs_dir} match." if total == 0 and synced.total else f"No saved runs in {runs_dir}.")
         return EXIT_OK
-    for run in runs:
-        print(_line(run))
+    for line in _table(runs, options.width):
+        print(line)
     if total > len(runs):
         print(f"({len(runs)} of {total} shown; drop --limit to see all)")
     return EXIT_OK
@@ -193,8 +223,8 @@ def _prune(options: HistoryOptions, runs: list[IndexedRun], run_filter: RunFilte
         if options.json_output:
             print(json.dumps({"would_prune": [run.to_json_dict() for run in runs], "pruned": []}, indent=2))
         else:
-            for run in runs:
-                print(_line(run))
+            for line in _table(runs, options.width):
+                print(line)
             print(f"{len(runs)} runs would be deleted (each record and its fio report); "
                   "run the same command with --yes to delete them.")
         return EXIT_OK

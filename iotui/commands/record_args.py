@@ -32,6 +32,15 @@ def add_runs_dir_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def record_path(argument: str, runs_dir: Path) -> Path | None:
+    """The file a record argument names: a path, or a record's file name (with or without ``.toml``) in
+    the runs directory, as shell completion offers them; None when there is none."""
+    for candidate in (Path(argument).expanduser(), runs_dir / argument, runs_dir / f"{argument}.toml"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 def load_record_arg(argument: str, runs_dir: Path, *, expand_reference_rows: bool) -> list[RunRecord]:
     """The record(s) one argument names.
 
@@ -44,9 +53,9 @@ def load_record_arg(argument: str, runs_dir: Path, *, expand_reference_rows: boo
         if row or expand_reference_rows:
             return resolve_reference(argument)
         return [load_reference(name)]
-    candidates = [Path(argument).expanduser(), runs_dir / argument, runs_dir / f"{argument}.toml"]
-    for candidate in candidates:
-        if candidate.is_file():
+    candidate = record_path(argument, runs_dir)
+    if candidate is not None:
+        if True:
             if candidate.name.endswith(SWEEP_SUFFIX):
                 # Not a run: its points are, each a record of its own.
                 raise RecordError(

@@ -8,7 +8,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from iotui.cli_options import flag, texts
+from iotui.cli_options import flag, text, texts
+from iotui.commands.record_args import add_runs_dir_option, record_path, runs_dir_path
 from iotui.commands.run import print_summary
 from iotui.commands.run_remote import print_remote_summary
 from iotui.core.records.files import load_record
@@ -21,18 +22,20 @@ class ShowOptions:
     """``iotui show``'s options: the record files as named, and whether to print them as JSON."""
 
     records: tuple[str, ...] = ()
+    runs_dir: str | None = None
     json_output: bool = False
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> ShowOptions:
         values = vars(namespace)
-        return cls(records=texts(values, "record"), json_output=flag(values, "json"))
+        return cls(records=texts(values, "record"), json_output=flag(values, "json"), runs_dir=text(values, "runs_dir"))
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("show", help="print a saved run's summary", description="Print a saved run record's summary.")
     parser.add_argument("record", nargs="+", help="record file(s) (.toml), or sweep records (.sweep.toml)")
     parser.add_argument("--json", action="store_true", help="print the whole record as JSON")
+    add_runs_dir_option(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -58,7 +61,11 @@ def handle(args: argparse.Namespace) -> int:
 
 def _show(options: ShowOptions) -> int:
     failed = False
-    for name in options.records:
+    runs_dir = runs_dir_path(options.runs_dir)
+    for argument in options.records:
+        # A record's name as completion offers it (its file name in the runs directory), as compare takes it.
+        found = record_path(argument, runs_dir)
+        name = str(found) if found is not None else argument
         if name.endswith(SWEEP_SUFFIX):
             failed = not _show_sweep(name, options.json_output) or failed
             continue

@@ -37,6 +37,9 @@ THRESHOLD_PCT = 5.0
 
 METHOD_WELCH = "welch"
 METHOD_THRESHOLD = "threshold"
+# The same fixed threshold, for a figure that has no per-second values although both runs have samples
+# enough (IOPS per busy core, fio's CPU): the runs are not too short, the figure is a whole-run one.
+METHOD_WHOLE_RUN = "whole-run"
 METHOD_LEVEL = "level"
 METHOD_REPEATS = "repeats"
 
@@ -239,14 +242,20 @@ def _verdict(
     series_a, series_b = _series(baseline, metric), _series(other, metric)
     if len(series_a) >= MIN_SAMPLES and len(series_b) >= MIN_SAMPLES:
         return welch_verdict(series_a, series_b, metric.higher_is_better, METHOD_WELCH)
+    method = METHOD_THRESHOLD
+    if not series_a and not series_b and all(
+        len(steady_samples(record, metric.group if metric.group in DIRECTIONS else None)) >= MIN_SAMPLES
+        for record in (baseline, other)
+    ):
+        method = METHOD_WHOLE_RUN
     difference = value_b - value_a
     if value_a == 0:
         pct = 0.0 if value_b == 0 else math.inf
     else:
         pct = abs(difference) / abs(value_a) * 100
     if pct < THRESHOLD_PCT:
-        return Verdict(SAME, METHOD_THRESHOLD)
-    return Verdict(_direction_word(difference, metric.higher_is_better), METHOD_THRESHOLD)
+        return Verdict(SAME, method)
+    return Verdict(_direction_word(difference, metric.higher_is_better), method)
 
 
 def _figure(record: RunRecord, metric: Metric) -> float | None:

@@ -8,6 +8,7 @@ from iotui.core.compare.compare import (
     METHOD_REPEATS,
     METHOD_THRESHOLD,
     METHOD_WELCH,
+    METHOD_WHOLE_RUN,
     MIN_EFFECT_PCT,
     MIN_SAMPLES,
     SIGNIFICANCE,
@@ -17,6 +18,7 @@ from iotui.core.compare.compare import (
     RowValue,
 )
 from iotui.core.compare.samples import WARMUP_FRACTION, WARMUP_S
+from iotui.core.table import Cell, Column, Step, fit_table, wrap
 
 _GROUP_TITLES = {"read": "read", "write": "write", "trim": "trim", "cpu": "CPU", "pressure": "responsiveness"}
 
@@ -43,38 +45,54 @@ def format_value(key: str, value: RowValue) -> str:
 def _signed(key: str, delta: float | None) -> str:
     if delta is None:
         return fmt.NO_VALUE
+    if key.endswith("_pct"):
+        # A change in a figure that is itself a percent is in percentage points: 68.5% to 48.3% is -20.2 pp.
+        return f"{delta:+.1f} pp" if delta else "±0.0 pp"
     text = format_value(key, abs(delta))
     return ("+" if delta > 0 else "-" if delta < 0 else "±") + text
 
 
 def _versus_cell(row: MetricRow, index: int) -> str:
+    return _versus_forms(row, index)[0]
+
+
+def _versus_forms(row: MetricRow, index: int) -> tuple[str, ...]:
+    """The cell in full, then without its test's tag, then with only the relative change and the verdict."""
     verdict = row.verdicts[index]
     if verdict is None or verdict.verdict is None:
-        return fmt.NO_VALUE
+        return (fmt.NO_VALUE,)
     parts = []
+    delta = None
     if row.deltas[index] is not None:
-        parts.append(_signed(row.metric.key, row.deltas[index]))
-    if row.delta_pcts[index] is not None:
+        delta = _signed(row.metric.key, row.deltas[index])
+        parts.append(delta)
+    percent_of_percent = row.metric.key.endswith("_pct")
+    if row.delta_pcts[index] is not None and not percent_of_percent:
         parts.append(f"({row.delta_pcts[index]:+.1f}%)")
     parts.append(verdict.verdict)
+    untagged = " ".join(parts)
+    short = " ".join(parts[1:]) if delta is not None and len(parts) > 2 else untagged
     if verdict.method == METHOD_WELCH and verdict.p_value is not None:
         parts.append(f"[p={verdict.p_value:.3g}]")
     elif verdict.method == METHOD_THRESHOLD:
         parts.append(f"[±{THRESHOLD_PCT:g}%]")
+    elif verdict.method == METHOD_WHOLE_RUN:
+        parts.append(f"[±{THRESHOLD_PCT:g}% run]")
     elif verdict.method == METHOD_REPEATS and verdict.p_value is not None:
         parts.append(f"[repeats p={verdict.p_value:.3g}]")
-    return " ".join(parts)
+    return (" ".join(parts), untagged, short)
 
 
 def metric_name(group: str, label: str) -> str:
     """``CPU user``, ``read IOPS``, ``4k-direct · CPU user``: the group's title, then the label.
 
-    A label that already starts with the group's title (``CPU user`` in the CPU group)
-    is not prefixed again.
+    A label that already names the group's title (``CPU user``, ``fio CPU (cores)`` in the CPU group,
+    ``worst responsiveness``) is not prefixed again.
     """
     section, _, name = group.rpartition(" · ")  # a section's rows: "4k-direct · cpu"
     title = _GROUP_TITLES.get(name, name)
-    words = label if label.split(" ", 1)[0].lower() == title.lower() else f"{title} {label}"
+    named = title.lower() in label.lower().replace("(", " ").split()
+    words = label if named else f"{title} {label}"
     return f"{section} · {words}" if section else words
 
 
@@ -108,6 +126,12 @@ def method_note(comparison: Comparison) -> str:
             f"after warm-up in one run or both (imports and references have none), too few for the test, "
             f"so a plain delta and a fixed threshold: within {THRESHOLD_PCT:g}% is called the same."
         )
+    if METHOD_WHOLE_RUN in methods:
+        notes.append(
+            f"Verdicts marked ±{THRESHOLD_PCT:g}% run: figures iotui has only for the whole run, not per second "
+            f"(fio's CPU, IOPS per core), so a plain delta and a fixed threshold: within {THRESHOLD_PCT:g}% is "
+            "called the same."
+        )
     if METHOD_REPEATS in methods:
         notes.append(
             "Verdicts marked with repeats: both runs were repeated (a repeat group), so Welch's t-test on the "
@@ -121,6 +145,23 @@ def method_note(comparison: Comparison) -> str:
     return " ".join(notes)
 
 
+def no_shared_section(comparison: Comparison) -> str | None:
+    """A sentence when runs with sections share none (matched by name and options), so the table would
+    be nothing but dashes; None when some section is compared."""
+    if not comparison.sections:
+        return None
+    if any(sum(1 for view in part.records if view.sections) >= 2 for _, part in comparison.sections):
+        return None
+    having = "; ".join(
+        f"{label} has {', '.join(str(section.get('name', '?')) for section in record.sections) or 'none'}"
+        for label, record in zip(comparison.labels, comparison.records)
+    )
+    return (
+        f"These runs share no section (sections are matched by name and options: {having}), so there is no "
+        "figure to set side by side; compare runs of the same preset or with the same job sections."
+    )
+
+
 def _run_lines(comparison: Comparison) -> list[tuple[str, str]]:
     lines = []
     for label, record in zip(comparison.labels, comparison.records):
@@ -131,28 +172,50 @@ def _run_lines(comparison: Comparison) -> list[tuple[str, str]]:
     return lines
 
 
-def comparison_text(comparison: Comparison) -> str:
-    """A plain-text report for the terminal."""
+def _fitted_table(comparison: Comparison, width: int | None) -> list[str]:
+    """The metric table fitted to ``width``: the metric names are cut (to 22 characters, a section's
+    name first), then the verdicts lose their test's tag (the note below names the tests), then their
+    absolute change."""
+    labels = comparison.labels
+    others = range(1, len(labels))
+    columns = [Column("metric", min_width=22)]
+    columns += [Column(label, align="right") for label in labels]
+    columns += [Column(f"{label} vs {labels[0]}", align="right") for label in labels[1:]]
+    rows: list[list[Cell]] = []
+    for row in comparison.rows:
+        cells: list[Cell] = [metric_name(row.metric.group, row.metric.label)]
+        cells += [format_value(row.metric.key, value) for value in row.values]
+        cells += [_versus_forms(row, index) for index in others]
+        rows.append(cells)
+    first_versus = 1 + len(labels)
+    steps = [Step("cut", 0)] + [Step("shorten", first_versus + i) for i in range(len(labels) - 1)] * 2
+    return fit_table(columns, rows, width, steps)
+
+
+def comparison_text(comparison: Comparison, width: int | None = None) -> str:
+    """A plain-text report for the terminal, fitted to ``width`` characters (None: every column in full)."""
     out: list[str] = ["Runs:"]
-    out += [f"  {label}  {text}" for label, text in _run_lines(comparison)]
+    for label, text in _run_lines(comparison):
+        out += wrap(text, width, " " * (4 + len(label)), f"  {label}  ")
     if comparison.setup:
         out.append("Set-up differences (check before trusting the deltas):")
-        width = max(len(key) for key, _ in comparison.setup)
+        key_width = max(len(key) for key, _ in comparison.setup)
         for key, values in comparison.setup:
             shown = " | ".join(f"{label}={value if value is not None else fmt.NO_VALUE}" for label, value in zip(comparison.labels, values))
-            out.append(f"  {key:<{width}}  {shown}")
+            out += wrap(shown, width, " " * (4 + key_width), f"  {key:<{key_width}}  ")
     else:
         out.append("Set-up: no differences in the recorded set-up.")
-    header, body = _table(comparison)
-    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
     out.append("")
-    out.append("  ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(header)))
-    for cells in body:
-        out.append("  ".join(cell.ljust(widths[i]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(cells)))
+    shared = no_shared_section(comparison)
+    if shared:
+        out += wrap(shared, width)
+    else:
+        out += _fitted_table(comparison, width)
     note = method_note(comparison)
     if note:
-        out += ["", note]
-    out += _answers(comparison)
+        out += ["", *wrap(note, width)]
+    for line in _answers(comparison):
+        out += wrap(line, width) if line and not line.startswith(" ") and "  " not in line else [line]
     return "\n".join(out) + "\n"
 
 

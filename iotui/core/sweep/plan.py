@@ -373,3 +373,23 @@ def describe_estimate(plan: SweepPlan, estimate: SweepEstimate, pending: Sequenc
     keys = " x ".join(f"{axis.key} ({len(axis.values)})" for axis in plan.axes)
     space = ", ".join(f"{fmt.size_bytes(needed)} in {shown}" for shown, needed, _, _ in estimate.needs) or "none"
     return f"Sweep of {plan.preset.name}: {head} over {keys}, {time_text}; disk space needed: {space}."
+
+
+def preset_estimate(preset: Preset) -> tuple[float | None, int | None]:
+    """(seconds, disk bytes) a preset takes as listed: for a sweep preset its whole sweep (each point in
+    turn, with its start-up, and the disk of its largest point, since each point removes its file), else
+    its one run's. None where it cannot be known."""
+    from iotui.core.presets.estimate import estimate
+    from iotui.core.presets.model import PresetError
+
+    if not preset.sweep:
+        return estimate(preset)
+    try:
+        points = [estimate(preset_for_point(preset, params)) for params in cartesian(axes_from_table(preset.sweep, preset.name))]
+    except (SweepValueError, SweepPlanError, PresetError):
+        return None, None
+    durations = [duration_s for duration_s, _ in points]
+    disks = [disk_bytes for _, disk_bytes in points]
+    duration = None if None in durations else sum(float(d or 0) + POINT_OVERHEAD_S for d in durations)
+    disk = None if None in disks else max(int(d or 0) for d in disks)
+    return duration, disk
