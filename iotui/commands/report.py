@@ -11,7 +11,7 @@ from iotui import cli_options
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from iotui.commands.record_args import add_runs_dir_option, load_record_args, runs_dir_path
 from iotui.core.report.build import (
-    FILE_FORMATS, ReportError, default_charts_dir, default_html_path, require_charts, runs_html_path, runs_report, sweep_report,
+    FILE_FORMATS, ReportError, check_output_place, default_charts_dir, default_html_path, require_charts, runs_html_path, runs_report, sweep_report,
     write_chart_files, write_html,
 )
 from iotui.core.compare.answers import repeat_groups_beside
@@ -93,6 +93,8 @@ def _refusal(error: ReportError, options: ReportOptions) -> str:
 
 
 def _report(options: ReportOptions) -> int:
+    if options.output and options.output != "-":
+        check_output_place(Path(options.output).expanduser(), options.file_format)
     sweeps = [name for name in options.files if name.endswith(SWEEP_SUFFIX)]
     inline = options.file_format == "html"
     if sweeps:

@@ -6,6 +6,7 @@ with a full sentence (what went wrong, with the file) for either to show.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Sequence
@@ -88,6 +89,20 @@ def default_charts_dir(record_path: Path) -> Path:
             name = name[: -len(suffix)]
             break
     return record_path.with_name(name + "-charts")
+
+
+def check_output_place(path: Path, file_format: str) -> None:
+    """Refuse, before any work, an output that holds something iotui will not write over: for a page,
+    anything but a regular file; for charts, a folder that is a symlink or not a folder."""
+    try:
+        if file_format == "html":
+            check_file_place(path)
+        elif os.path.lexists(path):
+            ensure_folder(path)
+    except UnsafeFileError as error:
+        raise ReportError(f"{error}; nothing was written.", error) from None
+    except OSError as error:
+        raise ReportError(f"{path}: cannot be looked at ({error.strerror or error}).") from None
 
 
 def write_html(text: str, path: Path) -> Path:
