@@ -11,6 +11,7 @@ from iotui.cli_options import flag, text, texts
 from iotui.commands.record_args import add_runs_dir_option, load_record_args, references_listing, runs_dir_path
 from iotui.core.records.export import FORMATS, export_records
 from iotui.core.remote.split import per_host
+from iotui.core.safe_files import UnsafeFileError, write_file
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 
@@ -45,7 +46,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("records", nargs="*", metavar="RECORD")
     parser.add_argument("--format", choices=FORMATS, default="markdown", dest="output_format")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write the table to FILE instead of stdout")
+    parser.add_argument(
+        "-o", "--output", metavar="FILE",
+        help="write the table to FILE instead of stdout (- for stdout); a FILE that is not a regular file "
+        "(/dev/null, a FIFO, a symlink) is refused, never replaced",
+    )
     parser.add_argument(
         "--per-host", action="store_true",
         help="a multi-host run as its aggregate and then each host, as separate runs",
@@ -74,9 +79,13 @@ def _export(options: ExportOptions) -> int:
     if options.per_host:
         records = per_host(records)
     table = export_records(records, options.output_format)
-    if options.output:
+    if options.output and options.output != "-":
         try:
-            Path(options.output).write_text(table, encoding="utf-8")
+            write_file(Path(options.output).expanduser(), table.encode("utf-8"))
+        except UnsafeFileError as error:
+            print(f"iotui export: {error.path} is {error.kind}, not a regular file, so the table was not written; "
+                  "give -o a file path (or leave -o out, or -o -, for standard output).", file=sys.stderr)
+            return EXIT_FAILED
         except OSError as error:
             print(f"{options.output}: cannot write the table ({error.strerror or error}).", file=sys.stderr)
             return EXIT_FAILED

@@ -11,7 +11,7 @@ from iotui import cli_options
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from iotui.commands.record_args import add_runs_dir_option, load_record_args, runs_dir_path
 from iotui.core.report.build import (
-    FILE_FORMATS, ReportError, default_charts_dir, default_html_path, require_charts, runs_html_path, runs_report, sweep_report,
+    FILE_FORMATS, ReportError, check_output_place, default_charts_dir, default_html_path, require_charts, runs_html_path, runs_report, sweep_report,
     write_chart_files, write_html,
 )
 from iotui.core.compare.answers import repeat_groups_beside
@@ -53,8 +53,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="run records, or one sweep record")
     parser.add_argument(
         "-o", "--output", metavar="OUT",
-        help="the HTML file (default: beside the first record, as NAME.html); with --format svg|png, a folder "
-        "(default: NAME-charts beside the first record)",
+        help="the HTML file (default: beside the first record, as NAME.html; - for standard output); with "
+        "--format svg|png, a folder (default: NAME-charts beside the first record). A name that holds anything "
+        "but a regular file (/dev/null, a FIFO, a symlink) is refused, never replaced",
     )
     parser.add_argument("--format", choices=FILE_FORMATS, default="html", dest="file_format",
                         help="html (default), or the same charts as svg or png files")
@@ -63,14 +64,37 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    options = ReportOptions.from_namespace(args)
+    if options.output == "-" and options.file_format != "html":
+        print(f"iotui report: --format {options.file_format} writes one file per chart, so it cannot go to standard "
+              "output; give -o a folder.", file=sys.stderr)
+        return EXIT_USAGE
     try:
-        return _report(ReportOptions.from_namespace(args))
+        return _report(options)
     except ReportError as error:
-        print(str(error), file=sys.stderr)
+        print(_refusal(error, options) if error.refused is not None else str(error), file=sys.stderr)
         return EXIT_FAILED
 
 
+def _refusal(error: ReportError, options: ReportOptions) -> str:
+    """A place the report cannot be written to safely, in the command's terms."""
+    refused = error.refused
+    assert refused is not None
+    if options.file_format == "html":
+        return (f"iotui report: {refused.path} is {refused.kind}, not a regular file, so the report was not written; "
+                "give -o a file path (or -o - for standard output).")
+    if refused.code == "folder-is-symlink":
+        return (f"iotui report: the charts folder {refused.path} is a symbolic link, and iotui does not write charts "
+                "through a link; remove it or give -o another folder.")
+    if refused.code == "not-a-folder":
+        return f"iotui report: {refused.path} is {refused.kind}, not a folder; give -o a folder for the charts."
+    return (f"iotui report: {refused.path} is {refused.kind}, not a regular file, so no chart was written over it; "
+            "remove it or give -o another folder.")
+
+
 def _report(options: ReportOptions) -> int:
+    if options.output and options.output != "-":
+        check_output_place(Path(options.output).expanduser(), options.file_format)
     sweeps = [name for name in options.files if name.endswith(SWEEP_SUFFIX)]
     inline = options.file_format == "html"
     if sweeps:
@@ -104,7 +128,9 @@ def _report(options: ReportOptions) -> int:
         html_path = runs_html_path(records, Path.cwd())
         first = html_path.with_suffix(".toml")
     try:
-        if options.file_format == "html":
+        if options.file_format == "html" and options.output == "-":
+            sys.stdout.write(text)
+        elif options.file_format == "html":
             path = write_html(text, Path(options.output).expanduser() if options.output else default_html_path(first))
             print(f"Wrote the report to {path}", file=sys.stderr)
         else:
@@ -112,5 +138,5 @@ def _report(options: ReportOptions) -> int:
             written = write_chart_files(specs, folder, options.file_format)
             print(f"Wrote {len(written)} charts to {folder}", file=sys.stderr)
     except ReportError as error:
-        raise ReportError(f"{error} Choose another place with -o.") from None
+        raise ReportError(f"{error} Choose another place with -o.", error.refused) from None
     return EXIT_FAILED if errors else EXIT_OK

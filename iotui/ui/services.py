@@ -346,12 +346,14 @@ class Services:
 
     def write_export(self, file_name: str, text: str) -> Path:
         """Write an exported table into the runs directory (the current one if that fails)."""
+        from iotui.core.safe_files import write_file
+
         problems = []
         for directory in (self.runs_dir, Path(self.cwd)):
             path = directory / file_name
             try:
                 directory.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
+                write_file(path, text.encode("utf-8"))
                 return path
             except OSError as error:
                 problems.append(f"{path} ({error.strerror or error})")

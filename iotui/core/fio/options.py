@@ -28,6 +28,8 @@ from difflib import get_close_matches
 from pathlib import Path
 from typing import Iterable, Literal, Mapping
 
+from iotui.core.safe_files import write_file
+
 Channel = Literal["command-line", "job-file"]
 COMMAND_LINE: Channel = "command-line"
 JOB_FILE: Channel = "job-file"
@@ -250,9 +252,7 @@ def installed_version(fio_binary: str) -> str:
         known[path] = {"identity": identity, "version": version}
         try:
             cache_file.parent.mkdir(parents=True, exist_ok=True)
-            partial = cache_file.with_name(f".{VERSIONS_FILE}.{os.getpid()}")
-            partial.write_text(json.dumps(known, indent=1), encoding="utf-8")
-            os.replace(partial, cache_file)  # two starts at once never leave half a file
+            write_file(cache_file, json.dumps(known, indent=1).encode("utf-8"))  # never half a file
         except OSError:
             pass  # an unwritable cache only means asking fio again next time
     return version
@@ -281,7 +281,7 @@ def table_for(fio_binary: str | None, version: str | None = None) -> OptionTable
             return shipped
         try:
             cache_file.parent.mkdir(parents=True, exist_ok=True)
-            cache_file.write_text(json.dumps(table.to_json(), indent=1), encoding="utf-8")
+            write_file(cache_file, json.dumps(table.to_json(), indent=1).encode("utf-8"))
         except OSError:
             pass
     _LOADED[version] = table

@@ -16,7 +16,8 @@ from typing import Iterable
 
 import tomli_w
 
-from iotui.core.records.files import load_record, validate_toml_dict, write_atomically
+from iotui.core.records.files import load_record, validate_toml_dict
+from iotui.core.safe_files import write_file
 from iotui.core.records.schema import RecordError
 
 TAG_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:+-]{0,39}$")
@@ -53,7 +54,7 @@ def annotate(path: Path, *, notes: str | None = None, tags: list[str] | None = N
     doc = record.to_toml_dict()
     validate_toml_dict(doc, str(path))
     try:
-        write_atomically(Path(path), tomli_w.dumps(doc).encode("utf-8"))
+        write_file(Path(path), tomli_w.dumps(doc).encode("utf-8"))
     except OSError as error:
         raise RecordError(f"Cannot write {path} ({error.strerror or error}); check its permissions.") from None
 

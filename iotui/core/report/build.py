@@ -6,6 +6,7 @@ with a full sentence (what went wrong, with the file) for either to show.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Sequence
@@ -18,7 +19,7 @@ from iotui.core.report.run_report import record_title, runs_body
 from iotui.core.report.sweep_report import sweep_body
 from iotui.core.compare.compare import Comparison
 from iotui.core.records.record import RunRecord
-from iotui.core.records.files import write_atomically
+from iotui.core.safe_files import UnsafeFileError, check_file_place, ensure_folder, write_file
 from iotui.core.sweep.analysis import analyze
 from iotui.core.sweep.record import SWEEP_SUFFIX, SweepRecord
 
@@ -26,7 +27,13 @@ FILE_FORMATS = ("html", "svg", "png")
 
 
 class ReportError(Exception):
-    """A report that cannot be made or written; str() is a full sentence."""
+    """A report that cannot be made or written; str() is a full sentence. ``refused``: the place
+    that holds something other than a regular file (or a folder that is a link), for a caller
+    that words it in its own terms."""
+
+    def __init__(self, sentence: str, refused: UnsafeFileError | None = None) -> None:
+        super().__init__(sentence)
+        self.refused = refused
 
 
 def require_charts() -> None:
@@ -84,25 +91,48 @@ def default_charts_dir(record_path: Path) -> Path:
     return record_path.with_name(name + "-charts")
 
 
+def check_output_place(path: Path, file_format: str) -> None:
+    """Refuse, before any work, an output that holds something iotui will not write over: for a page,
+    anything but a regular file; for charts, a folder that is a symlink or not a folder."""
+    try:
+        if file_format == "html":
+            check_file_place(path)
+        elif os.path.lexists(path):
+            ensure_folder(path)
+    except UnsafeFileError as error:
+        raise ReportError(f"{error}; nothing was written.", error) from None
+    except OSError as error:
+        raise ReportError(f"{path}: cannot be looked at ({error.strerror or error}).") from None
+
+
 def write_html(text: str, path: Path) -> Path:
     """Write atomically (a reader never sees half a page)."""
     try:
+        check_file_place(path)  # before making any folder for it
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, text.encode("utf-8"))
+        write_file(path, text.encode("utf-8"))
+    except UnsafeFileError as error:
+        raise ReportError(f"{error}; the report was not written.", error) from None
     except OSError as error:
         raise ReportError(f"{path}: cannot write the report ({error.strerror or error}).") from None
     return path
 
 
 def write_chart_files(specs: Sequence[ChartSpec], folder: Path, file_format: str) -> list[Path]:
-    """Each chart as ``<folder>/<chart name>.<svg|png>``."""
+    """Each chart as ``<folder>/<chart name>.<svg|png>``; a folder that is a symlink, or a chart's
+    name that holds anything but a regular file, is refused before any chart is drawn."""
     written = []
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        for spec in specs:
-            path = folder / f"{spec.name}.{file_format}"
+        ensure_folder(folder)
+        paths = [folder / f"{spec.name}.{file_format}" for spec in specs]
+        for path in paths:
+            check_file_place(path)
+        for spec, path in zip(specs, paths):
             write_chart_file(spec, path, file_format)
             written.append(path)
+    except UnsafeFileError as error:
+        done = f"the {len(written)} charts before it were written" if written else "no chart was written"
+        raise ReportError(f"{error}; {done}.", error) from None
     except OSError as error:
         raise ReportError(f"{folder}: cannot write the charts ({error.strerror or error}).") from None
     except ChartsUnavailable as error:

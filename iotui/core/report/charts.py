@@ -19,6 +19,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from iotui.core.report.chart_spec import ChartSpec
+from iotui.core.safe_files import write_file
 
 if TYPE_CHECKING:  # matplotlib is optional: imported for drawing only in _matplotlib
     from matplotlib.axes import Axes
@@ -140,13 +141,17 @@ def draw_svg(spec: ChartSpec) -> DrawnChart:
 
 
 def write_chart_file(spec: ChartSpec, path: Path, file_format: str) -> None:
-    """``spec`` as an ``svg`` or ``png`` file at ``path``."""
+    """``spec`` as an ``svg`` or ``png`` file at ``path``, through the one writer (never through a
+    symlink or over anything that is not a regular file)."""
     with _settings(spec):
         figure, _ = _figure(spec)
         if file_format == "svg":
-            path.write_text(_svg_text(figure), encoding="utf-8")
+            data = _svg_text(figure).encode("utf-8")
         else:
-            figure.savefig(path, format="png")
+            buffer = io.BytesIO()
+            figure.savefig(buffer, format="png")
+            data = buffer.getvalue()
+    write_file(path, data)
 
 
 def available() -> bool:

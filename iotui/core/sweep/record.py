@@ -19,7 +19,7 @@ import tomli_w
 
 from iotui.core.input_files import InputFileError, read_input_file
 from iotui.core.numbers import number
-from iotui.core.records.files import write_atomically
+from iotui.core.safe_files import write_file
 from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.values import SweepAxis
 from iotui.core.toml_reader import tomllib
@@ -332,7 +332,7 @@ def save_sweep(sweep: SweepRecord, runs_dir: Path) -> Path:
     doc = sweep.to_toml_dict()
     sweep_from_toml_dict(doc, str(path))  # never write what could not be read back
     try:
-        write_atomically(path, tomli_w.dumps(doc).encode("utf-8"))
+        write_file(path, tomli_w.dumps(doc).encode("utf-8"))
     except OSError as error:
         raise SweepRecordError(
             f"Cannot save the sweep record to {path} ({error.strerror or error}); choose another runs directory (IOTUI_RUNS_DIR sets it)."
