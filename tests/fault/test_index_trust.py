@@ -164,6 +164,11 @@ def test_still_matching_keeps_names_that_are_not_record_files_of_the_directory(r
     assert outside.exists()
 
 
+def entry_lines(stdout: str) -> list[str]:
+    """History's lines that start an entry (the header, a run, a bad file), not a sentence's continuation."""
+    return [line for line in stdout.splitlines() if line and not line.startswith(" ")]
+
+
 def test_escapes_in_the_index_rows_never_reach_the_terminal(runs: Path) -> None:
     fresh_record(runs)
     (runs / "20261101-000000-bad-00000000.toml").write_text("not a record")
@@ -178,7 +183,9 @@ def test_escapes_in_the_index_rows_never_reach_the_terminal(runs: Path) -> None:
     assert listed.returncode == 0, listed.stderr
     assert_clean(listed)
     assert "pwned" not in listed.stdout and "forged" in listed.stdout  # the sequences go, the text stays
-    assert len(listed.stdout.splitlines()) == 2  # a carriage return draws no line of its own
+    # The table's header, the run and the bad file; a carriage return draws no line of its own
+    # (a sentence's continuation lines are indented under it).
+    assert len(entry_lines(listed.stdout)) == 3, listed.stdout
     for run in query(runs)[0]:  # what the app's table shows comes from the same rows
         for text in (run.title, run.preset, run.status, run.target, run.notes, run.error or "", *run.tags):
             assert not any(ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in text), repr(text)
@@ -192,7 +199,8 @@ def test_a_start_that_is_not_a_date_in_the_index_is_shown_as_unknown(runs: Path)
     listed = iotui("history", "--runs-dir", str(runs))
     assert listed.returncode == 0, listed.stderr
     assert_clean(listed)
-    assert listed.stdout.startswith("?") and "completed" in listed.stdout
+    header, run = entry_lines(listed.stdout)
+    assert header.startswith("started") and run.startswith("?") and "completed" in run, listed.stdout
     as_json = iotui("history", "--json", "--runs-dir", str(runs))
     assert as_json.returncode == 0 and '"started": null' in as_json.stdout, as_json.stderr
 
@@ -216,7 +224,7 @@ def test_a_record_title_with_a_carriage_return_is_refused_and_forges_no_line(run
     listed = iotui("history", "--runs-dir", str(runs))
     assert listed.returncode == 0, listed.stderr
     assert_clean(listed)
-    lines = listed.stdout.splitlines()
+    lines = entry_lines(listed.stdout)
     assert len(lines) == 2 and all("bad file" in line for line in lines), listed.stdout
     assert "control character" in listed.stdout
 

@@ -23,19 +23,15 @@ neither read nor written. Before a prune deletes, each run is read again from it
 
 from __future__ import annotations
 
-import datetime as dt
 import errno
-import json
 import os
 import sqlite3
 from stat import S_ISLNK, S_ISREG
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable
 
-from iotui.core import format as fmt
-from iotui.core.records.direction_figures import direction_figures, worst_p99_ns
 from iotui.core.records.record import RunRecord
 from iotui.core.records.files import save_record
 from iotui.core.records.headers import load_record_listing
@@ -44,8 +40,7 @@ from iotui.core.records.index_store import (
     HistoryIndexError as HistoryIndexError, IndexNotUsed as IndexNotUsed, existing_index_files,
     forget_memory, install_memory, memory_index, not_own, remove_index_files, translated,
 )
-from iotui.core.records.index_values import figure, json_list, number_list, safe_text, started_from
-from iotui.core.terminal_text import terminal_safe
+from iotui.core.records.index_rows import COLUMNS, IndexedRun as IndexedRun, indexed_run, is_record_file as is_record_file, row_for
 
 INDEX_FILE_NAME = ".iotui-index.sqlite3"
 INDEX_VERSION = 6  # 6: the hosts of a multi-host run
@@ -53,11 +48,6 @@ BUSY_TIMEOUT_S = 5.0
 """How long a connection waits for another iotui's write to the index before it gives up."""
 ProgressCallback = Callable[[int, int], None]
 
-_COLUMNS = (
-    "name", "mtime_ns", "size", "run_id", "preset", "title", "status", "started", "started_ts",
-    "target", "filesystem", "device", "read_iops", "write_iops", "p99_ns", "notes", "tags", "forced",
-    "error", "search", "paused_s", "responsiveness", "mixed_iops", "hosts",
-)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS runs (
@@ -68,53 +58,6 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_by_start ON runs (started_ts DESC);
 """
-
-
-@dataclass(frozen=True)
-class IndexedRun:
-    """One record file as History lists it (``error`` set: the file does not load)."""
-
-    path: Path
-    run_id: str
-    preset: str
-    title: str
-    status: str
-    started: dt.datetime | None
-    target: str
-    filesystem: str
-    device: str
-    read_iops: tuple[float | None, ...]
-    """One value per section (fio's reporting group), in fio's order; nothing summed across them."""
-    write_iops: tuple[float | None, ...]
-    p99_ns: tuple[float | None, ...]
-    """Each section's higher p99 of its directions (they ran at the same time)."""
-    paused_s: float | None
-    notes: str
-    tags: tuple[str, ...]
-    forced: bool
-    error: str | None
-    responsiveness: str = ""
-    """The worst level above ok and its cause (``sluggish io_probe_write``); empty when ok or unknown."""
-    mixed_iops: tuple[float | None, ...] = ()
-    """fio's ``mixed`` direction (unified_rw_reporting) per section: reads and writes as one, never a read."""
-    hosts: tuple[str, ...] = ()
-    """The hosts a multi-host run ran on (``[[hosts]]`` names); empty for a run on this machine."""
-
-    def where(self) -> str:
-        """Where it ran: the target path, or ``2 hosts: h1,h2`` for a run on hosts."""
-        return fmt.hosts(self.hosts) if self.hosts else self.target
-
-    def to_json_dict(self) -> dict:
-        return {
-            "path": str(self.path), "id": self.run_id, "preset": self.preset, "title": self.title,
-            "status": self.status, "started": self.started.isoformat() if self.started else None,
-            "target": self.target, "filesystem": self.filesystem, "device": self.device,
-            "sections_read_iops": list(self.read_iops), "sections_write_iops": list(self.write_iops),
-            "sections_p99_ns": list(self.p99_ns), "sections_mixed_iops": list(self.mixed_iops),
-            "paused_s": self.paused_s,
-            "notes": self.notes, "tags": list(self.tags), "forced": self.forced, "error": self.error,
-            "responsiveness": self.responsiveness or None, "hosts": list(self.hosts),
-        }
 
 
 @dataclass(frozen=True)
@@ -132,11 +75,6 @@ class SyncResult:
 
 def index_path(runs_dir: Path) -> Path:
     return Path(runs_dir) / INDEX_FILE_NAME
-
-
-def is_record_file(name: str) -> bool:
-    """A run record of the directory (not a sweep record, not a hidden or temporary file)."""
-    return name.endswith(".toml") and not name.startswith(".") and not name.endswith(".sweep.toml")
 
 
 class IndexPathError(OSError):
@@ -219,61 +157,6 @@ def _sync_in_memory(
     counts = _sync_into(fresh, runs_dir, on_disk, progress)
     install_memory(runs_dir, fresh)
     return counts
-
-
-def _row_for(
-    name: str, stat: os.stat_result, record: RunRecord | None, error: str | None, hosts: list[str] | None = None
-) -> tuple:
-    """The index row; ``hosts``: the record's host names where its ``hosts`` were not read."""
-    if record is None:
-        # A file's name (and so its refusal) comes from whoever wrote the directory: shown safe.
-        error = terminal_safe(error or "")
-        search = f"{name} bad file {error or ''}".lower()
-        return (name, stat.st_mtime_ns, stat.st_size, "", "", "", "bad file", "", stat.st_mtime,
-                "", "", "", "[]", "[]", "[]", "", "[]", 0, error or "", search, None, "", "[]", "[]")
-    started = record.started
-    sections = list(record.sections)
-    notes = str(record.run.get("notes") or "")
-    raw_tags = record.run.get("tags") or []
-    tag_list = [str(tag) for tag in raw_tags] if isinstance(raw_tags, list) else [str(raw_tags)]
-    tags = " ".join(tag_list)
-    target = str(record.target.get("path", ""))
-    date = started.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M") if started else ""
-    title = str(record.run.get("title") or "")
-    responsiveness = _verdict(record.pressure)
-    # Names from the file: shown, so stripped of terminal escapes as every outside text is.
-    host_names = [terminal_safe(str(host)) for host in (hosts if hosts is not None else _host_names(record))]
-    search = " ".join(
-        [name, record.preset, title, target, record.status, responsiveness, str(record.target.get("filesystem", "")),
-         str(record.target.get("device", "")), date, notes, tags, record.id, *host_names]
-    ).lower()
-    return (
-        name, stat.st_mtime_ns, stat.st_size, record.id, record.preset, title, record.status,
-        started.isoformat() if started else "", started.timestamp() if started else stat.st_mtime,
-        target, str(record.target.get("filesystem", "")), str(record.target.get("device", "")),
-        json.dumps(_sections_iops(sections, "read")), json.dumps(_sections_iops(sections, "write")),
-        json.dumps([worst_p99_ns(section) for section in sections]), notes, json.dumps(tag_list),
-        1 if record.run.get("forced") else 0, None, search, record.paused_s or None, responsiveness,
-        json.dumps(_sections_iops(sections, "mixed")), json.dumps(host_names),
-    )
-
-
-def _host_names(record: RunRecord) -> list[str]:
-    return [str(host.get("name", "")) for host in record.hosts]
-
-
-def _verdict(pressure: dict) -> str:
-    """The run's worst responsiveness level above ok, with the signal behind it: ``sluggish io_probe_write``."""
-    level = str((pressure or {}).get("responsiveness") or "")
-    if level in ("", "ok"):
-        return ""
-    cause = str(pressure.get("cause") or "")
-    return f"{level} {cause}".strip()
-
-
-def _sections_iops(sections: list[dict[str, object]], direction: str) -> list[float | None]:
-    """One direction's IOPS per section, in fio's order (None where a section did no such I/O)."""
-    return [figures.iops if (figures := direction_figures(section, direction)) else None for section in sections]
 
 
 def sync(runs_dir: Path, progress: ProgressCallback | None = None) -> SyncResult:
@@ -365,7 +248,7 @@ def _fresh_row(runs_dir: Path, name: str, stat: os.stat_result) -> tuple:
         (record, hosts), error = load_record_listing(runs_dir / name), None
     except RecordError as failure:
         record, error = None, str(failure)
-    return _row_for(name, stat, record, error, hosts)
+    return row_for(name, stat, record, error, hosts)
 
 
 def still_matching(
@@ -455,7 +338,7 @@ class IndexBatch:
             stat = path.stat()
         except OSError:
             return
-        self._rows.append(_row_for(path.name, stat, record, None))
+        self._rows.append(row_for(path.name, stat, record, None))
         if len(self._rows) >= self.chunk:
             self.flush()
 
@@ -492,8 +375,8 @@ class IndexBatch:
 
 def _insert(connection: sqlite3.Connection, rows: list[tuple]) -> None:
     if rows:
-        placeholders = ", ".join("?" for _ in _COLUMNS)
-        connection.executemany(f"INSERT OR REPLACE INTO runs ({', '.join(_COLUMNS)}) VALUES ({placeholders})", rows)
+        placeholders = ", ".join("?" for _ in COLUMNS)
+        connection.executemany(f"INSERT OR REPLACE INTO runs ({', '.join(COLUMNS)}) VALUES ({placeholders})", rows)
 
 
 @dataclass(frozen=True)
@@ -546,14 +429,14 @@ def query(runs_dir: Path, run_filter: RunFilter = RunFilter(), *, limit: int | N
     """
     runs_dir = Path(runs_dir)
     where, values = _where(run_filter)
-    sql = f"SELECT {', '.join(_COLUMNS)} FROM runs{where} ORDER BY started_ts DESC, name DESC"
+    sql = f"SELECT {', '.join(COLUMNS)} FROM runs{where} ORDER BY started_ts DESC, name DESC"
     if limit is not None:
         sql += f" LIMIT {int(limit)}"
     with memory_index(runs_dir) as memory:
         if memory is not None:
             total = memory.execute(f"SELECT count(*) FROM runs{where}", values).fetchone()[0]
             rows = memory.execute(sql, values).fetchall()
-            return [run for row in rows if (run := _indexed(runs_dir, row)) is not None], int(total)
+            return [run for row in rows if (run := indexed_run(runs_dir, row)) is not None], int(total)
     if not index_path(runs_dir).exists() or not_own(runs_dir, index_path(runs_dir)) is not None:
         return [], 0
     connection = _connect(runs_dir)
@@ -563,23 +446,4 @@ def query(runs_dir: Path, run_filter: RunFilter = RunFilter(), *, limit: int | N
             rows = connection.execute(sql, values).fetchall()
     finally:
         connection.close()
-    return [run for row in rows if (run := _indexed(runs_dir, row)) is not None], int(total)
-
-
-def _indexed(runs_dir: Path, row: Iterable) -> IndexedRun | None:
-    """A row read back as a run, every text made terminal-safe and every value checked (None: not a
-    record file's row). The index is a file on disk: whatever it holds is read as untrusted."""
-    data = dict(zip(_COLUMNS, row))
-    name = data["name"]
-    if not isinstance(name, str) or "/" in name or not is_record_file(name):
-        return None
-    return IndexedRun(
-        path=runs_dir / name, run_id=safe_text(data["run_id"]), preset=safe_text(data["preset"]),
-        title=safe_text(data["title"]), status=safe_text(data["status"]), started=started_from(data["started"]),
-        target=safe_text(data["target"]), filesystem=safe_text(data["filesystem"]), device=safe_text(data["device"]),
-        read_iops=number_list(data["read_iops"]), write_iops=number_list(data["write_iops"]),
-        p99_ns=number_list(data["p99_ns"]), paused_s=figure(data["paused_s"]), notes=safe_text(data["notes"]),
-        tags=tuple(safe_text(tag) for tag in json_list(data["tags"])), forced=bool(data["forced"]),
-        error=safe_text(data["error"]) or None, responsiveness=safe_text(data["responsiveness"]),
-        mixed_iops=number_list(data["mixed_iops"]), hosts=tuple(safe_text(host) for host in json_list(data["hosts"])),
-    )
+    return [run for row in rows if (run := indexed_run(runs_dir, row)) is not None], int(total)
