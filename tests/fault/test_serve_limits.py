@@ -168,6 +168,39 @@ def test_out_of_file_descriptors_logs_a_line_not_a_traceback_per_accept_and_reco
 FILES_LIMIT = 64
 
 
+def test_1100_idle_local_connections_under_a_1024_file_limit_leave_the_page_reachable(tmp_path: Path) -> None:
+    """The issue's case: one local address, 1,100 idle connections, the default limit of 1,024 files."""
+    canary = tmp_path / "canary"
+    log = tmp_path / "serve.log"
+    with open(log, "w") as log_file:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "iotui", "serve", "--port", "0", "--runs-dir", str(tmp_path / "runs"),
+             "--target", str(canary)],
+            stdout=subprocess.PIPE, stderr=log_file, text=True, start_new_session=True,
+            preexec_fn=lambda: _limit_files(1024),
+        )
+    held: list[socket.socket] = []
+    try:
+        assert process.stdout is not None
+        match = re.search(r"http://127\.0\.0\.1:(\d+)/\?token=(\S+)", process.stdout.readline())
+        assert match, log.read_text()
+        port, token = int(match.group(1)), match.group(2)
+        for _ in range(1100):
+            held.append(socket.create_connection(("127.0.0.1", port)))
+        assert _page_status(f"http://127.0.0.1:{port}/?token={token}", HANG_S) == 200  # while they are held
+        assert len(os.listdir(f"/proc/{process.pid}/fd")) < 100
+    finally:
+        for sock in held:
+            sock.close()
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+        process.communicate(timeout=HANG_S)
+    logged = log.read_text()
+    assert "Traceback" not in logged and "cannot accept" not in logged
+    assert len(logged.splitlines()) <= 3, logged
+    assert not canary.exists()
+
+
 def _wait_until(condition: Callable[[], bool], limit_s: float) -> None:
     deadline = time.monotonic() + limit_s
     while not condition():
