@@ -9,7 +9,7 @@ import shlex
 import sys
 from dataclasses import dataclass, field
 
-from iotui.cli_options import AppOptions, count, text
+from iotui.cli_options import AppOptions, count, seconds, text
 from iotui.commands import EXIT_FAILED, EXIT_OK
 from iotui.web import BROWSER_CLIENT, CLIENT_ENV
 
@@ -23,6 +23,9 @@ class ServeOptions:
     host: str = "127.0.0.1"
     port: int = 8000
     app: AppOptions = field(default_factory=AppOptions)
+    header_timeout_s: float = 10.0
+    idle_timeout_s: float = 20.0
+    connections_per_client: int = 16
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> ServeOptions:
@@ -31,6 +34,9 @@ class ServeOptions:
         return cls(
             host="127.0.0.1" if host is None else host, port=count(values, "port", 8000),
             app=AppOptions.from_namespace(namespace),
+            header_timeout_s=seconds(values, "header_timeout", cls.header_timeout_s),
+            idle_timeout_s=seconds(values, "idle_timeout", cls.idle_timeout_s),
+            connections_per_client=count(values, "connections_per_client", cls.connections_per_client),
         )
 
 
@@ -46,10 +52,34 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on (default 8000; 0 picks a free one)")
+    parser.add_argument("--header-timeout", type=_positive, default=10.0, metavar="SECONDS",
+                        help="close a connection that has not sent a whole request head this long after connecting "
+                        "(default 10)")
+    parser.add_argument("--idle-timeout", type=_positive, default=20.0, metavar="SECONDS",
+                        help="close a connection idle between requests this long (default 20)")
+    parser.add_argument("--connections-per-client", type=_at_least_one, default=16, metavar="N",
+                        help="connections one client address may hold before it shows the token; a new one closes "
+                        "the oldest (default 16)")
     parser.add_argument("--target", help="the target each app starts with (default: the current directory)")
     parser.add_argument("--preset", help="the preset each app starts with")
     add_common_options(parser, subcommand=True)
     parser.set_defaults(handler=handle)
+
+
+def _positive(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        number = float("nan")
+    if not 0 < number <= 3600:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds above 0 and at most 3600")
+    return number
+
+
+def _at_least_one(value: str) -> int:
+    if not value.isascii() or not value.isdigit() or not 1 <= int(value) <= 100_000:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number from 1 to 100000")
+    return int(value)
 
 
 def app_command(options: AppOptions) -> str:
@@ -68,6 +98,7 @@ def handle(args: argparse.Namespace) -> int:
 
 def _serve(options: ServeOptions) -> int:
     try:
+        from iotui.web.limits import ServeLimits
         from iotui.web.server import TokenServer, serve_forever
     except ImportError as error:
         print(f"iotui: serve needs textual-serve ({error.name} is missing); "
@@ -77,7 +108,9 @@ def _serve(options: ServeOptions) -> int:
         print(f"iotui: --port {options.port} is not a port number (0 to 65535).", file=sys.stderr)
         return EXIT_FAILED
     os.environ[CLIENT_ENV] = BROWSER_CLIENT
-    server = TokenServer(app_command(options.app), host=options.host, port=options.port, title="iotui")
+    limits = ServeLimits(header_timeout_s=options.header_timeout_s, idle_timeout_s=options.idle_timeout_s,
+                         connections_per_client=options.connections_per_client)
+    server = TokenServer(app_command(options.app), host=options.host, port=options.port, title="iotui", limits=limits)
 
     def on_listening(listening) -> None:
         print(f"iotui serve: open {listening.url}", flush=True)

@@ -6,7 +6,9 @@ random token (as Jupyter does); the page is served at ``/?token=T`` and its
 assets and websocket live under ``/t/T/``, so a request without the token
 gets 403 and nothing starts. The page's URLs are relative, so it works
 through ``ssh -L`` on any local port, and it loads no font from the
-internet (the bundled Roboto Mono, then the system's monospace).
+internet (the bundled Roboto Mono, then the system's monospace). Before any token
+check, each connection is held to the limits of :mod:`iotui.web.limits` (time to send
+its request head, idle time, connections per client address).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from textual_serve.server import Server
 if TYPE_CHECKING:
     from textual_serve.app_service import AppService
 
+from iotui.web.limits import ConnectionGuard, ServeLimits
 from iotui.web.requests import LOG, MAX_TERMINAL_CELLS, BadMessage, OneLineLog, origin_problem, parse_envelope, short_reason
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -51,9 +54,12 @@ class Listening:
 class TokenServer(Server):
     """textual-serve's server, each route behind the launch's token."""
 
-    def __init__(self, command: str, *, host: str, port: int, title: str, token: str | None = None) -> None:
+    def __init__(self, command: str, *, host: str, port: int, title: str, token: str | None = None,
+                 limits: ServeLimits | None = None) -> None:
         super().__init__(command, host=host, port=port, title=title, templates_path=TEMPLATES)
         self.token = token or secrets.token_urlsafe(24)
+        self.limits = limits or ServeLimits()
+        self.guard = ConnectionGuard(self.limits)
 
     def token_ok(self, given: str | None) -> bool:
         return given is not None and hmac.compare_digest(given.encode(), self.token.encode())
@@ -62,7 +68,12 @@ class TokenServer(Server):
         import aiohttp_jinja2
         import jinja2
 
-        app = web.Application()
+        @web.middleware
+        async def head_arrived(request: web.Request, handler: Callable) -> web.StreamResponse:
+            self.guard.request(request.protocol, token_shown=False)
+            return await handler(request)
+
+        app = web.Application(middlewares=[head_arrived])
         aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(str(self.templates_path)))
         app.add_routes(
             [
@@ -77,8 +88,11 @@ class TokenServer(Server):
         return app
 
     def _check(self, request: web.Request, given: str | None) -> None:
+        """Refuse a request without the token, and close its connection; with it, the connection stops
+        counting against its client's limit."""
         if not self.token_ok(given):
-            raise web.HTTPForbidden(text=FORBIDDEN)
+            raise _closing(web.HTTPForbidden(text=FORBIDDEN))
+        self.guard.request(request.protocol, token_shown=True)
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
         import aiohttp_jinja2
@@ -104,7 +118,7 @@ class TokenServer(Server):
         problem = origin_problem(request.headers.get("Origin"), request.host, request.scheme)
         if problem is not None:
             LOG.warning("iotui serve: refused a websocket from %s: %s.", request.remote, problem)
-            raise web.HTTPForbidden(text="This iotui serve page must be opened from its own URL.")
+            raise _closing(web.HTTPForbidden(text="This iotui serve page must be opened from its own URL."))
         websocket = web.WebSocketResponse(heartbeat=15)
         width = _cells(request.query.get("width"), 80)
         height = _cells(request.query.get("height"), 24)
@@ -171,9 +185,10 @@ class TokenServer(Server):
     async def listen(self) -> tuple[web.AppRunner, Listening]:
         """Bind and start serving; the port is the bound one (port 0 picks a free one)."""
         # Bad requests (a duplicate Host, a request line over 8 KiB) get aiohttp's 400 and one log line.
-        runner = web.AppRunner(await self._make_app(), handle_signals=False, access_log=None, logger=OneLineLog())
+        runner = web.AppRunner(await self._make_app(), handle_signals=False, access_log=None, logger=OneLineLog(),
+                               keepalive_timeout=self.limits.idle_timeout_s)
         await runner.setup()
-        site = web.TCPSite(runner, host=self.host, port=self.port)
+        site = GuardedSite(runner, self.host, self.port, self.guard)
         try:
             await site.start()
         except OSError:
@@ -187,6 +202,33 @@ class TokenServer(Server):
         return runner, Listening(self.host, port, self.token)
 
 
+class GuardedSite(web.BaseSite):
+    """aiohttp's TCP site, each connection's protocol behind the guard."""
+
+    def __init__(self, runner: web.AppRunner, host: str, port: int, guard: ConnectionGuard) -> None:
+        super().__init__(runner)
+        self.host, self.port, self.guard = host, port, guard
+
+    @property
+    def name(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    async def start(self) -> None:
+        await super().start()
+        server = self._runner.server
+        assert server is not None
+        self._server = await asyncio.get_running_loop().create_server(
+            lambda: self.guard.protocol(server()), self.host, self.port, backlog=self._backlog,
+        )
+
+
+def _closing(refusal: web.HTTPException) -> web.HTTPException:
+    """A refusal that closes its connection after answering (it showed no token: it holds no socket on)."""
+    refusal.force_close()
+    return refusal
+
+
 def _cells(text: str | None, default: int) -> int:
     """The page's terminal size from the query, within 1..MAX_TERMINAL_CELLS."""
     if text is None or not text.isascii() or not text.isdigit() or len(text) > 6:
@@ -196,10 +238,11 @@ def _cells(text: str | None, default: int) -> int:
 
 async def serve_forever(server: TokenServer, on_listening: Callable[[Listening], object]) -> None:
     """Listen, report the URL, and serve until SIGINT/SIGTERM."""
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(server.guard.accept_failures)
     runner, listening = await server.listen()
     on_listening(listening)
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(signum, stop.set)
     try:
