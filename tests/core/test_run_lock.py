@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.runs.lock import RunLock, RunLockHeld, acquire_run_lock, current_holder, lock_path, runtime_dir
+from iotui.core.runs.lock import RunLock, RunLockError, RunLockHeld, acquire_run_lock, current_holder, lock_path, runtime_dir
 
 HOLDER = textwrap.dedent(
     """
@@ -201,3 +201,31 @@ async def test_iotui_sweep_takes_the_lock_for_local_points_only(tmp_path: Path, 
     with pytest.raises(CommandError, match="captured"):
         await sweep_command._run(sweep_command.SweepOptions.from_namespace(args))
     assert captured == [on_hosts]
+
+
+def test_a_link_planted_at_the_lock_is_never_followed(private_runtime_dir: Path, tmp_path: Path) -> None:
+    """In a shared temporary directory another user may plant a link at the lock's name: root would
+    have truncated and written the file it names."""
+    canary = tmp_path / "canary"
+    canary.write_text("keep me")
+    folder = private_runtime_dir / "iotui"
+    folder.mkdir(mode=0o700)
+    lock_path().symlink_to(canary)
+    with pytest.raises(RunLockError, match="cannot open the run lock"):
+        acquire_run_lock(preset="quick", target="/data", by="iotui run")
+    assert canary.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("planted", ["link", "shared"])
+def test_a_lock_folder_that_is_not_this_users_own_is_refused(private_runtime_dir: Path, tmp_path: Path, planted: str) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    folder = private_runtime_dir / "iotui"
+    if planted == "link":
+        folder.symlink_to(elsewhere)
+    else:
+        folder.mkdir()
+        folder.chmod(0o777)
+    with pytest.raises(RunLockError, match="not a folder|others can write it"):
+        acquire_run_lock(preset="quick", target="/data", by="iotui run")
+    assert list(elsewhere.iterdir()) == []

@@ -21,10 +21,11 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import stat
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from iotui.core.records.record import RunRecord
@@ -153,6 +154,18 @@ class _LockState:
             self.holder, self.forced = self.forced[0], self.forced[1:]
 
 
+def _check_own(path: Path, is_kind: Callable[[int], bool], kind: str, status: os.stat_result | None = None) -> None:
+    """``path`` is ``kind`` (never a link), this user's, and writable by no one else: the lock decides
+    whether a run starts, so it is trusted only when it is iotui's own (an OSError says why not)."""
+    status = status or os.lstat(path)
+    if not is_kind(status.st_mode):
+        raise OSError(f"it is not {kind}")
+    if hasattr(os, "geteuid") and status.st_uid != os.geteuid():
+        raise OSError(f"it belongs to user {status.st_uid}, not to this user; remove it or set XDG_RUNTIME_DIR")
+    if status.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise OSError("others can write it; remove it or set XDG_RUNTIME_DIR")
+
+
 class _LockFile:
     """The lock file, opened and flock'ed for one read-modify-write."""
 
@@ -164,8 +177,16 @@ class _LockFile:
 
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            self.descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            _check_own(self.path.parent, stat.S_ISDIR, "a folder")
+            # No link followed: in a shared temporary directory another user may have made the folder or
+            # planted a link at the lock's name, and root would truncate whatever it names.
+            self.descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         except OSError as error:
+            raise RunLockError(f"cannot open the run lock {self.path} ({error.strerror or error})") from None
+        try:
+            _check_own(self.path, stat.S_ISREG, "a regular file", os.fstat(self.descriptor))
+        except OSError as error:
+            os.close(self.descriptor)
             raise RunLockError(f"cannot open the run lock {self.path} ({error.strerror or error})") from None
         fcntl.flock(self.descriptor, fcntl.LOCK_EX)
         return self
