@@ -15,6 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable, Sequence
 
 from iotui.ui.service_types import Overrides, PlanPreview, RunRequest, SweepSetup
+from iotui.ui.service_words import (
+    REMOTE_ADVICE as REMOTE_ADVICE, TARGET_ADVICE as TARGET_ADVICE, ServiceError as ServiceError, index_words,
+    lock_refusal as lock_refusal, start_refusal as start_refusal, with_advice,
+)
 
 if TYPE_CHECKING:
     from iotui.core.compare.compare import Comparison
@@ -22,13 +26,12 @@ if TYPE_CHECKING:
     from iotui.core.presets.model import Preset
     from iotui.core.presets.titles import PresetTitle
     from iotui.core.records.edit import Deleted
-    from iotui.core.records.history_index import HistoryIndexError, IndexedRun, SyncResult
-    from iotui.core.runs.lock import RunLockHeld
+    from iotui.core.records.history_index import IndexedRun, SyncResult
     from iotui.core.sweep.record import SweepRecord
     from iotui.core.sweep.slo import Slo
     from iotui.core.records.record import RunRecord  # the preset and safety modules are only needed at run time
     from iotui.core.runs.protocols import Session
-    from iotui.core.start import StartError, StartRequest
+    from iotui.core.start import StartRequest
     from iotui.core.sweep.runner import SweepRunner
 
 # The preview shows the test file with a placeholder id (mktemp style): each run draws its own.
@@ -45,62 +48,6 @@ RecordEntry = tuple[Path, "RunRecord | None", "str | None"]
 def _home_order(preset: Preset | PresetTitle) -> int:
     """Sort key: the HOME_FIRST presets in their order, then the rest (a stable sort keeps them by name)."""
     return HOME_FIRST.index(preset.name) if preset.name in HOME_FIRST else len(HOME_FIRST)
-
-
-# What to do about a refused target or run, in the app's terms: its target list (t) and the option
-# editor's fields (the core's TargetError and PlanError say what happened and carry these codes).
-TARGET_ADVICE = {
-    "target-missing": "Type the path of an existing directory, or pick a target from the list (t).",
-    "target-memory": "Pick a target directory on a disk.",
-    "target-read-only": "Pick a target directory you can write to.",
-    "target-space": "Type a smaller size in the options, free some space, or pick another target.",
-    "size-unknown": "Type a size in the options.",
-}
-
-# What to do about a multi-host refusal, in the app's terms (the core's RemoteError says what happened).
-REMOTE_ADVICE = {
-    "target-read-only": "Pick a target directory you can write to on every host.",
-    "target-memory": "Pick a target directory on a disk on every host.",
-    "size-unknown": TARGET_ADVICE["size-unknown"],
-    "no-hosts": "Type the hosts to run on in the Hosts field.",
-    "ssh-command": "Set IOTUI_SSH to the ssh command to use.",
-    "target-path": "Pick a target directory whose real path has no control characters on every host.",
-}
-
-
-class ServiceError(Exception):
-    """Something the user must hear about as one sentence (never a traceback)."""
-
-
-def start_refusal(error: StartError) -> str:
-    """The core's sentence, with what to do in the app's terms where it has its own."""
-    if error.code == "hosts-refused":
-        advice = REMOTE_ADVICE.get(error.key or "")
-        return f"{error}{' ' + advice if advice else ''} Nothing started on any host."
-    if error.code == "refused":
-        return with_advice(error, error.key)
-    return str(error)
-
-
-def with_advice(error: Exception, code: str | None) -> str:
-    """The core's sentence and, where the app has words for its ``code``, what to do."""
-    advice = TARGET_ADVICE.get(code or "")
-    return f"{error} {advice}" if advice else str(error)
-
-
-def lock_refusal(error: RunLockHeld) -> str:
-    """The app's sentence when another run holds the machine."""
-    return (f"Another run is in progress on this machine: {error.holder.describe()}. "
-            "Wait for it to end, then start this one again.")
-
-
-def _index_words(error: HistoryIndexError) -> str:
-    """The app's sentence when the history index file cannot be used."""
-    if error.code == "busy":
-        return "The History index is busy (another iotui is writing it); press ctrl+r in a moment to try again."
-    if error.code == "full":
-        return f"The disk holding {error.path.parent} is full; free some space, then press ctrl+r."
-    return f"The History index {error.path} cannot be used ({error.detail}); remove it, then press ctrl+r."
 
 
 class Services:
@@ -284,7 +231,7 @@ class Services:
         try:
             return sync(self.runs_dir, progress)
         except HistoryIndexError as error:
-            raise ServiceError(_index_words(error)) from None
+            raise ServiceError(index_words(error)) from None
         except (OSError, sqlite3.Error) as error:
             raise ServiceError(f"Cannot index the runs directory {self.runs_dir} ({error}); check its permissions.") from None
 
@@ -303,7 +250,7 @@ class Services:
         try:
             return query(self.runs_dir, RunFilter.from_text(filter_text, **conditions), limit=limit)
         except HistoryIndexError as error:
-            raise ServiceError(_index_words(error)) from None
+            raise ServiceError(index_words(error)) from None
         except (OSError, sqlite3.Error) as error:
             raise ServiceError(f"Cannot read the history index in {self.runs_dir} ({error}).") from None
 
