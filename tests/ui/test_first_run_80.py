@@ -1,0 +1,129 @@
+"""The first run a newcomer makes, at 80x24: the desktop preset's Results show every figure whole."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+
+import pytest
+
+from iotui.core import format as fmt
+from iotui.core.records.direction_figures import section_figures
+from iotui.core.records.record import RunRecord
+from iotui.ui.app import IotuiApp
+from iotui.ui.screens.results import ResultsScreen
+from iotui.ui.widgets.desktop_table import DesktopTable
+from iotui.ui.widgets.section_table import SectionTable
+from tests.ui.replay import ReplayServices
+
+MIB = 1 << 20
+# The desktop preset's eight sections, with figures as wide as a fast disk gives them:
+# (section, MiB/s, IOPS, mean ns, p99 ns, steady table)
+STEADY = {"reached": True, "after_s": 3.0, "method": "window"}
+UNSETTLED = {"reached": False, "method": "window"}
+DESKTOP_FIGURES = [
+    ("seq1m-q8t1-read", 1013.4, 1013.4, 7_712_000.0, 12_649_000.0, STEADY),
+    ("seq1m-q8t1-write", 12345.6, 12345.6, 648_000.0, 1_237_000.0, UNSETTLED),
+    ("seq1m-q1t1-read", 845.2, 845.2, 1_182_000.0, 2_311_000.0, STEADY),
+    ("seq1m-q1t1-write", 731.9, 731.9, 1_364_000.0, 3_556_000.0, None),
+    ("rnd4k-q32t1-read", 1496.1, 383_001.0, 83_400.0, 176_128.0, STEADY),
+    ("rnd4k-q32t1-write", 1202.7, 307_891.0, 103_900.0, 4_751_360.0, UNSETTLED),
+    ("rnd4k-q1t1-read", 58.3, 14_925.0, 66_900.0, 99_840.0, STEADY),
+    ("rnd4k-q1t1-write", 212.4, 54_374.0, 18_300.0, 41_216.0, STEADY),
+]
+
+
+def desktop_record() -> RunRecord:
+    sections: list[dict] = []
+    for index, (name, mib, iops, mean, p99, steady) in enumerate(DESKTOP_FIGURES):
+        direction = name.rsplit("-", 1)[1]
+        section: dict = {
+            "name": name, "jobs": [name], "groupid": index,
+            "options": {"bs": "1m" if name.startswith("seq") else "4k", "iodepth": re.findall(r"-q(\d+)t", name)[0],
+                        "numjobs": "1"},
+            direction: {"iops": iops, "bw_bytes": mib * MIB, "io_bytes": 1, "total_ios": 1,
+                        "lat_mean_ns": mean, "lat_p99_ns": p99},
+        }
+        if steady is not None:
+            section["steady"] = steady
+        sections.append(section)
+    return RunRecord(
+        run={"id": "e" * 16, "preset": "desktop", "status": "completed",
+             "started": dt.datetime(2026, 11, 21, 12, 0, tzinfo=dt.timezone.utc), "duration_s": 40.0,
+             "tool": "fio", "tool_version": "fio-3.33", "argv": ["fio"], "report": ""},
+        host={"hostname": "h", "system": "Linux", "kernel": "6", "cpu_model": "c", "cpu_count": 4, "mem_total_bytes": 1},
+        target={"path": "/data", "filesystem": "ext4", "device": "sda", "mount_options": ""},
+        sections=sections,
+    )
+
+
+def _lines(app: IotuiApp, widget) -> list[str]:
+    x, y, width, height = widget.region
+    strips = app.screen._compositor.render_strips()[y: y + height]
+    return [strip.text[x: x + width] for strip in strips]
+
+
+async def _results(app: IotuiApp, pilot, record: RunRecord) -> None:
+    app.push_screen(ResultsScreen(record, None, app.services))
+    for _ in range(4):
+        await pilot.pause()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_every_desktop_figure_is_whole(tmp_path: Path, size: tuple[int, int]) -> None:
+    app = IotuiApp(ReplayServices(tmp_path))
+    record = desktop_record()
+    async with app.run_test(size=size) as pilot:
+        await _results(app, pilot, record)
+        lines = _lines(app, app.screen.query_one(DesktopTable))
+        assert not any("…" in line for line in lines), "\n".join(lines)
+        for name, mib, iops, mean, p99, _steady in DESKTOP_FIGURES:
+            wanted = [fmt.mib_per_s(mib * MIB), fmt.count(iops), fmt.latency_ns(mean), fmt.latency_ns(p99)]
+            # Each section's row, found by its own four figures in order, each a whole cell.
+            row = [line for line in lines if all(f" {figure} " in f" {line} " for figure in wanted)]
+            assert len(row) == 1, (name, wanted, "\n".join(lines))
+            cells = row[0].split()
+            positions = [cells.index(figure) for figure in wanted]
+            assert positions == sorted(positions), (name, cells)
+
+
+async def test_at_80_columns_the_steady_column_is_a_mark_with_a_legend(tmp_path: Path) -> None:
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _results(app, pilot, desktop_record())
+        lines = _lines(app, app.screen.query_one(DesktopTable))
+        text = "\n".join(lines)
+        assert "steady after" not in text
+        marks = [line.split()[-2] for line in lines if "ms" in line or "µs" in line]
+        assert marks == ["✓", "✗", "✓", "·", "✓", "✗", "✓", "✓"], text
+        assert "✓ steady" in text and "✗ not steady" in text and "· not judged" in text
+
+
+async def test_at_120_columns_the_steady_column_keeps_its_words_and_the_full_bar(tmp_path: Path) -> None:
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _results(app, pilot, desktop_record())
+        text = "\n".join(_lines(app, app.screen.query_one(DesktopTable)))
+        assert "steady after 3 s" in text and "not steady" in text
+        assert "█" * 20 in text  # the best row (seq1m-q8t1-write)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_every_section_figure_is_whole(tmp_path: Path, size: tuple[int, int]) -> None:
+    app = IotuiApp(ReplayServices(tmp_path))
+    record = desktop_record()
+    async with app.run_test(size=size) as pilot:
+        await _results(app, pilot, record)
+        table = app.screen.query_one(SectionTable)
+        app.screen.query_one("#results").scroll_to_widget(table, animate=False, top=True)
+        await pilot.pause()
+        lines = _lines(app, table)
+        assert not any("…" in line for line in lines), "\n".join(lines)
+        for section in record.sections:
+            (figures,) = section_figures(section)
+            wanted = [fmt.iops(figures.iops), fmt.bytes_per_s(figures.bw_bytes), fmt.latency_ns(figures.lat_mean_ns),
+                      fmt.latency_ns(figures.lat_p99_ns)]
+            row = next(line for line in lines if f" {section['name']} " in f" {line} ")
+            for figure in wanted:
+                assert f" {figure} " in f" {row} ", (section["name"], figure, row)
