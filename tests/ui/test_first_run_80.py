@@ -9,13 +9,22 @@ from pathlib import Path
 import pytest
 
 from iotui.core import format as fmt
+from iotui.core.fio.intervals import IntervalDeriver, IntervalSample
+from iotui.core.host.levels import Assessment, Level
+from iotui.core.presets.estimate import planned_sections
+from iotui.core.presets.files import find_preset
+from iotui.core.runs.plan import RunPlan, effective_options
 from iotui.core.records.direction_figures import section_figures
 from iotui.core.records.record import RunRecord
 from iotui.ui.app import IotuiApp
+from iotui.ui.messages import IntervalArrived, ResponsivenessAssessed, RunStarted
+from iotui.ui.screens.run import RunScreen
+from iotui.ui.service_types import RunRequest
 from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.widgets.desktop_table import DesktopTable
 from iotui.ui.widgets.section_table import SectionTable
-from tests.ui.replay import ReplayServices
+from tests.ui.helpers import MessageLog, screen_text, widget_text
+from tests.ui.replay import PRESETS, RANDRW, TARGETS, ReplayServices, synthetic_documents
 
 MIB = 1 << 20
 # The desktop preset's eight sections, with figures as wide as a fast disk gives them:
@@ -127,3 +136,84 @@ async def test_every_section_figure_is_whole(tmp_path: Path, size: tuple[int, in
             row = next(line for line in lines if f" {section['name']} " in f" {line} ")
             for figure in wanted:
                 assert f" {figure} " in f" {row} ", (section["name"], figure, row)
+
+
+# -- the live view of a desktop run -------------------------------------------------------
+
+
+def _desktop_plan() -> RunPlan:
+    preset = find_preset("desktop")
+    return RunPlan(
+        preset_name="desktop", argv=["fio"], options=effective_options(preset), target_path=Path("/home/ada/bench"),
+        test_file=None, target={"path": "/home/ada/bench"}, numjobs=1, estimated_duration_s=40.0,
+        title=preset.title, sections=planned_sections(preset),
+    )
+
+
+def _desktop_run_screen() -> RunScreen:
+    request = RunRequest(PRESETS[0], TARGETS[0], 40.0)
+    return RunScreen(request, cpu_count=8)
+
+
+def _intervals(seconds: int) -> list[IntervalSample]:
+    deriver = IntervalDeriver()
+    intervals = [deriver.feed(doc) for doc in synthetic_documents(seconds, RANDRW)]
+    return [interval for interval in intervals if interval is not None]
+
+
+async def test_the_live_view_names_the_running_section_its_position_and_time_left(tmp_path: Path) -> None:
+    app = IotuiApp(ReplayServices(tmp_path))
+    runtime_s = float(find_preset("desktop").options["runtime"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = _desktop_run_screen()
+        await app.push_screen(screen)
+        screen.post_message(RunStarted(_desktop_plan(), None))
+        # Sections 1 and 2 (groupids 0, 1) ran 5 s each; the third (seq1m-q1t1-read) is 2 s in.
+        intervals = _intervals(14)[:12]
+        groupids = [0] * 5 + [1] * 5 + [2] * 2
+        for interval, groupid in zip(intervals, groupids):
+            screen.post_message(IntervalArrived(interval, None, interval.t_s, groupid=groupid))
+        for _ in range(3):
+            await pilot.pause()
+        third_started_s = intervals[10].t_s - intervals[10].dt_s
+        in_third_s = intervals[-1].t_s - third_started_s
+        assert round(in_third_s) == 2
+        expected = f"3/8 SEQ1M Q1T1 read · {runtime_s - in_third_s:.0f} s left"
+        assert expected in screen_text(app), screen_text(app)
+
+
+async def test_the_chip_never_wraps_at_80_columns(tmp_path: Path) -> None:
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = _desktop_run_screen()
+        await app.push_screen(screen)
+        screen.post_message(RunStarted(_desktop_plan(), None))
+        for interval in _intervals(3):
+            screen.post_message(IntervalArrived(interval, None, interval.t_s, groupid=0))
+        screen.post_message(ResponsivenessAssessed(Assessment(
+            Level.SLUGGISH, "io write p99 697 ms > 101 ms", "The machine is sluggish: ...", "io_probe_write_p99_ms",
+            True, "io_probe_write", 697.0, "ms")))
+        for _ in range(3):
+            await pilot.pause()
+        chip = screen.query_one("#chip")
+        assert chip.size.height == 1
+        assert widget_text(app, chip) == "SLUGGISH · io write p99 697 ms"
+
+
+async def test_the_unresponsive_notice_names_the_running_sections_iodepth(tmp_path: Path) -> None:
+    log = MessageLog()
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24), message_hook=log) as pilot:
+        screen = _desktop_run_screen()
+        await app.push_screen(screen)
+        screen.post_message(RunStarted(_desktop_plan(), None))
+        for interval in _intervals(3):
+            # seq1m-q8t1-read (iodepth 8), while rnd4k-q32t1-* later run at iodepth 32.
+            screen.post_message(IntervalArrived(interval, None, interval.t_s, groupid=0))
+        screen.post_message(ResponsivenessAssessed(Assessment(
+            Level.UNRESPONSIVE, "io write p99 1500 ms > 1002 ms", "The machine is not responding: a small write took "
+            "1500 ms, over the limit of 1002 ms.", "io_probe_write_p99_ms", True, "io_probe_write", 1500.0, "ms")))
+        for _ in range(3):
+            await pilot.pause()
+        (toast,) = [text for title, text in log.toasts() if title == "The machine is not responding"]
+        assert "iodepth (now 8)" in toast and "32" not in toast, toast

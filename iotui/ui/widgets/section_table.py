@@ -76,7 +76,7 @@ def table_columns(rows: Sequence[tuple[str, ...]], width: int | None, cell_paddi
         return COLUMNS, every
     for headers, indices in layouts:
         used = sum(
-            max(len(headers[index]), *(len(row[index]) for row in rows)) + 2 * cell_padding for index in indices
+            max([len(headers[index])] + [len(row[index]) for row in rows]) + 2 * cell_padding for index in indices
         )
         if used <= width:
             break
