@@ -22,6 +22,7 @@ from iotui.ui.screens.run import RunScreen
 from iotui.ui.service_types import RunRequest
 from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.widgets.desktop_table import DesktopTable
+from iotui.ui.widgets.history_table import HistoryTable
 from iotui.ui.widgets.section_table import SectionTable
 from tests.ui.helpers import MessageLog, screen_text, widget_text
 from tests.ui.replay import PRESETS, RANDRW, TARGETS, ReplayServices, synthetic_documents
@@ -217,3 +218,95 @@ async def test_the_unresponsive_notice_names_the_running_sections_iodepth(tmp_pa
             await pilot.pause()
         (toast,) = [text for title, text in log.toasts() if title == "The machine is not responding"]
         assert "iodepth (now 8)" in toast and "32" not in toast, toast
+
+
+# -- History and the keys ------------------------------------------------------------------
+
+
+async def test_the_history_filter_done_finds_the_runs_the_table_shows_as_done(tmp_path: Path) -> None:
+    from tests.ui.test_history import _runs, open_history
+
+    _runs(tmp_path)  # three completed runs, shown as "done", and a bad file
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await open_history(pilot)
+        table = app.screen.query_one(HistoryTable)
+        shown_done = [entry.path for entry in table.shown if entry.record is not None and entry.record.status == "completed"]
+        assert len(shown_done) == 3
+        assert all(line.rstrip().endswith("done") for line in screen_text(app).splitlines() if "quick" in line)
+        await pilot.press(*"done")
+        await pilot.pause()
+        assert [entry.path for entry in table.shown] == shown_done
+
+
+async def test_the_history_legend_is_one_line_at_80_columns(tmp_path: Path) -> None:
+    from tests.ui.test_history import _runs, open_history
+
+    _runs(tmp_path)
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await open_history(pilot)
+        legend = app.screen.query_one("#history-legend")
+        assert legend.size.height == 1
+        text = widget_text(app, legend)
+        for mark in ("↑", "↓", "‖ paused", "~ sluggish", "! unresponsive", "m mixed"):
+            assert mark in text, text
+
+
+@pytest.mark.parametrize("key", ["question_mark", "f1"])
+async def test_question_mark_and_f1_open_the_keys_and_escape_closes_them(tmp_path: Path, key: str) -> None:
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        home = app.screen
+        await pilot.press(key)
+        await pilot.pause()
+        assert app.screen.query("HelpPanel"), "the keys panel did not open"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not app.screen.query("HelpPanel"), "escape left the keys panel open"
+        assert app.screen is home
+
+
+async def test_the_keys_panel_opens_on_results_and_escape_closes_it_before_going_back(tmp_path: Path) -> None:
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _results(app, pilot, desktop_record())
+        results = app.screen
+        await pilot.press("f1")
+        await pilot.pause()
+        assert results.query("HelpPanel")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is results and not results.query("HelpPanel")
+        await pilot.press("escape")  # then escape goes back, as before
+        await pilot.pause()
+        assert app.screen is not results
+
+
+async def test_the_footer_keeps_every_key_of_home_at_80_columns(tmp_path: Path) -> None:
+    from iotui.ui.widgets.key_bar import KeyBar
+
+    app = IotuiApp(ReplayServices(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        bar = app.screen.query_one(KeyBar)
+        footer = widget_text(app, bar)
+        for _key, display, description, _action, _enabled, _tooltip, _palette in bar.shown_keys():
+            assert f"{display} {description}" in footer, (display, description, footer)
+        assert "w Sweep" in footer, footer
+        for screen_key in ("h", None):  # History, then Results
+            if screen_key:
+                from tests.ui.test_history import open_history
+
+                await open_history(pilot)
+            else:
+                await _results(app, pilot, desktop_record())
+            bar = app.screen.query_one(KeyBar)
+            footer = widget_text(app, bar)
+            shown = [(display, description) for _k, display, description, *_rest in bar.shown_keys()]
+            assert len(shown) >= 5
+            for display, description in shown:
+                assert f"{display} {description}" in footer, (display, description, footer)
