@@ -25,7 +25,7 @@ from iotui.ui.widgets.desktop_table import DesktopTable
 from iotui.ui.widgets.history_table import HistoryTable
 from iotui.ui.widgets.section_table import SectionTable
 from tests.ui.helpers import MessageLog, screen_text, widget_text
-from tests.ui.replay import PRESETS, RANDRW, TARGETS, ReplayServices, synthetic_documents
+from tests.ui.replay import RANDRW, TARGETS, FakeJob, FakePreset, ReplayServices, synthetic_documents
 
 MIB = 1 << 20
 # The desktop preset's eight sections, with figures as wide as a fast disk gives them:
@@ -152,7 +152,10 @@ def _desktop_plan() -> RunPlan:
 
 
 def _desktop_run_screen() -> RunScreen:
-    request = RunRequest(PRESETS[0], TARGETS[0], 40.0)
+    preset = find_preset("desktop")
+    shown = FakePreset(preset.name, preset.title, preset.description, preset.tells, dict(preset.options),
+                       [FakeJob(job.name, dict(job.options)) for job in preset.jobs])
+    request = RunRequest(shown, TARGETS[0], 40.0)
     return RunScreen(request, cpu_count=8)
 
 
