@@ -2,7 +2,7 @@
 a bar per row scaled to the best row, and whether each row settled.
 
 The table fits the width it is given, figures first: every MiB/s, IOPS, mean and p99 is shown
-whole. What gives way, in this order (docs/results.md, "The desktop table at 80 columns"): the bar
+whole. What gives way, in this order (docs/app-at-80-columns.md): the bar
 shrinks from 20 cells to 10; the steady column becomes a one-character mark with a legend under the
 table; the bar shrinks further and goes below 4 cells; last, the labels abbreviate
 (``SEQ1M Q8T1`` -> ``S1M Q8T1``, ``read`` -> ``r``, ``write`` -> ``w``).
