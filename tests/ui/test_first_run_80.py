@@ -313,3 +313,13 @@ async def test_the_footer_keeps_every_key_of_home_at_80_columns(tmp_path: Path) 
             assert len(shown) >= 5
             for display, description in shown:
                 assert f"{display} {description}" in footer, (display, description, footer)
+
+
+def test_the_section_line_says_ending_once_its_time_is_up_and_nothing_for_one_section() -> None:
+    from iotui.core.presets.estimate import PlannedSection
+    from iotui.ui.widgets.live_run import section_line
+
+    sections = [PlannedSection("seq1m-q8t1-read", 5.0), PlannedSection("fill", None)]
+    assert section_line(sections, 0, 5.4) == "1/2 SEQ1M Q8T1 read · ending"  # fio still laying out its file
+    assert section_line(sections, 1, 3.0) == "2/2 fill"  # its size ends it: no time left to give
+    assert section_line(sections[:1], 0, 1.0) == ""  # one section: the clock says it all

@@ -37,6 +37,7 @@ class RaisedSection:
     rate: str | None  # "rate_iops=200" / "rate=50m" as the section ran it; None without a cap
     bs: str | None
     outside_write_iops: float | None  # device writes/s that were neither fio's nor the probe's; None: not judged
+    first: bool = False  # the run's first section: fio lays out its test file then (buffered writes)
 
 
 def _outside_write_iops(section: Mapping[str, object], samples: Sequence[Mapping[str, object]]) -> float | None:
@@ -84,6 +85,7 @@ def raised_sections(record: SectionedRecord, cpu_count: int) -> list[RaisedSecti
             rate=_rate(options),
             bs=str(options["bs"]) if options.get("bs") else None,
             outside_write_iops=_outside_write_iops(section, record.section_samples(index)),
+            first=index == 0,
         ))
     return raised
 
@@ -92,6 +94,14 @@ def _io_advice(section: RaisedSection) -> str:
     """What to try in one section where other programs' I/O waited behind fio's."""
     shape = section.shape
     if section.outside_write_iops is not None and section.outside_write_iops >= OUTSIDE_WRITES_MIN_IOPS:
+        if section.first:
+            # fio lays out a new test file with buffered writes before its first section; their
+            # writeback reaches the disk while that section reads.
+            return (
+                f"During {section.name} fio only read, yet the disk took about {section.outside_write_iops:,.0f} "
+                "writes/s: the writeback of the test file fio laid out just before, or another program "
+                "writing; not fio's queue. Run again with the file already laid out, or when the disk is quiet."
+            )
         return (
             f"During {section.name} fio only read, yet the disk took about {section.outside_write_iops:,.0f} "
             "writes/s that were not fio's: another program was writing, and its writes, not fio's queue, "

@@ -45,8 +45,12 @@ def section_line(sections: Sequence[PlannedSection], index: int | None, in_secti
     planned = sections[index]
     text = f"{index + 1}/{len(sections)} {section_label(planned.name)}"
     if planned.seconds is not None and in_section_s is not None:
+        # Its planned time is up but fio has not moved on (file layout, the last second's report): "ending".
         left_s = max(0, math.ceil(planned.seconds - in_section_s - 1e-6))
-        text += f" · {left_s} s left" if left_s < 60 else f" · {fmt.duration_s(left_s)} left"
+        if left_s == 0:
+            text += " · ending"
+        else:
+            text += f" · {left_s} s left" if left_s < 60 else f" · {fmt.duration_s(left_s)} left"
     return text
 
 
