@@ -93,6 +93,7 @@ class SectionTable(DataTable):
     def __init__(self, record: RunRecord, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.record = record
+        self._selected: int | None = None
 
     def on_mount(self) -> None:
         self._rows = [section_row(section) for section in self.record.sections]
@@ -117,4 +118,8 @@ class SectionTable(DataTable):
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
+        # A new layout (the columns narrowed) puts the cursor back on its row: not a new choice.
+        if event.cursor_row == self._selected:
+            return
+        self._selected = event.cursor_row
         self.post_message(self.SectionSelected(event.cursor_row))
