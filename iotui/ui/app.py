@@ -51,6 +51,11 @@ class IotuiApp(App[int]):
         Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
         # Offered on Home only (check_action): sweep the preset and target chosen there.
         Binding("w", "sweep", "Sweep"),
+        # The keys panel on every screen: F1 always, ? where no text field takes it; escape
+        # closes it (before the screen's own escape, and only while it is open).
+        Binding("f1", "toggle_keys", "Keys", show=False, priority=True),
+        Binding("question_mark", "toggle_keys", "Keys", show=False),
+        Binding("escape", "hide_keys", "Close keys", show=False, priority=True),
     ]
     # The palette (ctrl+p) holds iotui's own entries beside Textual's (the provider loads when opened).
     COMMANDS = App.COMMANDS | {_iotui_commands}
@@ -278,7 +283,23 @@ class IotuiApp(App[int]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "sweep":
             return isinstance(self.screen, HomeScreen)
+        if action == "hide_keys":
+            return self.keys_shown()
         return super().check_action(action, parameters)
+
+    def keys_shown(self) -> bool:
+        """Whether the keys panel is open on this screen."""
+        return bool(self.screen.query("HelpPanel"))
+
+    def action_toggle_keys(self) -> None:
+        """The keys panel (Textual's help panel): open it, or close it when open."""
+        if self.keys_shown():
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    def action_hide_keys(self) -> None:
+        self.action_hide_help_panel()
 
     def action_sweep(self) -> None:
         """Home's preset and target, swept over the preset's [sweep] values (editable there)."""

@@ -81,9 +81,16 @@ async def test_every_home_action_is_in_the_footer(tmp_path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         footer = screen_text(app).splitlines()[-1]
-        for key, label in (("r", "Run"), ("t", "Targets"), ("p", "Presets"), ("e", "Options"), ("h", "History"),
-                           ("q", "Quit"), ("^p", "palette")):
+        for key, label in (("r", "Run"), ("t", "Targets"), ("p", "Presets"), ("o", "Hosts"), ("e", "Options"),
+                           ("h", "History"), ("q", "Quit"), ("w", "Sweep")):
             assert f"{key} {label}" in footer
+        # At 80 columns the palette's key gives way to the screen's own (ctrl+p still opens it);
+        # where there is room it is shown again.
+        assert "^p palette" not in footer
+        await pilot.resize_terminal(100, 24)
+        await pilot.pause()
+        await pilot.pause()
+        assert "^p palette" in screen_text(app).splitlines()[-1]
 
 
 async def test_a_big_terminal_gets_big_figures_and_a_chart(tmp_path) -> None:

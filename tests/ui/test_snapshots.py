@@ -12,15 +12,20 @@ import datetime as dt
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+from textual.widgets import Static
+
 from iotui.core.fio.intervals import IntervalDeriver
 from iotui.core.records.record import RunRecord
 from iotui.core.host.responsiveness import Assessment, Level
 from iotui.core.runs.plan import RunPlan
+
 from iotui.ui.app import IotuiApp
 from iotui.ui.messages import FioLogged, HostSampled, IntervalArrived, ResponsivenessAssessed, RunStarted
 from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.screens.run import RunScreen
 from iotui.ui.service_types import RunRequest
+from iotui.ui.widgets.history_table import HistoryTable
 from tests.ui.replay import CALM_HOST, PRESETS, RANDRW, TARGETS, ReplayServices, synthetic_documents
 
 RUNS_DIR = Path("/home/ada/.local/share/iotui/runs")
@@ -106,3 +111,72 @@ def test_results(snap_compare) -> None:
         await pilot.pause()
 
     assert snap_compare(_app(), terminal_size=(80, 24), run_before=show)
+
+
+# -- the first run a newcomer makes: desktop at 80x24 and 120x40 ----------------------------
+
+FIRST_RUN_SIZES = [(80, 24), (120, 40)]
+
+
+def test_first_run_home_at_120x40(snap_compare) -> None:
+    # (test_home is Home at 80x24.)
+    assert snap_compare(_app(), terminal_size=(120, 40))
+
+
+@pytest.mark.parametrize("size", FIRST_RUN_SIZES)
+def test_first_run_live_desktop(snap_compare, size: tuple[int, int]) -> None:
+    from tests.ui.test_first_run_80 import _desktop_plan, _desktop_run_screen
+
+    async def feed(pilot) -> None:
+        screen = _desktop_run_screen()
+        await pilot.app.push_screen(screen)
+        screen.post_message(RunStarted(_desktop_plan(), None))
+        deriver = IntervalDeriver()
+        documents = synthetic_documents(14, RANDRW, multipliers=[2, 3, 3, 4, 5, 4, 3, 2, 2, 3])
+        intervals = [interval for doc in documents if (interval := deriver.feed(doc)) is not None][:12]
+        for index, interval in enumerate(intervals):
+            screen.post_message(HostSampled(CALM_HOST))
+            screen.post_message(IntervalArrived(interval, CALM_HOST, interval.t_s, groupid=min(index // 5, 2)))
+        screen.post_message(ResponsivenessAssessed(Assessment(
+            Level.SLUGGISH, "io write p99 697 ms > 101 ms", "The machine is sluggish: ...", "io_probe_write_p99_ms",
+            True, "io_probe_write", 697.0, "ms")))
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=size, run_before=feed)
+
+
+@pytest.mark.parametrize("size", FIRST_RUN_SIZES)
+def test_first_run_results_desktop(snap_compare, size: tuple[int, int]) -> None:
+    from tests.ui.test_first_run_80 import desktop_record
+
+    async def show(pilot) -> None:
+        app = pilot.app
+        await app.push_screen(ResultsScreen(desktop_record(), RUNS_DIR / "20261121-120000-desktop-eeeeeeee.toml",
+                                            app.services))
+        await pilot.pause()
+        await pilot.pause()
+
+    assert snap_compare(_app(), terminal_size=size, run_before=show)
+
+
+@pytest.mark.parametrize("size", FIRST_RUN_SIZES)
+def test_first_run_history(snap_compare, size: tuple[int, int], tmp_path: Path) -> None:
+    from tests.ui.test_history import _save, open_history
+
+    _save(tmp_path, "aaaaaaaa01", 1, preset="quick", iops=100.0)
+    _save(tmp_path, "bbbbbbbb02", 2, preset="seq1m-q8t1", path="/mnt/backup", iops=900.0)
+    _save(tmp_path, "cccccccc03", 3, preset="desktop", iops=150.0, p99_ns=2_000_000.0)
+
+    async def show(pilot) -> None:
+        await open_history(pilot)
+        # The same wherever the test runs: the runs directory named as on a user's machine, no
+        # toast with the indexing time, and the table focused (the filter's cursor blinks).
+        screen = pilot.app.screen
+        screen.query_one(HistoryTable).focus()
+        screen.sub_title = f"saved runs in {RUNS_DIR}"
+        pilot.app.clear_notifications()
+        detail = screen.query_one("#history-detail", Static)
+        detail.update(str(detail.render()).replace(str(tmp_path), str(RUNS_DIR)))
+        await pilot.pause()
+
+    assert snap_compare(IotuiApp(ReplayServices(tmp_path)), terminal_size=size, run_before=show)

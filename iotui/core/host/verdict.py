@@ -8,10 +8,11 @@ and the threshold.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 from iotui.core.host.advice import RunShape, suggestion
 from iotui.core.host.levels import LEGACY_CAUSES, THRESHOLDS, format_value
+from iotui.core.host.advice import RaisedSection, section_advice
 
 if TYPE_CHECKING:
     from iotui.core.host.levels import Assessment
@@ -49,8 +50,15 @@ def verdict_text(pressure: Mapping[str, object] | None) -> str | None:
     return f"{level} · {cause}" if cause else level
 
 
-def pressure_warning(pressure: Mapping[str, object] | None, shape: RunShape | None = None) -> str | None:
-    """The record's warning for a run (or section) that was not OK; None when it was."""
+def pressure_warning(
+    pressure: Mapping[str, object] | None, shape: RunShape | None = None, raised: Sequence[RaisedSection] = (),
+) -> str | None:
+    """The record's warning for a run (or section) that was not OK; None when it was.
+
+    With ``raised`` (the sections where the level rose, :func:`raised_sections`), the advice is
+    theirs: each section's own knobs and values, or the outside I/O or memory that the evidence
+    points to; without, it fits the run's ``shape``.
+    """
     if not pressure or pressure.get("responsiveness") in (None, "ok"):
         return None
     level = pressure["responsiveness"]
@@ -67,7 +75,9 @@ def pressure_warning(pressure: Mapping[str, object] | None, shape: RunShape | No
         else:
             text += f": {detail}"
     text += "."
-    advice = suggestion(shape, str(cause)) if shape is not None and cause else ""
+    advice = section_advice(raised)
+    if not advice and shape is not None and cause:
+        advice = suggestion(shape, str(cause))
     return f"{text} {advice}".strip()
 
 

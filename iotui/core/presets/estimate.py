@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence, TypeVar
 
 from iotui.core.fio.file_lists import file_list_parts
@@ -170,6 +171,28 @@ def _sequential_groups(preset: Preset, values: Sequence[Number]) -> list[list[Nu
             groups.append([])
         groups[-1].append(value)
     return groups
+
+
+@dataclass(frozen=True)
+class PlannedSection:
+    """A section the run will have (one fio reporting group, in order): its first job's name and
+    how long it runs (runtime + ramp_time + startdelay, its longest job's), None where its size ends it."""
+
+    name: str
+    seconds: float | None
+
+
+def planned_sections(preset: Preset) -> list[PlannedSection]:
+    """The sections in the order fio runs and numbers them (a stonewall starts the next)."""
+    options_list = section_options(preset)
+    names = [job.name for job in preset.jobs] if preset.jobs else [preset.name]
+    indices = list(range(len(options_list)))
+    planned = []
+    for group in _sequential_groups(preset, indices):
+        seconds = [_section_seconds(options_list[index]) for index in group]
+        known = [value for value in seconds if value is not None]
+        planned.append(PlannedSection(names[group[0]], max(known) if len(known) == len(seconds) else None))
+    return planned
 
 
 def estimate(preset: Preset) -> tuple[float | None, int | None]:

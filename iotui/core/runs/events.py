@@ -25,6 +25,8 @@ class IntervalUpdate:
     host: HostSample | None
     row: dict[str, Any]
     elapsed_s: float
+    groupid: int | None = None
+    """fio's reporting group the interval belongs to (the plan's section of that index); None: unknown."""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,9 @@ from iotui.core.host.block_devices import backing_devices
 from iotui.core.host.device_facts import target_device_facts
 from iotui.core.host.memory import buffers_problem, mem_available_bytes
 from iotui.core.records.cache_check import engines_of, without_cache_warnings
-from iotui.core.presets.estimate import buffer_estimate, disk_estimate, estimate, file_estimate
+from iotui.core.presets.estimate import (
+    PlannedSection, buffer_estimate, disk_estimate, estimate, file_estimate, planned_sections,
+)
 from iotui.core.presets.model import Preset, section_options, uses_direct_io
 from iotui.core.runs.test_files import new_test_file_path
 
@@ -43,6 +45,8 @@ class RunPlan:
     private_dir: Path | None = None
     # Directories inside it that the job's own relative names need.
     private_subdirs: list[Path] = field(default_factory=list)
+    # The sections fio will report, in order (fio's groupid is the index): what the live view names.
+    sections: list[PlannedSection] = field(default_factory=list)
 
 
 class PlanError(Exception):
@@ -193,6 +197,7 @@ def make_plan(
         estimated_duration_s=duration_s,
         private_dir=private_dir,
         private_subdirs=private_subdirs,
+        sections=planned_sections(preset),
     )
 
 

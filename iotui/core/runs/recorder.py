@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from iotui import __version__
 from iotui.core.fio.summary import cpu_summary
 from iotui.core.host.advice import run_shape
+from iotui.core.host.advice import raised_sections
 from iotui.core.host.section_pressure import apply_section_pressure
 from iotui.core.host.protocols import IoProbe, Monitor, Sampler, WakeupProbe
 from iotui.core.host.signals import missing_signals, missing_signals_sentence
@@ -193,8 +194,9 @@ class RunRecorder(EventLog):
     def _add_responsiveness(self, record: RunRecord, options: Mapping[str, object], numjobs: int | None) -> None:
         """Each section's own pressure, and the warning when other programs suffered."""
         apply_section_pressure(record)
-        shape = run_shape(options, os.cpu_count() or 1, numjobs)
-        warning = pressure_warning(record.pressure or None, shape)
+        cpu_count = os.cpu_count() or 1
+        shape = run_shape(options, cpu_count, numjobs)
+        warning = pressure_warning(record.pressure or None, shape, raised_sections(record, cpu_count))
         if warning:
             record.add_warning(RESPONSIVENESS_WARNING, warning)
 

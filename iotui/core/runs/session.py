@@ -241,7 +241,10 @@ class RunSession(RunRecorder):
                 row.update(responsiveness_row(self.latest_assessment, self.latest_probe, self.latest_io_probe))
                 self.rows.append(row)
                 self._emit(
-                    IntervalUpdate(interval, self.latest_host, row, time.monotonic() - self._started_monotonic)
+                    IntervalUpdate(
+                        interval, self.latest_host, row, time.monotonic() - self._started_monotonic,
+                        groupid=interval.groupid,
+                    )
                 )
         elif isinstance(event, FioText):
             self._log("stdout", event.line)

@@ -33,7 +33,7 @@ from iotui.ui.screens.confirm import ConfirmScreen
 from iotui.ui.screens.results import ResultsScreen
 from iotui.ui.screens.text_prompt import TextPromptScreen
 from iotui.ui.services import ServiceError, Services
-from iotui.ui.widgets.history_table import LEGEND, HistoryEntry, HistoryTable
+from iotui.ui.widgets.history_table import LEGEND, HistoryEntry, HistoryTable, filter_words
 from iotui.ui.widgets.key_bar import KeyBar
 from iotui.ui.widgets.title_bar import TitleBar
 from iotui.ui.styles import SCREENS_CSS
@@ -163,7 +163,7 @@ class HistoryScreen(Screen):
         self.refreshes += 1
         text = self.query_one("#history-filter", Input).value
         try:
-            runs, self.matched = self.services.query_history(text, SHOWN_LIMIT)
+            runs, self.matched = self.services.query_history(filter_words(text), SHOWN_LIMIT)
             if not self.synced:
                 self.total = self.matched if not text.strip() else max(self.total, self.matched)
         except ServiceError as error:

@@ -138,13 +138,16 @@ class RunScreen(Screen):
         self.control = message.handle
         self.plan = message.plan
         self.numjobs = message.plan.numjobs
+        # A local run's plan names its sections (a remote or sysbench plan does not).
+        sections = getattr(message.plan, "sections", None)
+        self.live_run.sections = sections if isinstance(sections, list) else ()
         if message.plan.estimated_duration_s is not None:
             self.live_run.estimated_s = message.plan.estimated_duration_s
 
     @on(IntervalArrived)
     def _interval(self, message: IntervalArrived) -> None:
         self.live.add_interval(message.interval)
-        self.live_run.show_interval(message.interval, paused=message.paused)
+        self.live_run.show_interval(message.interval, paused=message.paused, groupid=message.groupid)
         if self.phase is RunPhase.STARTING:
             self.phase = RunPhase.RUNNING
         self.fio_revision += 1

@@ -148,6 +148,8 @@ class FiguresPanel(Widget):
     phase: reactive[str] = reactive("starting", layout=True)
     steady: reactive[str] = reactive("", repaint=False)
     """The current section's steady-state judgement ("steady after 8 s"); empty when none."""
+    section: reactive[str] = reactive("", repaint=False)
+    """Which section runs, of how many, and its time left ("3/8 SEQ1M Q1T1 read · 4 s left"); empty for one."""
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -189,6 +191,9 @@ class FiguresPanel(Widget):
         self._repaint_changed()
 
     def watch_steady(self) -> None:
+        self._repaint_changed()
+
+    def watch_section(self) -> None:
         self._repaint_changed()
 
     def _repaint_changed(self) -> None:
@@ -256,12 +261,13 @@ class FiguresPanel(Widget):
         return clock
 
     def _small_lines(self, width: int) -> list[Text]:
-        """The clock (wrapped at its " · ") and the figures' lines, for ``width`` columns."""
-        key = (self.interval, self.elapsed_s, self.estimated_s, self.phase, self.steady, width)
+        """The section, the clock (each wrapped at its " · ") and the figures' lines, for ``width`` columns."""
+        key = (self.interval, self.elapsed_s, self.estimated_s, self.phase, self.steady, self.section, width)
         if key != self._lines_key:
             figures = figures_table(self.interval, big=False)
             assert isinstance(figures, Text)
-            self._lines = wrap_at_separators(self._clock(), width) + list(figures.split("\n", allow_blank=True))
+            section = wrap_at_separators(Text(self.section, style="bold"), width) if self.section else []
+            self._lines = section + wrap_at_separators(self._clock(), width) + list(figures.split("\n", allow_blank=True))
             self._lines_key = key
         return self._lines
 
@@ -295,7 +301,8 @@ class FiguresPanel(Widget):
 
     def render(self) -> Group | Text:
         # The tall terminal's 3-line digits (Rich's grid); the small figures use render_line.
-        return Group(self._clock(), figures_table(self.interval, big=True))
+        section = [Text(self.section, style="bold")] if self.section else []
+        return Group(*section, self._clock(), figures_table(self.interval, big=True))
 
 
 _SEPARATOR = " · "

@@ -34,18 +34,26 @@ NUMERIC_COLUMNS = (3, 4, 5)
 PRESET_WIDTH = 12
 TARGET_WIDTH = 11
 NUMBER_WIDTH = 7
-# Whole words, each at most 8 letters (the filter still finds "completed").
+# Whole words, each at most 8 letters; the filter takes the word shown as well (filter_words).
 STATUS_WORDS = {"completed": "done"}
 # Marks after the status word; LEGEND spells them out under the table.
 PAUSED_MARK = "‖"
 LEVEL_MARKS = {"sluggish": "~", "unresponsive": "!"}
 MIXED_MARK = "m"
-LEGEND = "↑ higher is better  ↓ lower is better  ‖ paused  ~ sluggish  ! unresponsive  m mixed"
+# One line at 80 columns (it wrapped when each arrow was spelled out).
+LEGEND = "↑/↓ higher/lower is better  ‖ paused  ~ sluggish  ! unresponsive  m mixed"
 # The signal behind a responsiveness verdict, in the chip's words.
 CAUSE_WORDS = {
     "io_probe_read": "io read", "io_probe_write": "io write", "wakeup": "wake-up",
     "psi_memory_full": "memory", "psi_io_full": "io full",
 }
+
+
+def filter_words(text: str) -> str:
+    """The filter as the index reads it: a status word as the table shows it ("done") becomes the
+    record's ("completed"), so the filter matches what the table shows."""
+    record_words = {shown: status for status, shown in STATUS_WORDS.items()}
+    return " ".join(record_words.get(word.lower(), word) for word in text.split())
 
 
 class HistoryEntry:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey  # the key widget itself, so the bar looks and clicks the same
@@ -25,6 +26,27 @@ if TYPE_CHECKING:
 # What the bar shows for one key: key, its display, description, action, enabled, tooltip,
 # and whether it is the palette's key (drawn on the right).
 ShownKey = tuple[str, str, str, str, bool, str, bool]
+
+# The cells a key takes beside its key and description: one each side of the key, one after the
+# description (Textual's footer styles); the palette's key has its left border and one space.
+KEY_PADDING_CELLS = 3
+PALETTE_EXTRA_CELLS = -1
+
+
+def keys_width(keys: tuple[ShownKey, ...]) -> int:
+    """The cells ``keys`` take in the bar."""
+    return sum(
+        cell_len(display) + cell_len(description) + KEY_PADDING_CELLS + (PALETTE_EXTRA_CELLS if is_palette else 0)
+        for _key, display, description, _action, _enabled, _tooltip, is_palette in keys
+    )
+
+
+def fitted_keys(keys: tuple[ShownKey, ...], width: int) -> tuple[ShownKey, ...]:
+    """The keys that fit ``width`` cells: the palette's key gives way first (ctrl+p still opens
+    the palette, and the keys panel lists it), so every key of the screen stays shown."""
+    if not width or keys_width(keys) <= width:
+        return keys
+    return tuple(key for key in keys if not key[6])
 
 
 class KeyBar(Footer):
@@ -53,7 +75,7 @@ class KeyBar(Footer):
                 display = self.app.get_key_display(binding)
                 tooltip = binding.tooltip or binding.description
                 keys.append((binding.key, display, binding.description, binding.action, enabled, tooltip, True))
-        return tuple(keys)
+        return fitted_keys(tuple(keys), self.size.width)
 
     def compose(self) -> ComposeResult:
         if not self._bindings_ready:
@@ -71,6 +93,11 @@ class KeyBar(Footer):
                 # key keeps its own compact style, as in Textual's footer.
                 footer_key.set_reactive(FooterKey.compact, self.compact)
             yield footer_key
+
+    def on_resize(self) -> None:
+        # A narrower bar may leave the palette's key out (fitted_keys); a wider one brings it back.
+        if self._shown is not None:
+            self.call_after_refresh(self._rebuild_if_changed)
 
     def bindings_changed(self, screen: Screen) -> None:
         self._bindings_ready = True

@@ -11,9 +11,14 @@ from textual.widgets import DataTable
 from iotui.core import format as fmt
 from iotui.core.numbers import number
 from iotui.core.records.direction_figures import DirectionFigures, section_figures
+from iotui.core.records.desktop_table import test_label
 from iotui.core.records.record import RunRecord
 
 COLUMNS = ("section", "bs", "QD × jobs", "read IOPS", "write IOPS", "bandwidth", "mean", "p99")
+# Narrower headers for a narrow table (the figures under them are the same).
+SHORT_HEADERS = ("section", "bs", "QD×jobs", "rd IOPS", "wr IOPS", "bw", "mean", "p99")
+# The columns a desktop test's name already says (seq1m-q8t1-read: bs 1m, QD 8, 1 job).
+NAMED_BY_DESKTOP_NAME = (1, 2)
 
 
 def _per_direction(figures: Sequence[DirectionFigures], figure: Callable[[DirectionFigures], float | None],
@@ -59,6 +64,25 @@ def section_row(section: Mapping[str, object]) -> tuple[str, ...]:
     )
 
 
+def table_columns(rows: Sequence[tuple[str, ...]], width: int | None, cell_padding: int = 1) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The headers and the indices of the cells shown at ``width``: all with full headers where they fit,
+    then shorter headers, then (desktop test names only) without bs and QD x jobs, which the name says."""
+    every = tuple(range(len(COLUMNS)))
+    layouts: list[tuple[tuple[str, ...], tuple[int, ...]]] = [(COLUMNS, every), (SHORT_HEADERS, every)]
+    if rows and all(test_label(row[0]) is not None for row in rows):
+        kept = tuple(index for index in every if index not in NAMED_BY_DESKTOP_NAME)
+        layouts.append((SHORT_HEADERS, kept))
+    if width is None:
+        return COLUMNS, every
+    for headers, indices in layouts:
+        used = sum(
+            max([len(headers[index])] + [len(row[index]) for row in rows]) + 2 * cell_padding for index in indices
+        )
+        if used <= width:
+            break
+    return tuple(headers[index] for index in indices), indices
+
+
 class SectionTable(DataTable):
     """One row per section in fio's order; highlighting a row posts :class:`SectionTable.SectionSelected`."""
 
@@ -69,12 +93,33 @@ class SectionTable(DataTable):
     def __init__(self, record: RunRecord, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.record = record
+        self._selected: int | None = None
 
     def on_mount(self) -> None:
-        self.add_columns(*COLUMNS)
-        for section in self.record.sections:
-            self.add_row(*section_row(section))
+        self._rows = [section_row(section) for section in self.record.sections]
+        self._show(table_columns(self._rows, None))
+
+    def _show(self, layout: tuple[tuple[str, ...], tuple[int, ...]]) -> None:
+        self._layout = layout
+        headers, indices = layout
+        cursor_row = self.cursor_row
+        self.clear(columns=True)
+        self.add_columns(*headers)
+        for row in self._rows:
+            self.add_row(*(row[index] for index in indices))
+        if self._rows:
+            self.move_cursor(row=min(cursor_row, len(self._rows) - 1))
+
+    def on_resize(self) -> None:
+        # Every figure whole: at a narrow width the headers shorten, then what the names say goes.
+        layout = table_columns(self._rows, self.scrollable_content_region.width, self.cell_padding)
+        if layout != self._layout:
+            self.call_after_refresh(self._show, layout)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         event.stop()
+        # A new layout (the columns narrowed) puts the cursor back on its row: not a new choice.
+        if event.cursor_row == self._selected:
+            return
+        self._selected = event.cursor_row
         self.post_message(self.SectionSelected(event.cursor_row))
