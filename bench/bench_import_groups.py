@@ -3,7 +3,8 @@
 Makes a json+ report of GROUPS reporting groups from a real fio 3.33 json+ output in
 tests/fixtures (each of its jobs copied with a distinct ``groupid`` and job name, so every
 group is one section), then runs the real command, ``python -m iotui import FILE --runs-dir
-SCRATCH``, and prints the wall time for each count. Linear import time doubles with the groups.
+SCRATCH``, and prints the wall time and the CPU seconds it used (user + system, from the child's
+rusage; a busy machine inflates them less than the wall clock) for each count.
 
     .venv/bin/python bench/bench_import_groups.py --groups 1000 2000 4000 10000
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import resource
 import subprocess
 import sys
 import tempfile
@@ -50,18 +52,21 @@ def report_with_groups(groups: int, source: Path = SOURCE, *, bins: bool = True)
     return json.dumps(document, indent=2)
 
 
-def time_import(groups: int, scratch: Path) -> float:
+def time_import(groups: int, scratch: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one ``iotui import`` of a report of ``groups`` groups."""
     report = scratch / f"groups-{groups}.json"
     report.write_text(report_with_groups(groups))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     result = subprocess.run(
         [sys.executable, "-m", "iotui", "import", str(report), "--runs-dir", str(scratch / f"runs-{groups}")],
         capture_output=True, text=True, cwd=ROOT,
     )
     elapsed_s = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if result.returncode != 0:
         raise SystemExit(f"import failed: {result.stderr[-2000:]}")
-    return elapsed_s
+    return elapsed_s, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -71,7 +76,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         for groups in options.groups:
             size_mb = len(report_with_groups(groups)) / 1e6
-            print(f"{groups:>6} groups ({size_mb:.0f} MB): {time_import(groups, Path(scratch)):.1f} s", flush=True)
+            wall_s, cpu_s = time_import(groups, Path(scratch))
+            print(f"{groups:>6} groups ({size_mb:.0f} MB): wall {wall_s:.1f} s, CPU {cpu_s:.1f} s", flush=True)
 
 
 if __name__ == "__main__":
