@@ -197,7 +197,9 @@ def _sweep_record(options: SweepOptions, preparation: SweepPreparation, runs_dir
     fresh = fresh_sweep_record(preparation)
     if not options.resume:
         return fresh
-    found = find_resumable(runs_dir, fresh.signature())
+    found = find_resumable(
+        runs_dir, fresh.signature(), lambda problem: print(f"Skipping a sweep record that cannot be read: {problem}", file=out)
+    )
     if found is None:
         print(f"No earlier sweep made by this command in {runs_dir}; starting a new one.", file=out)
         return fresh

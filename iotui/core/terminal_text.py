@@ -28,6 +28,8 @@ def terminal_safe(text: str, *, keep_newlines: bool = False) -> str:
 
     Without ``keep_newlines`` a line break becomes a space as well (one line of text stays one).
     """
+    if text.isprintable():  # no control, format (bidirectional) or separator character: nothing to remove
+        return text
     text = _SEQUENCE.sub("", text)
     text = text.replace("\t", " ")
     if keep_newlines:

@@ -52,10 +52,15 @@ class RefusalFacts(TypedDict, total=False):
     candidates: list[str]
 
 
+def _visible(text: str) -> str:
+    """``text`` with each control character written as its escape (``\\x85``), so a refusal never prints one."""
+    return _CONTROL_CHARACTERS.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
+
+
 def refusal(code: str, *, origin: str, given: str, option: str | None, value: str | None, reason: str,
             candidates: Iterable[str] = ()) -> PolicyError:
     """A PolicyError whose sentence names the option as written (and as fio reads it) and why."""
-    shown = given if value in (None, "") else f"{given}={value}"
+    shown = _visible(given if value in (None, "") else f"{given}={value}")
     read_as = f" (fio reads '{given}' as '{option}')" if option and option != given else ""
     message = f"{origin}: the option '{shown}'{read_as} is refused because {reason}. {FIO_DIRECTLY}"
     facts: RefusalFacts = {"origin": origin, "given": given, "option": option, "value": value, "reason": reason,
@@ -107,7 +112,8 @@ def engine_refusal(engine: str, table: OptionTable | None = None) -> str | None:
 
 # -- the allow-list -----------------------------------------------------------------
 
-_CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f]")
+# C0, DEL and C1: a C1 control (U+0080-U+009F) is as much a control as a C0 one.
+_CONTROL_CHARACTERS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # Values that are text of the user's own (labels, file names): any Unicode passes. Every other
 # value is a word or a number fio compares byte by byte, so only ASCII is what it looks like.
 _FREE_TEXT = frozenset({"description", "name", "filename", "directory", "filename_format"})
@@ -285,10 +291,20 @@ _NEGATIVE_ALLOWED = frozenset({"nice", "prio", "description", "name", "filename"
 _FILENAME_FORMAT_KEYS = re.compile(r"\$(jobname|jobnum|filenum|clientuid)(?![A-Za-z0-9_])")
 
 
+GLOBAL_SECTION = "global"
+"""fio compares a job's name with this word by its first six letters (``strncmp(name, "global", 6)``
+in parse_jobs_ini and in the command line's ``--name``): such a job is its global options, not a job."""
+
+
 def value_refusal(option: str, value: str) -> str | None:
     """Why an allowed option's value is refused (a clause after "because"), or None."""
     if _CONTROL_CHARACTERS.search(value):
         return "its value contains a line break or another control character"
+    if option == "name" and value.startswith(GLOBAL_SECTION):
+        return (
+            f"fio reads a job whose name starts with '{GLOBAL_SECTION}' as its [global] section, so that job would "
+            "not run at all; choose another name"
+        )
     if option not in _FREE_TEXT and not value.isascii():
         odd = next(character for character in value if not character.isascii())
         return (

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from iotui.core.toml_reader import tomllib
+from iotui.core.fio.policy import value_refusal
 from iotui.core.presets.model import (
     NAME_PATTERN, JobSection, Preset, PresetError, PresetPolicyError, check_policy, engines_in_effect, read_user_file,
 )
@@ -26,6 +27,13 @@ _SWEEP_KEYS = ("vary", "note")
 
 
 # -- loading TOML presets ---------------------------------------------------------------
+
+
+def _check_job_name(job_name: str, where: str, key: str) -> None:
+    """A job's name passes the one policy's check of ``name`` (fio reads 'global...' as [global])."""
+    reason = value_refusal("name", job_name)
+    if reason:
+        raise PresetPolicyError(f"{where}: key '{key}' ({job_name!r}) is refused because {reason}.", code="refused-value", key=key)
 
 
 def _where_key(where: str, key: str) -> str:
@@ -155,10 +163,12 @@ def preset_from_dict(doc: Mapping[str, Any], where: str, source: Path | None = N
                 "digits, '-', '_' or '.').",
                 key=f"jobs[{index}].name",
             )
+        _check_job_name(job_name, where, f"jobs[{index}].name")
         if any(section.name == job_name for section in jobs):
             raise PresetError(f"{where}: key 'jobs[{index}].name' repeats {job_name!r}; expected unique names.")
         jobs.append(JobSection(job_name, _options_table(section_table, where, f"jobs[{index}]")))
     if not jobs:
+        _check_job_name(name, where, "name")
         jobs.append(JobSection(name, {}))
     options = check_policy(options, where)
     global_engines = engines_in_effect(options)

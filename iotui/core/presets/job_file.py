@@ -12,7 +12,7 @@ from iotui.core.presets.model import (
     same_setting,
 )
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # What fio's job-file parser strips around names and values (C's isspace): a no-break space or
 # another Unicode space is part of the value for fio, so it stays for the policy to judge.
 FIO_SPACE = " \t\n\r\v\f"
@@ -71,6 +71,9 @@ def parse_job_file_text(text: str, where: str) -> tuple[dict[str, str], list[Job
             renamed = value.strip(FIO_SPACE)
             if _CONTROL.search(renamed) or "$" in renamed:  # the same rule as a section header's name
                 raise PresetError(f"{where}, line {number}: the job name {renamed!r} has characters fio would expand.")
+            reason = safety.value_refusal("name", renamed) if renamed else None
+            if reason:
+                raise PresetPolicyError(f"{where}, line {number}: the job name {renamed!r} is refused because {reason}.", code="refused-value")
             sections[-1] = (renamed or sections[-1][0], current)
             continue
         for existing in [k for k in current if safety.normal_option_name(k) in same_setting(key)]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from iotui.core.records.findings import section_options
+from iotui.core.records.findings import all_section_options
 from iotui.core.presets.model import lookup_option
 from iotui.core.records.record import RunRecord
 
@@ -69,7 +69,7 @@ def engines_of(options_per_section: Iterable[Mapping[str, str]]) -> list[str]:
 def record_engines(record: RunRecord) -> list[str]:
     """The engines of a record's sections (its options when it has no sections)."""
     if record.sections:
-        return engines_of(section_options(record, index) for index in range(len(record.sections)))
+        return engines_of(all_section_options(record))
     return engines_of([record.options])
 
 

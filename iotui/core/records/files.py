@@ -16,12 +16,10 @@ from typing import Any, Callable
 
 import tomli_w
 
-from iotui.core.input_files import InputFileError, read_input_file
 from iotui.core.numbers import is_number
 from iotui.core.safe_files import remove_stale_temp_files, write_files
-from iotui.core.toml_reader import tomllib
 from iotui.core.records.record import RunRecord
-from iotui.core.records.guard import record_problem
+from iotui.core.records.guard import GuardError, read_guarded_toml
 from iotui.core.records.migrate import migrate_v1, rename_run_keys
 from iotui.core.records.schema import DIRECTIONS, KNOWN_TOP, SCHEMA_VERSION, RecordError, check_document
 
@@ -94,24 +92,11 @@ def load_record(path: Path) -> RunRecord:
     """Load and validate one record; any problem is a RecordError sentence."""
     path = Path(path)
     try:
-        raw = read_input_file(path, "record")
-    except InputFileError as error:
+        doc = read_guarded_toml(path, "record")
+    except GuardError as error:
+        if error.code == "not-toml":
+            raise RecordError(f"{error} If it is fio's own output, bring it in with: iotui import {path}") from None
         raise RecordError(str(error)) from None
-    try:
-        doc = tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise RecordError(f"{path}: the record is not UTF-8 text.") from None
-    except tomllib.TOMLDecodeError as error:
-        raise RecordError(
-            f"{path}: the record is not valid TOML ({error}). If it is fio's own output, bring it in with: iotui import {path}"
-        ) from None
-    except RecursionError:
-        raise RecordError(f"{path}: the record nests too deeply to be a record.") from None
-    except MemoryError:
-        raise RecordError(f"{path}: the record ({len(raw):,} bytes) does not fit in the memory available.") from None
-    problem = record_problem(doc)
-    if problem:
-        raise RecordError(f"{path}: the record cannot be used: {problem}.")
     try:
         record = validate_toml_dict(doc, str(path))
     except RecordError:

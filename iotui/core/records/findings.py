@@ -166,16 +166,32 @@ def section_finding_lines(section: Mapping[str, object]) -> list[str]:
 
 def section_options(record: RunRecord, index: int) -> dict[str, str]:
     """A section's options: the run's global ones, its own ``<section>.<key>`` ones, then the section's table."""
-    section = record.sections[index]
-    name = str(section.get("name", ""))
-    options = {key: value for key, value in record.options.items() if "." not in key}
-    prefix = f"{name}."
-    options.update({key[len(prefix):]: value for key, value in record.options.items() if key.startswith(prefix)})
-    options.update(section.get("options") or {})
-    return options
+    return all_section_options(record)[index]
+
+
+def all_section_options(record: RunRecord) -> list[dict[str, str]]:
+    """:func:`section_options` of every section, with one pass over the run's options (linear in sections).
+
+    fio's option names hold no '.', so ``<section>.<key>`` splits at its last one."""
+    shared: dict[str, str] = {}
+    by_section: dict[str, dict[str, str]] = {}
+    for key, value in record.options.items():
+        name, dot, option = key.rpartition(".")
+        if dot:
+            by_section.setdefault(name, {})[option] = value
+        else:
+            shared[key] = value
+    found = []
+    for section in record.sections:
+        options = dict(shared)
+        options.update(by_section.get(str(section.get("name", "")), {}))
+        options.update(section.get("options") or {})
+        found.append(options)
+    return found
 
 
 def annotate_record(record: RunRecord, report: Mapping[str, object] | None) -> None:
     """:func:`annotate_sections` on a RunRecord (its sections, their samples and options)."""
     if record.sections:
-        annotate_sections(record.sections, record.section_samples, report, lambda index: section_options(record, index))
+        options = all_section_options(record)
+        annotate_sections(record.sections, record.section_samples, report, lambda index: options[index])

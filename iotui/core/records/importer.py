@@ -220,12 +220,13 @@ def _options(final: dict[str, Any]) -> dict[str, str]:
     """Global options as plain keys; with several job names, each job's own as ``name.key``."""
     options = dict(final["global options"])
     jobs = host_jobs(final) or final["jobs"]
-    names = list(dict.fromkeys(job["jobname"] for job in jobs))
-    if len(names) == 1:
+    first_of_name: dict[str, dict[str, Any]] = {}
+    for job in jobs:
+        first_of_name.setdefault(job["jobname"], job)
+    if len(first_of_name) == 1:
         options.update(jobs[0].get("job options", {}))
         return options
-    for name in names:
-        first = next(job for job in jobs if job["jobname"] == name)
+    for name, first in first_of_name.items():
         for key, value in first.get("job options", {}).items():
             options[f"{name}.{key}"] = value
     return options
@@ -261,8 +262,11 @@ def _host_percentiles(final: dict[str, Any], sections: list[dict[str, Any]]) -> 
     hosts = host_jobs(final)
     if not final.get("clients") or len(hosts) < 2:
         return
+    by_group: dict[object, list[dict[str, Any]]] = {}
+    for job in hosts:
+        by_group.setdefault(job.get("groupid", 0), []).append(job)
     for section in sections:
-        entries = [job for job in hosts if job.get("groupid", 0) == section.get("groupid", 0)]
+        entries = by_group.get(section.get("groupid", 0), [])
         for direction in DIRECTIONS:
             table = section.get(direction)
             doing = [job[direction] for job in entries if isinstance(job.get(direction), dict)]
@@ -288,8 +292,11 @@ def _name_missing_percentiles(sections: list[dict[str, Any]]) -> None:
 
 def _section_cpu_cores(final: dict[str, Any], sections: list[dict[str, Any]], jobs: list[dict[str, Any]]) -> None:
     """fio's own CPU use per section, in cores, and the section's IOPS per fio core."""
+    by_group: dict[object, list[dict[str, Any]]] = {}
+    for job in jobs:
+        by_group.setdefault(job.get("groupid", 0), []).append(job)
     for section in sections:
-        entries = [job for job in jobs if job.get("groupid", 0) == section.get("groupid", 0)]
+        entries = by_group.get(section.get("groupid", 0), [])
         cores = _fio_cpu_cores(entries, final.get("global options"))
         if not cores:
             continue

@@ -284,6 +284,8 @@ class RunSession(RunRecorder):
             failure = "fio exited without writing a report."
         final_doc = self.last_document or {}
         sections = fio_sections(final_doc)
+        if status == "completed" and not sections:
+            status, failure = "failed", NOTHING_RAN
         assign_sections(sections, self.rows, self.row_groupids)
         self.pause_log.finish(time.monotonic())
         unpause_sections(sections, self.rows, self.pause_log, final_doc)
@@ -350,6 +352,12 @@ class RunSession(RunRecorder):
         if status == "failed":
             return "error"
         return None
+
+
+NOTHING_RAN = (
+    "fio ran no job: its report has no section, so nothing was measured. Check the job names and options "
+    "(fio reads a job whose name starts with 'global' as its [global] section), then run again."
+)
 
 
 class RunError(Exception):

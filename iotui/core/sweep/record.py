@@ -13,16 +13,15 @@ import re
 import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import tomli_w
 
-from iotui.core.input_files import InputFileError, read_input_file
-from iotui.core.numbers import number
+from iotui.core.numbers import is_number, number
 from iotui.core.safe_files import write_file
+from iotui.core.records.guard import GuardError, read_guarded_toml
 from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.values import SweepAxis
-from iotui.core.toml_reader import tomllib
 
 SWEEP_SCHEMA_VERSION = 1
 SWEEP_SUFFIX = ".sweep.toml"
@@ -239,6 +238,29 @@ def _require(table: dict[str, Any], key: str, types: tuple[type, ...], where: st
     return value
 
 
+def _found(value: object) -> str:
+    return f"{type(value).__name__} {value!r}"[:80]
+
+
+def _check_numbers(table: dict[str, Any], keys: tuple[str, ...], prefix: str) -> None:
+    """Each of ``keys`` that is there is a number (the guard has refused NaN and the infinities)."""
+    for key in keys:
+        if key in table and not is_number(table[key]):
+            raise SweepRecordError(f"{prefix}{key}' should be a number, found {_found(table[key])}.")
+
+
+def _check_text(table: dict[str, Any], keys: tuple[str, ...], prefix: str) -> None:
+    for key in keys:
+        if key in table and not isinstance(table[key], str):
+            raise SweepRecordError(f"{prefix}{key}' should be a string, found {_found(table[key])}.")
+
+
+def _check_figures(table: dict[str, Any], prefix: str) -> None:
+    """A point's (or a section's) figures: numbers where the analysis computes, strings where it prints."""
+    _check_numbers(table, RESULT_KEYS, prefix + ".")
+    _check_text(table, ("responsiveness", "responsiveness_detail", "responsiveness_cause", "mount_options"), prefix + ".")
+
+
 def sweep_from_toml_dict(doc: dict[str, Any], where: str) -> SweepRecord:
     """Validate a parsed sweep record; any problem is a sentence naming the key."""
     schema = doc.get("schema")
@@ -261,7 +283,10 @@ def sweep_from_toml_dict(doc: dict[str, Any], where: str) -> SweepRecord:
         axes.append(SweepAxis(_require(table, "key", (str,), entry), tuple(values)))
     keys = [axis.key for axis in axes]
     points = []
-    for position, table in enumerate(doc.get("points", [])):
+    point_tables = doc.get("points", [])
+    if not isinstance(point_tables, list):
+        raise SweepRecordError(f"{where}: key 'points' should be an array of tables, found {_found(point_tables)}.")
+    for position, table in enumerate(point_tables):
         entry = f"{where} points[{position}]"
         if not isinstance(table, dict):
             raise SweepRecordError(f"{entry} should be a table.")
@@ -277,6 +302,12 @@ def sweep_from_toml_dict(doc: dict[str, Any], where: str) -> SweepRecord:
         sections = table.get("sections", [])
         if not isinstance(sections, list) or not all(isinstance(section, dict) for section in sections):
             raise SweepRecordError(f"{entry}: key 'sections' should be an array of tables.")
+        _check_figures(result, f"{entry}: key 'result")
+        for number_in_list, section in enumerate(sections):
+            _check_figures(section, f"{entry}: key 'sections[{number_in_list}]")
+            _check_text(section, ("name",), f"{entry}: key 'sections[{number_in_list}]")
+        _check_text(table, ("record", "error"), f"{entry}: key '")
+        _check_numbers(table, ("duration_s",), f"{entry}: key '")
         duration = table.get("duration_s")
         points.append(
             SweepPointState(
@@ -291,6 +322,8 @@ def sweep_from_toml_dict(doc: dict[str, Any], where: str) -> SweepRecord:
             )
         )
     created = _require(sweep, "created", (dt.datetime,), f"{where} [sweep]")
+    _check_text(sweep, ("title",), f"{where}: key 'sweep.")
+    _check_numbers(sweep, ("estimated_duration_s", "estimated_disk_bytes"), f"{where}: key 'sweep.")
     base = doc.get("base", {})
     if not isinstance(base, dict):
         raise SweepRecordError(f"{where}: [base] should be a table.")
@@ -342,27 +375,25 @@ def save_sweep(sweep: SweepRecord, runs_dir: Path) -> Path:
 
 
 def load_sweep(path: Path) -> SweepRecord:
+    """Read a sweep record through the same guard as run records (bounded, depth, finite numbers, no
+    control characters), then check each key's type; any problem is a SweepRecordError sentence."""
     path = Path(path)
     try:
-        text = read_input_file(path, "sweep record").decode("utf-8")
-    except InputFileError as error:
+        doc = read_guarded_toml(path, "sweep record")
+    except GuardError as error:
         raise SweepRecordError(str(error)) from None
-    except UnicodeDecodeError as error:
-        raise SweepRecordError(f"{path}: cannot read the sweep record ({error}).") from None
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise SweepRecordError(f"{path}: the sweep record is not valid TOML ({error}).") from None
     sweep = sweep_from_toml_dict(doc, str(path))
     sweep.path = path
     return sweep
 
 
-def find_resumable(runs_dir: Path, signature: dict[str, Any]) -> SweepRecord | None:
+def find_resumable(
+    runs_dir: Path, signature: dict[str, Any], on_skipped: Callable[[str], None] | None = None
+) -> SweepRecord | None:
     """The newest sweep record in ``runs_dir`` made by the same command, or None.
 
-    Unreadable sweep files are skipped: resuming must not fail because of an
-    unrelated broken file.
+    Unreadable sweep files are skipped, each handed to ``on_skipped`` as its sentence: resuming
+    must not fail because of an unrelated broken file.
     """
     runs_dir = Path(runs_dir)
     if not runs_dir.is_dir():
@@ -373,7 +404,9 @@ def find_resumable(runs_dir: Path, signature: dict[str, Any]) -> SweepRecord | N
             continue
         try:
             sweep = load_sweep(path)
-        except SweepRecordError:
+        except SweepRecordError as error:
+            if on_skipped is not None:
+                on_skipped(str(error))
             continue
         if sweep.signature() == _plain(signature):
             matches.append(sweep)
