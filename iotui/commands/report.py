@@ -10,6 +10,8 @@ from pathlib import Path
 from iotui import cli_options
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from iotui.commands.record_args import add_runs_dir_option, load_record_args, runs_dir_path
+from iotui.core.report.charts import INSTALL_HINT
+from iotui.core.report.charts import available as charts_available
 from iotui.core.report.build import (
     FILE_FORMATS, ReportError, check_output_place, default_charts_dir, default_html_path, require_charts, runs_html_path, runs_report, sweep_report,
     write_chart_files, write_html,
@@ -47,8 +49,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "the sections table, per-second IOPS, bandwidth and p99 charts with the responsiveness level under "
         "them, a sweep's curves, a comparison's bars with the noise band, the host and target facts and every "
         "warning. FILE is a run record (.toml, or its name in the runs directory; several are compared, the "
-        "first is the baseline) or one sweep record (.sweep.toml). The charts need matplotlib: "
-        "pip install 'iotui[report]'.",
+        "first is the baseline) or one sweep record (.sweep.toml). The charts need matplotlib "
+        "(pip install 'iotui[report]'); without it the page has every table and a sentence in place of each chart.",
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="run records, or one sweep record")
     parser.add_argument(
@@ -92,6 +94,15 @@ def _refusal(error: ReportError, options: ReportOptions) -> str:
             "remove it or give -o another folder.")
 
 
+def _require_charts(options: ReportOptions) -> None:
+    """Chart files need matplotlib; a page without it holds every table and a sentence per chart."""
+    if options.file_format != "html":
+        require_charts()
+    elif not charts_available():
+        print(f"iotui report: matplotlib is not installed, so the page has its tables and a sentence in place of "
+              f"each chart; add the charts with {INSTALL_HINT}.", file=sys.stderr)
+
+
 def _report(options: ReportOptions) -> int:
     if options.output and options.output != "-":
         check_output_place(Path(options.output).expanduser(), options.file_format)
@@ -108,7 +119,7 @@ def _report(options: ReportOptions) -> int:
         except SweepRecordError as error:
             raise ReportError(str(error)) from None
         assert sweep.path is not None
-        require_charts()  # after the records load: a mistyped name is the first thing to fix
+        _require_charts(options)  # after the records load: a mistyped name is the first thing to fix
         first, errors = sweep.path, list[str]()
         text, specs = sweep_report(sweep, inline=inline)
     else:
@@ -117,7 +128,7 @@ def _report(options: ReportOptions) -> int:
             print(problem, file=sys.stderr)
         if not records:
             return EXIT_FAILED
-        require_charts()
+        _require_charts(options)
         comparison = None
         if len(records) > 1:
             try:

@@ -9,11 +9,8 @@ import signal
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TextIO
 
 from iotui.core.host.counters import HostSample
-from iotui.core.host.verdict import verdict_text
 from iotui.core import format as fmt
 from iotui.cli_common import (
     CommandError,
@@ -24,14 +21,14 @@ from iotui.cli_common import (
     resolve_runs_dir,
 )
 from iotui.core.runs.lock import RunLockHeld
-from iotui.core.records.direction_figures import CpuFigures, DirectionFigures, cpu_figures
 from iotui.core.records.record import RunRecord
-from iotui.core.records.findings import section_finding_lines
 from iotui.core.compare.repeat import new_repeat_group, repeat_keys, spreads
 from iotui.core.runs.events import HostUpdate, IntervalUpdate, LogLine, RunFinished
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from iotui.commands.run_remote import run_remote
-from iotui.cli_options import RunOptions, count, flag
+from iotui.cli_options import RunOptions, add_wide_option, count, flag, output_width
+from iotui.commands.run_summary import print_summary
+from iotui.core.table import wrap
 from iotui.core.presets.model import Preset
 
 
@@ -42,13 +39,15 @@ class RunCommandOptions:
     run: RunOptions
     json_output: bool = False
     repeat: int = 1
+    width: int | None = None
+    """The width the summary is fitted to (None: every column in full)."""
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> RunCommandOptions:
         values = vars(namespace)
         return cls(
             run=RunOptions.from_namespace(namespace), json_output=flag(values, "json"),
-            repeat=count(values, "repeat", 1),
+            repeat=count(values, "repeat", 1), width=output_width(values),
         )
 
 
@@ -66,6 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--repeat", type=int, default=1, metavar="N",
         help="run N times in a row and report the spread between the runs (records share run.repeat_group)",
     )
+    add_wide_option(parser)
     parser.set_defaults(handler=handle)
 
 
@@ -108,63 +108,6 @@ class LinePrinter:
                 )
 
 
-def _direction_line(figures: DirectionFigures, indent: str) -> str:
-    line = (
-        f"{indent}{figures.direction:5} IOPS {fmt.iops(figures.iops):>8}  BW {fmt.bytes_per_s(figures.bw_bytes):>11}  "
-        f"lat mean {fmt.latency_ns(figures.lat_mean_ns)}  p50 {fmt.latency_ns(figures.lat_p50_ns)}  "
-        f"p99 {fmt.latency_ns(figures.lat_p99_ns)}  p99.9 {fmt.latency_ns(figures.lat_p99_9_ns)}  "
-        f"max {fmt.latency_ns(figures.lat_max_ns)}"
-    )
-    if figures.lat_source == "bins-unpaused":
-        line += "  (latency of the unpaused seconds)"
-    elif figures.lat_source == "derived":
-        line += "  (latency count derived from IOPS x runtime)"
-    return line
-
-
-def _cpu_line(cpu: CpuFigures, indent: str) -> str:
-    return (
-        f"{indent}cpu   usr {fmt.percent(cpu.user_pct)} sys {fmt.percent(cpu.system_pct)} "
-        f"iowait {fmt.percent(cpu.iowait_pct)}  ctx/s {fmt.rate(cpu.ctx_switches_per_s)}  "
-        f"irq/s {fmt.rate(cpu.interrupts_per_s)}  IOPS/fio core {fmt.iops(cpu.iops_per_fio_core)}  "
-        f"IOPS/busy core {fmt.iops(cpu.iops_per_busy_core)}"
-    )
-
-
-def print_summary(record: RunRecord, saved_path: Path | None, out: TextIO | None = None) -> None:
-    """The run's figures, one block per section; nothing summed across sections."""
-    out = out or sys.stdout
-    print(f"\n{record.preset}: {record.status} in {fmt.duration_s(record.run.get('duration_s'))} "
-          f"on {record.target.get('path')} ({record.target.get('filesystem')}), {record.run.get('tool_version')}", file=out)
-    if record.paused_s:
-        print(f"  {fmt.paused(record.paused_s)}: the figures leave the paused time out", file=out)
-    multi = record.is_multi_section
-    indent = "    " if multi else "  "
-    for index, section in enumerate(record.sections):
-        if multi:
-            print(f"  section {index + 1}/{len(record.sections)}: {fmt.section_heading(section)}", file=out)
-        for figures in record.figures(index):
-            print(_direction_line(figures, indent), file=out)
-        cpu = cpu_figures(section)
-        if cpu is not None:
-            print(_cpu_line(cpu, indent), file=out)
-        section_verdict = verdict_text(section.get("pressure"))
-        if multi and section_verdict:
-            print(f"{indent}responsiveness: {section_verdict}", file=out)
-        note = (section.get("pressure") or {}).get("responsiveness_note")
-        if multi and note:
-            print(f"{indent}{note}", file=out)
-        for line in section_finding_lines(section):
-            print(f"{indent}{line}", file=out)
-    verdict = verdict_text(record.pressure)
-    if verdict:
-        print(f"  responsiveness: {verdict}", file=out)
-    for warning in record.warnings:
-        print(f"  warning [{warning['code']}]: {warning['message']}", file=out)
-    if saved_path is not None:
-        print(f"  saved: {saved_path}", file=out)
-
-
 async def _run_once(options: RunCommandOptions, preset: Preset, run_keys: Mapping[str, object]) -> tuple[RunRecord, int]:
     """One run; the record and the exit code it alone would give."""
     printer = LinePrinter(quiet=options.json_output)
@@ -198,7 +141,7 @@ async def _run_once(options: RunCommandOptions, preset: Preset, run_keys: Mappin
     saved = finished[-1].saved_path if finished else None
     error = finished[-1].error if finished else None
     out = sys.stderr if options.json_output else sys.stdout
-    print_summary(record, saved, out)
+    print_summary(record, saved, out, options.width)
     if error:
         print(f"iotui: {error}", file=sys.stderr)
     if record.status == "stopped" or interrupted:
@@ -238,7 +181,7 @@ async def _run(options: RunCommandOptions) -> int:
     if len(completed) >= 2:
         print(f"\nSpread over {len(completed)} runs (standard deviation, and its share of the mean):", file=out)
         for spread in found:
-            print(f"  {spread.sentence()}", file=out)
+            print("\n".join(wrap(spread.sentence(), options.width, "    ", "  ")), file=out)
     if options.json_output:
         print(json.dumps({
             "repeat_group": group,

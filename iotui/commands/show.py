@@ -8,9 +8,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from iotui.cli_options import flag, text, texts
+from iotui.cli_options import add_wide_option, flag, output_width, text, texts
 from iotui.commands.record_args import add_runs_dir_option, record_path, runs_dir_path
-from iotui.commands.run import print_summary
+from iotui.commands.run_summary import print_summary
 from iotui.commands.run_remote import print_remote_summary
 from iotui.core.records.files import load_record
 from iotui.core.records.schema import RecordError
@@ -24,11 +24,14 @@ class ShowOptions:
     records: tuple[str, ...] = ()
     runs_dir: str | None = None
     json_output: bool = False
+    width: int | None = None
+    """The width the summary and a sweep's table are fitted to (None: every column in full)."""
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> ShowOptions:
         values = vars(namespace)
-        return cls(records=texts(values, "record"), json_output=flag(values, "json"), runs_dir=text(values, "runs_dir"))
+        return cls(records=texts(values, "record"), json_output=flag(values, "json"), runs_dir=text(values, "runs_dir"),
+                   width=output_width(values))
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -36,10 +39,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("record", nargs="+", help="record file(s) (.toml), or sweep records (.sweep.toml)")
     parser.add_argument("--json", action="store_true", help="print the whole record as JSON")
     add_runs_dir_option(parser)
+    add_wide_option(parser)
     parser.set_defaults(handler=handle)
 
 
-def _show_sweep(name: str, as_json: bool) -> bool:
+def _show_sweep(name: str, as_json: bool, width: int | None) -> bool:
     """A sweep record: what ``iotui sweep`` printed at its end (``--json``: its JSON document). False on failure."""
     from iotui.core.sweep.analysis import analyze
     from iotui.core.sweep.output import sweep_json, sweep_text
@@ -51,7 +55,7 @@ def _show_sweep(name: str, as_json: bool) -> bool:
         print(f"iotui: {error}", file=sys.stderr)
         return False
     analysis = analyze(sweep.results(), sweep.axes)
-    print(json.dumps(sweep_json(sweep, analysis), indent=2) if as_json else sweep_text(sweep, analysis))
+    print(json.dumps(sweep_json(sweep, analysis), indent=2) if as_json else sweep_text(sweep, analysis, width))
     return True
 
 
@@ -67,7 +71,7 @@ def _show(options: ShowOptions) -> int:
         found = record_path(argument, runs_dir)
         name = str(found) if found is not None else argument
         if name.endswith(SWEEP_SUFFIX):
-            failed = not _show_sweep(name, options.json_output) or failed
+            failed = not _show_sweep(name, options.json_output, options.width) or failed
             continue
         try:
             record = load_record(Path(name))
@@ -82,5 +86,5 @@ def _show(options: ShowOptions) -> int:
             if record.hosts and record.status != "imported":
                 print_remote_summary(record, record.path)
             else:
-                print_summary(record, record.path)
+                print_summary(record, record.path, width=options.width)
     return 1 if failed else 0

@@ -42,7 +42,8 @@ from iotui.core.runs.events import LogLine
 from iotui.commands.run_remote import hosts_start_refusal, run_request
 from iotui.core.sysbench.session import find_sysbench
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
-from iotui.cli_options import RunOptions, flag, text, texts
+from iotui.cli_options import RunOptions, add_wide_option, flag, output_width, text, texts
+from iotui.core.table import wrap
 
 OutputFormat = Literal["text", "markdown", "json"]
 
@@ -59,6 +60,8 @@ class SweepOptions:
     dry_run: bool = False
     slo: str | None = None
     yes: bool = False
+    width: int | None = None
+    """The width the table and the progress lines are fitted to (None: every column in full)."""
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> SweepOptions:
@@ -68,7 +71,7 @@ class SweepOptions:
         return cls(
             run=RunOptions.from_namespace(namespace), vary=texts(values, "vary"), targets=text(values, "targets"),
             resume=flag(values, "resume"), output_format=output_format, dry_run=flag(values, "dry_run"),
-            slo=text(values, "slo"), yes=flag(values, "yes"),
+            slo=text(values, "slo"), yes=flag(values, "yes"), width=output_width(values),
         )
 
 
@@ -100,22 +103,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--yes", action="store_true",
         help=f"run a sweep of more than {CONFIRM_POINTS:,} points without asking",
     )
+    add_wide_option(parser)
     parser.set_defaults(handler=handle)
 
 
 class ProgressPrinter:
     """One line per point; warnings once each. Goes to stderr when stdout carries JSON."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, width: int | None = None) -> None:
         self.out = out
+        self.width = width
         self.seen_messages: set[str] = set()
+
+    def _print(self, line: str) -> None:
+        print("\n".join(wrap(line, self.width, "    ", "")), file=self.out, flush=True)
 
     def __call__(self, event: object) -> None:
         if isinstance(event, PointStarted):
             left = f", about {fmt.duration_s(event.time_left_s)} left" if event.time_left_s is not None else ""
-            print(f"[{event.number}/{event.total}] {_params(event.point.params)}: running{left}", file=self.out, flush=True)
+            self._print(f"[{event.number}/{event.total}] {_params(event.point.params)}: running{left}")
         elif isinstance(event, PointFinished):
-            print(f"[{event.number}/{event.total}] {_params(event.point.params)}: {_outcome(event.point)}", file=self.out, flush=True)
+            self._print(f"[{event.number}/{event.total}] {_params(event.point.params)}: {_outcome(event.point)}")
         elif isinstance(event, LogLine) and event.source in ("iotui", "stderr"):
             text = event.text if event.source == "iotui" else f"fio: {event.text}"
             if text not in self.seen_messages:
@@ -201,11 +209,17 @@ def _sweep_record(options: SweepOptions, preparation: SweepPreparation, runs_dir
         runs_dir, fresh.signature(), lambda problem: print(f"Skipping a sweep record that cannot be read: {problem}", file=out)
     )
     if found is None:
-        print(f"No earlier sweep made by this command in {runs_dir}; starting a new one.", file=out)
+        _say(f"No earlier sweep made by this command in {runs_dir}; starting a new one.", options.width, out)
         return fresh
     done = len(found.points) - len(found.pending())
-    print(f"Resuming {found.path}: {done} of {len(found.points)} points already completed.", file=out)
+    _say(f"Resuming {found.path}: {done} of {len(found.points)} points already completed.", options.width, out)
     return found
+
+
+def _say(sentence: str, width: int | None, out: TextIO, indent: str = "") -> None:
+    """A sentence broken between words to fit ``width`` (its lines after the first indented)."""
+    for paragraph in sentence.splitlines() or [""]:
+        print("\n".join(wrap(paragraph, width, indent + "  ", indent)), file=out, flush=True)
 
 
 def _slo(options: SweepOptions) -> Slo | None:
@@ -225,7 +239,7 @@ def _print_results(options: SweepOptions, sweep: SweepRecord) -> None:
         print(sweep_markdown(sweep, analysis))
     else:
         print()
-        print(sweep_text(sweep, analysis))
+        print(sweep_text(sweep, analysis, options.width))
 
 
 async def _run(options: SweepOptions) -> int:
@@ -234,7 +248,7 @@ async def _run(options: SweepOptions) -> int:
     preparation = _prepare(options)
     plan, estimate = preparation.plan, preparation.estimate
     for note in plan.notes:
-        print(note, file=out)
+        _say(note, options.width, out)
     if plan.needs_confirmation and not options.dry_run and not options.yes and not _confirmed(len(plan.params), out):
         raise CommandError(
             f"The sweep has {len(plan.params):,} points (more than {CONFIRM_POINTS:,}); nothing was run. "
@@ -247,17 +261,17 @@ async def _run(options: SweepOptions) -> int:
     sweep.estimated_duration_s = estimate.duration_s
     sweep.estimated_disk_bytes = estimate.disk_bytes
     pending = [point.index for point in sweep.pending()]
-    print(describe_estimate(plan, estimate, pending), file=out, flush=True)
+    _say(describe_estimate(plan, estimate, pending), options.width, out)
     if options.dry_run:
         for point in sweep.points:
-            print(f"  {point.index + 1}. {_params(point.params)} ({point.status})", file=out)
+            _say(f"{point.index + 1}. {_params(point.params)} ({point.status})", options.width, out, "  ")
         return EXIT_OK
     request = run_request(options.run, plan.preset, runs_dir=runs_dir)
     runner = SweepRunner(
         sweep,
         start_point=point_starter(plan, request, word=hosts_start_refusal),
         runs_dir=runs_dir,
-        on_event=ProgressPrinter(out),
+        on_event=ProgressPrinter(out, options.width),
         estimates_s=estimate.point_duration_s,
         force=options.run.force,
         lock_by="iotui sweep",

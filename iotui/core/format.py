@@ -79,6 +79,14 @@ def percent(value: float | None) -> str:
     return f"{float(value):.1f}%"
 
 
+def fio_percent(value: float | None) -> str:
+    """A share fio printed itself (``usr_cpu``, ``cpu : usr=2.07%``), with fio's two decimals at most:
+    2.07 stays 2.07%, 33.70 is 33.7%."""
+    if value is None or _missing(value):
+        return NO_VALUE
+    return f"{float(value):.2f}".rstrip("0").rstrip(".") + "%"
+
+
 def rate(value: float | None) -> str:
     """Events per second (context switches, interrupts)."""
     if value is None or _missing(value):

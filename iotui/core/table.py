@@ -140,3 +140,21 @@ def _cut_line(line: str, width: int) -> str:
     if len(lead) >= width // 2:
         lead = ""
     return lead + cut(body, width - len(lead), "end")
+
+
+def pack(items: Sequence[str], width: int | None, indent: str = "", first_indent: str | None = None) -> list[str]:
+    """Labelled figures (``usr 2.1%``, ``ctx/s 12.3k``) two spaces apart, a new line where the next one
+    would pass ``width``: a figure never parted from its label. One line when ``width`` is None."""
+    lines: list[str] = []
+    line = ""
+    for item in items:
+        if not line:
+            line = (indent if lines else (indent if first_indent is None else first_indent)) + item
+        elif width is not None and len(line) + len(GAP) + len(item) > width:
+            lines.append(line)
+            line = indent + item
+        else:
+            line += GAP + item
+    if line:
+        lines.append(line)
+    return [_cut_line(line, width) if width is not None else line for line in lines]

@@ -61,3 +61,19 @@ def test_fio_3_1_printed_bandwidth_without_its_carry_is_still_fios() -> None:
     assert write["bw_bytes_printed"] == 11 * 2**20
     assert write["iops"] == pytest.approx(1048576 * 1000 / 341704) and write["iops_printed"] == 3068
     assert records[0].run["tool_version"] == "fio-3.1"
+
+
+def test_a_pasted_reports_cpu_line_keeps_fios_usr_and_sys_and_the_summary_shows_them() -> None:
+    import io
+
+    from iotui.commands.run_summary import print_summary
+
+    first = import_fio_file(K8S)[0]
+    # cpu          : usr=2.99%, sys=21.84%, ctx=11253, majf=0, minf=11
+    cpu = first.sections[0]["cpu"]
+    assert (cpu["fio_user_pct"], cpu["fio_system_pct"]) == (2.99, 21.84)
+    assert cpu["fio_cpu_cores"] == pytest.approx(0.2483)
+    out = io.StringIO()
+    print_summary(first, None, out)
+    [line] = [line for line in out.getvalue().splitlines() if line.split()[:1] == ["cpu"]]
+    assert "fio usr 2.99%  fio sys 21.84%" in line and "-" not in line.split()

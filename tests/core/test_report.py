@@ -117,9 +117,10 @@ def test_without_matplotlib_the_command_says_how_to_add_it(tmp_path: Path) -> No
         f"sys.exit(main(['report', {str(path)!r}]))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 1
+    assert result.returncode == 0, result.stderr
     assert "pip install 'iotui[report]'" in result.stderr and "Traceback" not in result.stderr
-    assert list(tmp_path.glob("*.html")) == []
+    [page] = tmp_path.glob("*.html")  # the page with its tables, a sentence in place of each chart
+    assert "<svg" not in page.read_text() and 'class="no-chart"' in page.read_text()
 
 
 def test_without_matplotlib_a_missing_record_is_named_first(tmp_path: Path) -> None:

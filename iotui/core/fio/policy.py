@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Mapping, TypedDict
 
 from iotui.core.fio.file_lists import SPECIAL_FILES, file_list_parts
 from iotui.core.fio.options import COMMAND_LINE, JOB_FILE, Channel, OptionNameError, OptionTable, default_table
+from iotui.core.fio.units import parse_size_bytes
 
 FIO_DIRECTLY = "A job that needs it can still be run with fio directly."
 
@@ -62,7 +63,10 @@ def refusal(code: str, *, origin: str, given: str, option: str | None, value: st
     """A PolicyError whose sentence names the option as written (and as fio reads it) and why."""
     shown = _visible(given if value in (None, "") else f"{given}={value}")
     read_as = f" (fio reads '{given}' as '{option}')" if option and option != given else ""
-    message = f"{origin}: the option '{shown}'{read_as} is refused because {reason}. {FIO_DIRECTLY}"
+    if code == "invalid-value":  # fio itself would refuse it: what fio accepts, not how to run fio directly
+        message = f"{origin}: {shown}{read_as}: {reason}."
+    else:
+        message = f"{origin}: the option '{shown}'{read_as} is refused because {reason}. {FIO_DIRECTLY}"
     facts: RefusalFacts = {"origin": origin, "given": given, "option": option, "value": value, "reason": reason,
              "candidates": list(candidates)}
     return PolicyError(message, code=code, facts=facts)
@@ -324,14 +328,36 @@ def value_refusal(option: str, value: str) -> str | None:
     return rule(value) if rule else None
 
 
+# What fio 3.33 accepts for rw (``fio --cmdhelp=rw``), compared as fio does: exactly, case and all,
+# up to a ``:N`` that sets the offset's increment (randread:8).
+RW_VALUES = ("read", "write", "trim", "randread", "randwrite", "randtrim", "rw", "readwrite", "randrw",
+             "trimwrite", "randtrimwrite")
+# Whole numbers fio reads with its size suffixes (iodepth=4k is 4096) and whose smallest value is 1.
+_COUNT_OPTIONS = frozenset({"iodepth", "numjobs"})
+
+
+def fio_would_refuse(option: str, value: str) -> str | None:
+    """What fio accepts for ``option``, where fio's own parser would refuse ``value`` before any job
+    starts (``rw=randreed``, ``iodepth=abc``), or None."""
+    if option == "rw":
+        if value.split(":", 1)[0].split(",", 1)[0] not in RW_VALUES:
+            return f"fio accepts {', '.join(RW_VALUES)} (with an optional :N, such as randread:8)"
+    elif option in _COUNT_OPTIONS:
+        count = parse_size_bytes(value.strip())
+        if count is None or count < 1:
+            return "fio wants a whole number of 1 or more (such as 1, 16 or 64)"
+    return None
+
+
 def judge(option: str, value: str) -> tuple[str, str] | None:
     """(code, reason) when a canonical option with its value is refused, else None."""
     if option not in ALLOWED_OPTIONS:
         return "refused-option", REFUSAL_REASONS.get(option, _NOT_LISTED)
-    reason = value_refusal(option, value)
-    if reason is None:
-        return None
-    return ("refused-engine" if option == "ioengine" else "refused-value"), reason
+    reason = value_refusal(option, value)  # first: a '$' or a control character is why, whatever the word
+    if reason is not None:
+        return ("refused-engine" if option == "ioengine" else "refused-value"), reason
+    accepted = fio_would_refuse(option, value)
+    return None if accepted is None else ("invalid-value", accepted)
 
 
 # -- the one function every channel goes through ------------------------------------------

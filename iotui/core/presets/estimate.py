@@ -77,7 +77,12 @@ def _largest_size(options: Mapping[str, str], key: str, kb_base: KbBase) -> int 
 
 def _count(options: Mapping[str, str], key: str, kb_base: KbBase, default: int) -> int:
     """A whole number as fio reads it (fio's integers take the size suffixes too: nrfiles=1k is 1024)."""
-    value = _largest_size(options, key, kb_base)
+    try:
+        value = _largest_size(options, key, kb_base)
+    except SizeUnknown:
+        raise SizeUnknown(
+            f"{key}={lookup_option(options, key)} is not a whole number fio reads (such as 1, 16, 64 or 1k)"
+        ) from None
     if value is None:
         return default
     if value < 1:

@@ -184,10 +184,31 @@ def _group_section(groupid: int, blocks: list[Block], report: TextReport) -> tup
         absent = [key for key in PERCENTILE_KEYS if key not in table]
         if "lat_mean_ns" in table and absent:  # "All clients" prints none; a trimmed paste may lack some
             table["missing"] = absent
-    cores = sum((b.cpu["usr"] + b.cpu["sys"]) / 100.0 * b.jobs for b in blocks if b.cpu)
-    if cores > 0:
-        section["cpu"] = {"fio_cpu_cores": cores, "iops_per_fio_core": section_total_iops(section) / cores}
+    cpu = _fio_cpu(blocks, section)
+    if cpu:
+        section["cpu"] = cpu
     return section, notes
+
+
+def _fio_cpu(blocks: list[Block], section: dict[str, Any]) -> dict[str, float]:
+    """fio's own ``cpu : usr=…%, sys=…%`` of the group (one block's as printed; several weighted by
+    their jobs), its cores, and IOPS per fio core."""
+    measured = [b for b in blocks if b.cpu]
+    jobs = sum(b.jobs for b in measured)
+    if not measured or jobs <= 0:
+        return {}
+    if len(measured) == 1:
+        cpu = {"fio_user_pct": measured[0].cpu["usr"], "fio_system_pct": measured[0].cpu["sys"]}
+    else:
+        cpu = {
+            "fio_user_pct": sum(b.cpu["usr"] * b.jobs for b in measured) / jobs,
+            "fio_system_pct": sum(b.cpu["sys"] * b.jobs for b in measured) / jobs,
+        }
+    cores = sum((b.cpu["usr"] + b.cpu["sys"]) / 100.0 * b.jobs for b in measured)
+    if cores > 0:
+        cpu["fio_cpu_cores"] = cores
+        cpu["iops_per_fio_core"] = section_total_iops(section) / cores
+    return cpu
 
 
 def _section_options(blocks: list[Block], report: TextReport) -> dict[str, str]:

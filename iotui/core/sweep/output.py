@@ -13,6 +13,8 @@ from iotui.core.host.verdict import CAUSE_LABELS
 from iotui.core.sweep.analysis import SweepAnalysis
 from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.record import SweepRecord
+from iotui.core.table import Cell, Step, fit_table, wrap
+from iotui.core.table import Column as TableColumn
 
 def _latency_ms(value_ms: float | None) -> str:
     """A felt figure (the probes report milliseconds) in the latency formatter's units."""
@@ -191,32 +193,56 @@ def analysis_lines(analysis: SweepAnalysis, bullet: str, sub_bullet: str) -> lis
     return lines
 
 
-def _aligned(cells: list[str], widths: list[int], key_count: int) -> str:
-    """Keys and the last two columns to the left, figures to the right."""
-    return "  ".join(
-        cell.ljust(widths[i]) if i < key_count or i >= len(cells) - 2 else cell.rjust(widths[i])
-        for i, cell in enumerate(cells)
-    ).rstrip()
+# The order a sweep's table narrows in, to fit the terminal (README "Tables that fit the terminal"):
+# the cost per core, then bandwidth (IOPS at the point's block size say the same), then the
+# responsive column keeps its level without the figure that decided it, then the felt figures, then a
+# study's own columns. The keys, IOPS, p99, the level and the status always stay.
+_NARROWING: tuple[tuple[str, str], ...] = (
+    ("drop", "IOPS/busy core"), ("drop", "IOPS/fio core"), ("drop", "write MiB/s"), ("drop", "read MiB/s"),
+    ("shorten", "responsive"), ("drop", "wake-up p99"), ("drop", "io write p99"), ("drop", "io read p99"),
+    ("drop", "irq/s"), ("drop", "ctx/s"), ("drop", "sys"), ("drop", "usr"),
+)
 
 
-def sweep_text(sweep: SweepRecord, analysis: SweepAnalysis) -> str:
-    """Aligned columns, then the analysis sentences (per section for a preset of several)."""
-    key_count = len(sweep.keys)
+def table_lines(keys: list[str], results: list[PointResult], width: int | None) -> list[str]:
+    """The points' table, keys and the last two columns to the left, figures to the right, fitted to
+    ``width`` (None: every column in full)."""
+    headers, rows = _rows(keys, results)
+    columns = [
+        TableColumn(header, "left" if i < len(keys) or i >= len(headers) - 2 else "right")
+        for i, header in enumerate(headers)
+    ]
+    responsive = len(headers) - 2
+    cells: list[list[Cell]] = [list(row) for row in rows]
+    for row, result in zip(cells, results):
+        row[responsive] = (str(row[responsive]), str(result.felt_responsiveness or fmt.NO_VALUE))
+    steps = [
+        Step("drop" if kind == "drop" else "shorten", headers.index(header, len(keys)))
+        for kind, header in _NARROWING if header in headers[len(keys):]
+    ]
+    return fit_table(columns, cells, width, steps)
+
+
+def sweep_text(sweep: SweepRecord, analysis: SweepAnalysis, width: int | None = None) -> str:
+    """Aligned columns fitted to ``width``, then the analysis sentences (per section for a preset of
+    several), broken between words."""
     out: list[str] = []
     for heading, results, part in _parts(sweep, analysis):
-        headers, rows = _rows(sweep.keys, results)
-        widths = [max(len(headers[i]), *(len(row[i]) for row in rows)) if rows else len(headers[i])
-                  for i in range(len(headers))]
         if heading is not None:
-            out += [heading, ""]
-        out += [_aligned(cells, widths, key_count) for cells in (headers, *rows)] + [""]
-        out += analysis_lines(part, "", "  ")
+            out += [*wrap(heading, width), ""]
+        out += table_lines(sweep.keys, results, width) + [""]
+        for line in analysis_lines(part, "", "  "):
+            indent = "  " if line.startswith("  ") else ""
+            out += wrap(line.strip(), width, indent + "  ", indent)
         if heading is not None:
             out.append("")
     if analysis.sections:
-        out += list(analysis.notes)
+        for note in analysis.notes:
+            out += wrap(note, width, "  ", "")
     if sweep.path is not None:
-        out.append(f"Sweep record: {sweep.path}")
+        record = f"Sweep record: {sweep.path}"
+        # A path is never cut: where it does not fit after the label it has a line of its own.
+        out += [record] if width is None or len(record) <= width else ["Sweep record:", str(sweep.path)]
     return "\n".join(out)
 
 
