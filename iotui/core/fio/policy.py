@@ -20,7 +20,8 @@ from typing import Callable, Iterable, Mapping, TypedDict
 
 from iotui.core.fio.file_lists import SPECIAL_FILES, file_list_parts
 from iotui.core.fio.options import COMMAND_LINE, JOB_FILE, Channel, OptionNameError, OptionTable, default_table
-from iotui.core.fio.units import parse_size_bytes
+from iotui.core.fio.values import RW_VALUES as RW_VALUES, fio_would_refuse
+from iotui.core.fio.workload import is_write_workload as is_write_workload
 
 FIO_DIRECTLY = "A job that needs it can still be run with fio directly."
 
@@ -328,27 +329,6 @@ def value_refusal(option: str, value: str) -> str | None:
     return rule(value) if rule else None
 
 
-# What fio 3.33 accepts for rw (``fio --cmdhelp=rw``), compared as fio does: exactly, case and all,
-# up to a ``:N`` that sets the offset's increment (randread:8).
-RW_VALUES = ("read", "write", "trim", "randread", "randwrite", "randtrim", "rw", "readwrite", "randrw",
-             "trimwrite", "randtrimwrite")
-# Whole numbers fio reads with its size suffixes (iodepth=4k is 4096) and whose smallest value is 1.
-_COUNT_OPTIONS = frozenset({"iodepth", "numjobs"})
-
-
-def fio_would_refuse(option: str, value: str) -> str | None:
-    """What fio accepts for ``option``, where fio's own parser would refuse ``value`` before any job
-    starts (``rw=randreed``, ``iodepth=abc``), or None."""
-    if option == "rw":
-        if value.split(":", 1)[0].split(",", 1)[0] not in RW_VALUES:
-            return f"fio accepts {', '.join(RW_VALUES)} (with an optional :N, such as randread:8)"
-    elif option in _COUNT_OPTIONS:
-        count = parse_size_bytes(value.strip())
-        if count is None or count < 1:
-            return "fio wants a whole number of 1 or more (such as 1, 16 or 64)"
-    return None
-
-
 def judge(option: str, value: str) -> tuple[str, str] | None:
     """(code, reason) when a canonical option with its value is refused, else None."""
     if option not in ALLOWED_OPTIONS:
@@ -437,33 +417,6 @@ def check_option(
     """One option through :func:`check_options`; returns (canonical name, value)."""
     (name, checked), = check_options({key: value}, origin, channel=channel, engines=engines, table=table).items()
     return name, checked
-
-
-# -- what a preset does --------------------------------------------------------------
-
-_READ_ONLY_RW = {"read", "randread"}
-# Engines that change files even when rw says read.
-_MODIFYING_ENGINES = {"ftruncate", "falloc", "filecreate", "filedelete", "dircreate", "dirdelete", "e4defrag"}
-
-
-def is_write_workload(sections: Iterable[Mapping[str, str]]) -> bool:
-    """Does any job section (its effective options: ``presets.section_options``) write, trim or
-    otherwise change the target?
-
-    rw/readwrite other than read/randread (unknown values count as writes),
-    verify and trim options, and engines that change files all count.
-    """
-    for options in sections:
-        rw = options.get("rw", options.get("readwrite", "read")).strip().lower().split(":", 1)[0]
-        if rw not in _READ_ONLY_RW:
-            return True
-        if options.get("ioengine", "") in _MODIFYING_ENGINES:
-            return True
-        if str(options.get("verify", "0")).strip().lower() not in ("0", "none", "false", ""):
-            return True
-        if any(key in options for key in ("trim_percentage", "trim_backlog", "trim_verify_zero")):
-            return True
-    return False
 
 
 # Kept for callers that compare names loosely (aliases are resolved by the table).

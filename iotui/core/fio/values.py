@@ -9,7 +9,7 @@ and fail on ``abc`` only after iotui had set the run up). fio's units are read b
 
 from __future__ import annotations
 
-from iotui.core.fio.units import parse_seconds, size_problem
+from iotui.core.fio.units import parse_seconds, parse_size_bytes, size_problem
 
 # The options whose values are checked here, by fio's canonical names (the editor's fields).
 CHECKED_OPTIONS = ("runtime", "size", "bs", "iodepth", "numjobs")
@@ -69,3 +69,24 @@ def value_problem(option: str, text: str) -> str | None:
     """
     check = _CHECKS.get(option)
     return check(str(text)) if check else None
+
+
+# What fio 3.33 accepts for rw (``fio --cmdhelp=rw``), compared as fio does: exactly, case and all,
+# up to a ``:N`` that sets the offset's increment (randread:8).
+RW_VALUES = ("read", "write", "trim", "randread", "randwrite", "randtrim", "rw", "readwrite", "randrw",
+             "trimwrite", "randtrimwrite")
+# Whole numbers fio reads with its size suffixes (iodepth=4k is 4096) and whose smallest value is 1.
+_COUNT_OPTIONS = frozenset({"iodepth", "numjobs"})
+
+
+def fio_would_refuse(option: str, value: str) -> str | None:
+    """What fio accepts for ``option``, where fio's own parser would refuse ``value`` before any job
+    starts (``rw=randreed``, ``iodepth=abc``), or None."""
+    if option == "rw":
+        if value.split(":", 1)[0].split(",", 1)[0] not in RW_VALUES:
+            return f"fio accepts {', '.join(RW_VALUES)} (with an optional :N, such as randread:8)"
+    elif option in _COUNT_OPTIONS:
+        count = parse_size_bytes(value.strip())
+        if count is None or count < 1:
+            return "fio wants a whole number of 1 or more (such as 1, 16 or 64)"
+    return None
