@@ -19,7 +19,7 @@ from iotui.core.host.memory import buffers_problem, mem_available_bytes
 from iotui.core.records.cache_check import engines_of, without_cache_warnings
 from iotui.core.presets.estimate import buffer_estimate, disk_estimate, estimate, file_estimate
 from iotui.core.presets.model import Preset, section_options, uses_direct_io
-from iotui.core.runs.test_files import new_test_file_path
+from iotui.core.runs.test_dir import new_test_file_path
 
 
 @dataclass
