@@ -17,6 +17,7 @@ from textual.binding import Binding
 from textual.driver import Driver
 from textual.worker import WorkerState
 
+from iotui.ui.app_calls import IotuiAppCalls
 from iotui.ui.screens.home import HomeScreen
 from iotui.ui.service_types import RunRequest
 from iotui.ui.services import ServiceError, Services, lock_refusal
@@ -423,3 +424,8 @@ class IotuiApp(App[int]):
             self.set_timer(QUIT_GRACE_S, lambda: self.exit(0))
 
         self.push_screen(confirm_quit(), answered)
+
+
+def _answers_its_screens(app: IotuiApp) -> IotuiAppCalls:
+    """mypy's check that the app makes every call its screens and palette reach it for."""
+    return app

@@ -4,12 +4,12 @@ open History, sweep, compare the last two runs; each with a help line."""
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 if TYPE_CHECKING:
-    from iotui.ui.app import IotuiApp
+    from iotui.ui.app_calls import IotuiAppCalls
 
 
 class IotuiCommands(Provider):
@@ -18,7 +18,7 @@ class IotuiCommands(Provider):
     def _entries(self) -> list[tuple[str, Callable[[], object], str]]:
         from iotui.ui.screens.home import HomeScreen
 
-        app: IotuiApp = self.app  # type: ignore[assignment]
+        app = cast("IotuiAppCalls", self.app)
         home = next((screen for screen in app.screen_stack if isinstance(screen, HomeScreen)), None)
         entries: list[tuple[str, Callable[[], object], str]] = [
             ("Open History", app.action_open_history,
@@ -36,7 +36,7 @@ class IotuiCommands(Provider):
                 entries.append((f"Target {target.path}", partial(app.choose_target_from_anywhere, str(target.path)),
                                 f"test {target.path}: {target.filesystem} {target.device or ''}".strip()))
         for name in sorted(app.available_themes):
-            entries.append((f"Theme {name}", partial(setattr, app, "theme", name), f"switch the colours to the {name} theme"))
+            entries.append((f"Theme {name}", partial(setattr, self.app, "theme", name), f"switch the colours to the {name} theme"))
         return entries
 
     async def discover(self) -> Hits:

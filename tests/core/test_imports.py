@@ -5,8 +5,9 @@
   ``iotui.commands``);
 - the core imports nothing of iotui outside ``iotui.core`` (``iotui`` itself, for the version, aside).
 
-Imports under ``if TYPE_CHECKING:`` are left out: they never run, and a screen names the
-app's type that way (STYLE.md, convention 13).
+Imports under ``if TYPE_CHECKING:`` count like any other: one that closes a circle still ties
+the two files together for every reader (STYLE.md, convention 19). A screen reaches the app as
+``ui/app_calls.py IotuiAppCalls``, never by naming the app's class.
 """
 
 from __future__ import annotations
@@ -31,13 +32,6 @@ def _module_names() -> dict[str, tuple[Path, bool]]:
     return modules
 
 
-def _is_type_checking(node: ast.If) -> bool:
-    test = node.test
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _imported(tree: ast.AST, module: str, is_package: bool) -> set[str]:
     """Every module name an import statement in ``tree`` names (``from a import b``: ``a`` and ``a.b``)."""
     names: set[str] = set()
@@ -45,9 +39,6 @@ def _imported(tree: ast.AST, module: str, is_package: bool) -> set[str]:
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.If) and _is_type_checking(node):
-            stack.extend(node.orelse)
-            continue
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -116,6 +107,11 @@ def test_the_graph_sees_imports_inside_functions() -> None:
     assert len(graph) > 80
     # commands/app.py imports the UI only inside run_app (so the headless commands never load Textual).
     assert "iotui.ui.app" in graph["iotui.commands.app"]
+
+
+def test_the_graph_sees_type_only_imports() -> None:
+    tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from iotui.ui.app import IotuiApp\n")
+    assert "iotui.ui.app" in _imported(tree, "iotui.ui.screens.run", is_package=False)
 
 
 def test_a_cycle_is_found() -> None:

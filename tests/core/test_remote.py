@@ -86,12 +86,12 @@ def _doc(timestamp_ms: int, jobs: list[tuple[int, int, int]]) -> dict:
 def test_host_rates_come_from_its_own_job_runtime_not_its_wall_clock():
     deriver = HostDeriver("h1")
     # The second job has not started: fio can report the time since boot as its job_runtime.
-    first = deriver.feed(_doc(10_000, [(1000, 1000, 500), (1_209_132, 0, 0)]), arrived_s=1.1)
-    assert first is not None and first.sample.dt_s == pytest.approx(1.0)
+    (first,) = deriver.feed(_doc(10_000, [(1000, 1000, 500), (1_209_132, 0, 0)]), arrived_s=1.1)
+    assert first.sample.dt_s == pytest.approx(1.0)
     assert first.sample.directions["write"].iops == pytest.approx(500)
     # The wall clock jumped 60 s; the jobs ran 1 s more and did 400 I/Os.
-    second = deriver.feed(_doc(70_000, [(2000, 2000, 900), (1_210_132, 0, 0)]), arrived_s=2.1)
-    assert second is not None and second.sample.dt_s == pytest.approx(1.0)
+    (second,) = deriver.feed(_doc(70_000, [(2000, 2000, 900), (1_210_132, 0, 0)]), arrived_s=2.1)
+    assert second.sample.dt_s == pytest.approx(1.0)
     assert second.sample.directions["write"].iops == pytest.approx(400)
 
 
@@ -103,9 +103,9 @@ def test_a_status_begun_while_the_jobs_were_held_is_not_used_for_intervals_or_th
 
     held, own = _doc(1_000_000, [(1049, 0, 1)]), _doc(1_000_450, [(450, 450, 44)])
     deriver = HostDeriver("h1")
-    assert deriver.feed(held, arrived_s=0.02) is None
-    interval = deriver.feed(own, arrived_s=0.46)
-    assert interval is not None and interval.sample.dt_s == pytest.approx(0.45)
+    assert deriver.feed(held, arrived_s=0.02) == []
+    (interval,) = deriver.feed(own, arrived_s=0.46)
+    assert interval.sample.dt_s == pytest.approx(0.45)
     assert interval.sample.directions["write"].iops == pytest.approx(44 / 0.45)
     state = HostState("h1", None)
     state.take_document(held, arrived_monotonic=0.0, at_s=0.02)
@@ -127,10 +127,10 @@ def test_a_later_section_s_job_counts_no_runtime_until_it_has_done_i_o():
         _doc(1_003_918, [(3002, 3003, 295), (912, 912, 92)]),
         _doc(1_004_935, [(3002, 3003, 295), (1928, 1928, 189)]),
     ]
-    intervals = [deriver.feed(doc, arrived_s=index + 0.2) for index, doc in enumerate(docs)]
-    assert all(interval is not None for interval in intervals)
-    assert [round(i.sample.dt_s, 3) for i in intervals if i is not None] == [0.163, 1.092, 1.747, 0.912, 1.016]
-    assert intervals[-1] is not None and intervals[-1].sample.directions["write"].iops == pytest.approx(97 / 1.016)
+    intervals = [interval for index, doc in enumerate(docs) for interval in deriver.feed(doc, arrived_s=index + 0.2)]
+    assert [round(i.sample.dt_s, 3) for i in intervals] == [0.163, 1.092, 1.747, 0.912, 1.016]
+    assert [i.sample.groupid for i in intervals] == [0, 0, 0, 1, 1]
+    assert intervals[-1].sample.directions["write"].iops == pytest.approx(97 / 1.016)
     state = HostState("h1", None)
     state.take_document(docs[0], arrived_monotonic=0.0, at_s=0.2)
     assert state.first_start_remote_ms == pytest.approx(1_000_000.0)
@@ -140,56 +140,59 @@ def test_a_section_ending_inside_an_interval_is_rated_over_its_own_runtime():
     deriver = HostDeriver("h1")
     deriver.feed(_doc(1000, [(1000, 1000, 500), (0, 0, 0)]), arrived_s=1.0)
     # j0 ran 0.2 s more (100 I/Os) and ended; j1 ran 0.5 s (250 I/Os).
-    interval = deriver.feed(_doc(2000, [(1200, 1200, 600), (500, 500, 250)]), arrived_s=2.0)
-    assert interval is not None
-    # Both sections wrote; each ran at 500 IOPS over its own runtime (0.5 s here).
-    assert interval.sample.directions["write"].iops == pytest.approx(350 / 0.5)
+    ending, starting = deriver.feed(_doc(2000, [(1200, 1200, 600), (500, 500, 250)]), arrived_s=2.0)
+    # Both sections wrote: one second each, at 500 IOPS over its own runtime, never mixed.
+    assert (ending.sample.groupid, starting.sample.groupid) == (0, 1)
+    assert (ending.sample.dt_s, starting.sample.dt_s) == (pytest.approx(0.2), pytest.approx(0.5))
+    assert ending.sample.directions["write"].iops == pytest.approx(100 / 0.2)
+    assert starting.sample.directions["write"].iops == pytest.approx(250 / 0.5)
 
 
 def _interval(host: str, iops: int, arrived_s: float):
     deriver = HostDeriver(host)
-    return deriver.feed(_doc(1000, [(1000, 1000, iops)]), arrived_s=arrived_s)
+    (interval,) = deriver.feed(_doc(1000, [(1000, 1000, iops)]), arrived_s=arrived_s)
+    return interval
 
 
 def test_the_aggregate_sums_the_hosts_latest_and_counts_live_hosts():
     aligner = Aligner(["a", "b", "c"])
-    assert aligner.add(_interval("a", 500, 1.0)) is None
-    assert aligner.add(_interval("b", 500, 1.05)) is None
-    aggregate = aligner.add(_interval("c", 500, 1.1))
-    assert aggregate is not None and aggregate.hosts_label == "3/3 hosts"
+    assert aligner.add(_interval("a", 500, 1.0)) == []
+    assert aligner.add(_interval("b", 500, 1.05)) == []
+    (aggregate,) = aligner.add(_interval("c", 500, 1.1))
+    assert aggregate.hosts_label == "3/3 hosts"
     assert aggregate.sample.directions["write"].iops == pytest.approx(1500)
     assert aggregate.sample.directions["write"].lat_percentiles_ns["p99"] == 1000
     aligner.mark_failed("b")
-    assert aligner.add(_interval("a", 500, 2.0)) is None
-    aggregate = aligner.add(_interval("c", 500, 2.1))
-    assert aggregate is not None and aggregate.hosts_label == "2/3 hosts"
+    assert aligner.add(_interval("a", 500, 2.0)) == []
+    (aggregate,) = aligner.add(_interval("c", 500, 2.1))
+    assert aggregate.hosts_label == "2/3 hosts"
     assert aggregate.sample.directions["write"].iops == pytest.approx(1000)
     # A host that stays silent does not hold the aggregate back for long.
-    assert aligner.add(_interval("a", 500, 3.0)) is None
-    assert aligner.tick(3.5) is None
-    late = aligner.tick(4.7)
-    assert late is not None and late.hosts_label == "1/3 hosts"
+    assert aligner.add(_interval("a", 500, 3.0)) == []
+    assert aligner.tick(3.5) == []
+    (late,) = aligner.tick(4.7)
+    assert late.hosts_label == "1/3 hosts"
 
 
 def test_a_host_reporting_twice_in_a_round_does_not_split_the_aggregate():
     aligner = Aligner(["a", "b", "c"])
     for host, at in (("a", 1.0), ("b", 1.05), ("c", 1.1)):
-        aggregate = aligner.add(_interval(host, 500, at))
-    assert aggregate is not None
+        aggregates = aligner.add(_interval(host, 500, at))
+    assert len(aggregates) == 1
     # a's next two documents come before b's and c's (jitter on the way).
-    assert aligner.add(_interval("a", 500, 2.0)) is None
-    assert aligner.add(_interval("a", 500, 2.95)) is None
-    assert aligner.add(_interval("b", 500, 3.0)) is None
-    aggregate = aligner.add(_interval("c", 500, 3.05))
-    assert aggregate is not None and aggregate.hosts_label == "3/3 hosts"
+    assert aligner.add(_interval("a", 500, 2.0)) == []
+    assert aligner.add(_interval("a", 500, 2.95)) == []
+    assert aligner.add(_interval("b", 500, 3.0)) == []
+    (aggregate,) = aligner.add(_interval("c", 500, 3.05))
+    assert aggregate.hosts_label == "3/3 hosts"
     assert aggregate.sample.directions["write"].iops == pytest.approx(1500)
     # At the end each host finishes; the last round holds all three.
     aligner.add(_interval("a", 500, 4.0))
-    assert aligner.mark_finished("a", 4.0) is None
+    assert aligner.mark_finished("a", 4.0) == []
     aligner.add(_interval("b", 500, 4.1))
-    assert aligner.mark_finished("b", 4.1) is None
-    aggregate = aligner.add(_interval("c", 500, 4.2))
-    assert aggregate is not None and aggregate.hosts_label == "3/3 hosts"
+    assert aligner.mark_finished("b", 4.1) == []
+    (aggregate,) = aligner.add(_interval("c", 500, 4.2))
+    assert aggregate.hosts_label == "3/3 hosts"
 
 
 @pytest.fixture(scope="module")
@@ -393,3 +396,26 @@ def test_a_host_is_not_called_silent_while_iotui_itself_is_behind(monkeypatch):
     session._tick()  # on time for CAUGHT_UP_S: every pipe has been read, h1 is silent
     assert session.states["h1"].failed_at_s == pytest.approx(clock[0])
     assert session.states["h2"].failed_at_s is None
+
+
+def test_a_round_whose_hosts_cross_a_section_makes_one_row_per_section_and_counts_every_i_o_once():
+    a, b = HostDeriver("a"), HostDeriver("b")
+    aligner = Aligner(["a", "b"])
+    # Both hosts 1 s into section 0 (500 I/Os each).
+    assert aligner.add(*a.feed(_doc(1000, [(1000, 1000, 500), (0, 0, 0)]), arrived_s=1.0)) == []
+    (first,) = aligner.add(*b.feed(_doc(1000, [(1000, 1000, 500), (0, 0, 0)]), arrived_s=1.0))
+    assert first.sample.groupid == 0 and first.sample.directions["write"].iops == pytest.approx(1000)
+    # a crossed into section 1 (0.2 s and 100 I/Os of section 0 left, 0.8 s and 400 of section 1);
+    # b sent two documents in the round, both still in section 0 (the second is added, not replaced).
+    assert aligner.add(*b.feed(_doc(1500, [(1500, 1500, 750), (0, 0, 0)]), arrived_s=1.5)) == []
+    assert aligner.add(*b.feed(_doc(2000, [(2000, 2000, 1000), (0, 0, 0)]), arrived_s=2.0)) == []
+    section_0, section_1 = aligner.add(*a.feed(_doc(2000, [(1200, 1200, 600), (800, 800, 400)]), arrived_s=2.05))
+    assert (section_0.sample.groupid, section_1.sample.groupid) == (0, 1)
+    assert sorted(section_0.hosts) == ["a", "b"] and section_1.hosts == ["a"]
+    assert section_0.live_hosts == section_1.live_hosts == 2
+    # Rates add (both hosts ran at 500 IOPS); rate x span is every host's I/Os of the section.
+    ios_0 = section_0.sample.directions["write"].iops * section_0.sample.dt_s
+    assert section_0.sample.directions["write"].iops == pytest.approx(1000)
+    assert ios_0 == pytest.approx(100 + 500)
+    assert section_1.sample.directions["write"].iops * section_1.sample.dt_s == pytest.approx(400)
+    assert section_1.sample.directions["write"].lat_percentiles_ns["p99"] == 1000

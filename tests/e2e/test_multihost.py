@@ -243,3 +243,58 @@ def test_a_host_whose_fio_stops_answering_is_failed_after_10_s_and_the_run_compl
     assert record["sections"][0]["hosts"] == 2
     _wait_no_fio(tmp_path / "target", within_s=5.0)
     assert list((tmp_path / "target").iterdir()) == []
+
+
+def _fio_ios(report: dict) -> dict[tuple[int, str], int]:
+    """fio's own I/Os per (groupid, direction) in one host's final report."""
+    ios: dict[tuple[int, str], int] = {}
+    for job in report["jobs"]:
+        for direction in ("read", "write", "trim"):
+            count = (job.get(direction) or {}).get("total_ios", 0)
+            if count:
+                ios[(job["groupid"], direction)] = ios.get((job["groupid"], direction), 0) + count
+    return ios
+
+
+def _rows_ios(rows: list[dict], sections: list[dict]) -> dict[tuple[int, str], float]:
+    """I/Os per (groupid, direction) the rows add up to; a row has I/O only where its section did."""
+    added: dict[tuple[int, str], float] = {}
+    for row in rows:
+        groupid = sections[row["section"]]["groupid"]
+        for direction in ("read", "write", "trim"):
+            iops = row.get(f"{direction}_iops")
+            if iops is not None:
+                assert direction in sections[row["section"]], (row, sections[row["section"]]["name"])
+                added[(groupid, direction)] = added.get((groupid, direction), 0.0) + iops * row["dt_s"]
+    return added
+
+
+def test_no_row_mixes_two_sections_per_host_or_in_the_aggregate(sshd, tmp_path):
+    # rnd4k-q1t1 with a read section and then a write one (stonewall): the second that spans
+    # them is two rows on each host and in the aggregate, each with its own section's I/O only.
+    (tmp_path / "target").mkdir()
+    command = _command(tmp_path, 2)
+    at = command.index("rw=randwrite")
+    del command[at - 1 : at + 1]  # the preset's own read and write sections
+    done = subprocess.run(command, env=_env(sshd), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    record = _record(tmp_path)
+    assert record["run"]["status"] == "completed"
+    runs = tmp_path / "runs"
+    reports = json.loads(next(runs.glob("*.fio.json")).read_text())["hosts"]
+    totals: dict[tuple[int, str], int] = {}
+    for host in record["hosts"]:
+        fio_ios = _fio_ios(reports[host["name"]])
+        assert {direction for _groupid, direction in fio_ios} == {"read", "write"}, fio_ios
+        # Each section's rows add up to fio's own I/Os for that group on that host.
+        added = _rows_ios(host["samples"], host["sections"])
+        assert {key: round(value) for key, value in added.items()} == fio_ios, host["name"]
+        for key, count in fio_ios.items():
+            totals[key] = totals.get(key, 0) + count
+    # The aggregate's rows: each in one section, and they add up to the hosts' I/Os for that
+    # group (within what a row's dt_s rounded to 1 ms can move: under 1 I/O a row at 1,500 IOPS).
+    added = _rows_ios(record["samples"], record["sections"])
+    assert set(added) == set(totals)
+    rows = len(record["samples"])
+    for key, count in totals.items():
+        assert added[key] == pytest.approx(count, abs=rows), (key, added, totals)

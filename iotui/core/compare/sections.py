@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import Callable, Mapping
 
 from iotui.core import format as fmt
+from iotui.core.compare.comparison import Comparison
 from iotui.core.records.record import RunRecord
-
-if TYPE_CHECKING:
-    from iotui.core.compare.compare import Comparison
 
 SectionKey = tuple[str, tuple[tuple[str, str], ...]]
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -71,6 +72,11 @@ class DirectionInterval:
     lat_min_ns: int | None
     lat_max_ns: int | None
     lat_percentiles_ns: dict[str, int]
+    # What merging this interval with others' (hosts of a multi-host run) needs: the
+    # completions, their summed latency and the latency bins that grew in it.
+    clat_n: int = 0
+    clat_sum_ns: float = 0.0
+    bins: Mapping[int, int] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -261,13 +267,13 @@ def snapshot_from_document(doc: dict) -> Snapshot:
 EMPTY_TOTALS = DirectionTotals(0, 0, 0, 0, 0.0, None, None, {})
 
 
-def _went_backwards(previous: Snapshot, current: Snapshot) -> bool:
+def _went_backwards(previous: Snapshot, current: Snapshot, *, by_timestamp: bool = True) -> bool:
     for direction in DIRECTIONS:
         before = previous.directions.get(direction, EMPTY_TOTALS)
         after = current.directions.get(direction, EMPTY_TOTALS)
         if after.total_ios < before.total_ios or after.clat_n < before.clat_n:
             return True
-    return current.timestamp_ms < previous.timestamp_ms
+    return by_timestamp and current.timestamp_ms < previous.timestamp_ms
 
 
 def direction_interval(
@@ -303,6 +309,9 @@ def direction_interval(
         lat_min_ns=values[0] if values else None,
         lat_max_ns=values[-1] if values else None,
         lat_percentiles_ns=percentiles,
+        clat_n=clat_n,
+        clat_sum_ns=after.clat_sum_ns - before.clat_sum_ns,
+        bins=grown,
     )
 
 
@@ -315,7 +324,9 @@ class IntervalDeriver:
 
     The first document (and the first after a reset) is measured against
     zero, over the jobs' own runtime, so the first interval equals fio's own
-    figure for it. Every later interval spans two documents' timestamps.
+    figure for it. Every later interval spans two documents' timestamps, or
+    ``elapsed_s`` where the caller times it by the jobs' own clock (a remote
+    host's wall clock may be off or jump).
     """
 
     def __init__(self) -> None:
@@ -326,11 +337,12 @@ class IntervalDeriver:
     def feed(self, doc: dict) -> IntervalSample | None:
         return self.feed_snapshot(snapshot_from_document(doc))
 
-    def feed_snapshot(self, snapshot: Snapshot) -> IntervalSample | None:
+    def feed_snapshot(self, snapshot: Snapshot, elapsed_s: float | None = None) -> IntervalSample | None:
         previous = self._previous
-        if previous is not None and _went_backwards(previous, snapshot):
+        if previous is not None and _went_backwards(previous, snapshot, by_timestamp=elapsed_s is None):
             self.resets += 1
-            elapsed_s = max(snapshot.timestamp_ms - previous.timestamp_ms, 0) / 1000.0
+            if elapsed_s is None:
+                elapsed_s = max(snapshot.timestamp_ms - previous.timestamp_ms, 0) / 1000.0
             self._t_s += elapsed_s
             previous = None
             self._previous = snapshot
@@ -341,7 +353,7 @@ class IntervalDeriver:
         if previous is None:
             sample = self._interval(_zero_baseline(snapshot), snapshot, elapsed_s_override=False)
             return sample
-        dt_s = (snapshot.timestamp_ms - previous.timestamp_ms) / 1000.0
+        dt_s = (snapshot.timestamp_ms - previous.timestamp_ms) / 1000.0 if elapsed_s is None else elapsed_s
         if dt_s <= 0:
             return None
         self._t_s += dt_s

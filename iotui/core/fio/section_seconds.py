@@ -108,13 +108,15 @@ class SectionSecondsDeriver:
     def resets(self) -> int:
         return self._deriver.resets
 
-    def feed(self, doc: dict) -> list[IntervalSample]:
+    def feed(self, doc: dict, elapsed_s: float | None = None) -> list[IntervalSample]:
+        """The document's samples; ``elapsed_s``: the time since the last document on the jobs'
+        own clock, where the documents' timestamps cannot be trusted (a remote host's)."""
         groups = group_snapshots(doc)
         whole = merged_snapshot(doc, groups)
         self.whole, self.groups = whole, groups
         resets = self._deriver.resets
         first = self._deriver._previous is None
-        interval = self._deriver.feed_snapshot(whole)
+        interval = self._deriver.feed_snapshot(whole, elapsed_s)
         previous = self._previous
         if first or self._deriver.resets != resets:
             previous = {}  # measured against zero, as the whole interval is

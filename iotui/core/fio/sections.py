@@ -160,34 +160,3 @@ def fio_sections(doc: dict) -> list[dict[str, Any]]:
     global_options = doc.get("global options") if isinstance(doc.get("global options"), dict) else {}
     sections = [section_of_group(groupid, entries, global_options) for groupid, entries in group_entries(doc)]
     return [s for s in sections if any(d in s for d in DIRECTIONS)]
-
-
-def group_io_bytes(doc: dict) -> dict[int, int]:
-    """Cumulative bytes moved per groupid in one (status) document."""
-    moved: dict[int, int] = {}
-    for groupid, entries in group_entries(doc):
-        moved[groupid] = sum(
-            int(e[d].get("io_bytes", 0) or 0) for e in entries for d in DIRECTIONS if isinstance(e.get(d), dict)
-        )
-    return moved
-
-
-class SectionTracker:
-    """Which reporting group each status interval belongs to: the one that moved the most bytes.
-
-    :meth:`feed` returns that group's ``groupid``; an interval in which nothing
-    moved belongs to the group that moved last (``None`` before any moved).
-    """
-
-    def __init__(self) -> None:
-        self._previous: dict[int, int] = {}
-        self._current: int | None = None
-
-    def feed(self, doc: dict) -> int | None:
-        moved = group_io_bytes(doc)
-        order = sorted(moved)
-        deltas = {gid: moved[gid] - self._previous.get(gid, 0) for gid in order}
-        self._previous = moved
-        if deltas and max(deltas.values()) > 0:
-            self._current = max(order, key=lambda gid: (deltas[gid], -gid))
-        return self._current

@@ -1,35 +1,34 @@
-"""Hosts on one clock: each host's intervals, and the aggregate of the hosts' latest.
+"""Hosts on one clock: each host's seconds, and the aggregate's, one section each.
 
-Each host's cumulative documents become intervals over the host's own
-``job_runtime`` differences (its jobs' clock, not its wall clock, which may be
-off or jump). Intervals are placed on iotui's monotonic clock at the moment
-they arrive. The aggregate is built in rounds: once every live host has sent a
-new interval (or ``ROUND_TIMEOUT_S`` after a round's first arrival) the
-newest interval of every fresh host is taken: rates summed, latency bins
-merged. A host with nothing new for ``STALE_AFTER_S`` is stale and left out
-until it reports again; a failed host never counts again.
+Each host's cumulative documents become seconds through the local run's code
+(:mod:`iotui.core.fio.section_seconds`): one per section that ran in the
+interval, timed by the host's own ``job_runtime`` differences (its jobs' clock,
+not its wall clock, which may be off or jump). Seconds are placed on iotui's
+monotonic clock at the moment they arrive. The aggregate is built in rounds:
+once every live host has sent a new document (or ``ROUND_TIMEOUT_S`` after a
+round's first arrival) the round's seconds become one aggregate second per
+section: rates summed, latency bins merged. A host with nothing new for
+``STALE_AFTER_S`` is stale and no longer counted live until it reports again;
+a failed host never counts again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from iotui.core.fio.intervals import (
     DIRECTIONS,
     PERCENTILES,
     DirectionInterval,
-    DirectionTotals,
     IntervalSample,
-    Snapshot,
     fio_percentiles,
-    snapshot_from_document,
 )
+from iotui.core.fio.section_seconds import SectionSecondsDeriver
 
 STALE_AFTER_S = 1.6
 ROUND_TIMEOUT_S = 1.6
 RUNTIME_SLACK_S = 5.0
-_EMPTY = DirectionTotals(0, 0, 0, 0, 0.0, None, None, {})
 
 
 def _jobs(doc: Mapping[str, object]) -> list[object]:
@@ -61,50 +60,17 @@ def _job_has_run(job: Mapping[str, object]) -> bool:
     return any(isinstance(stats := job.get(d), dict) and _ms(stats.get("runtime")) > 0 for d in DIRECTIONS)
 
 
-def direction_runtimes_ms(doc: Mapping[str, object], direction: str) -> list[int]:
-    runtimes = []
-    for job in _jobs(doc):
-        stats = job.get(direction) if isinstance(job, dict) else None
-        runtimes.append(_ms(stats.get("runtime")) if isinstance(stats, dict) else 0)
-    return runtimes
-
-
-def _runtime_delta_ms(after: list[int], before: list[int]) -> int:
-    """The most any one job ran in between (jobs of one section run side by side)."""
-    if len(before) != len(after):
-        return max(after, default=0)
-    return max((a - b for a, b in zip(after, before)), default=0)
-
-
-@dataclass
+@dataclass(frozen=True)
 class HostInterval:
-    """One host's interval, with what the aggregate needs to merge it."""
+    """One section's second of one host (fio's ``groupid`` in ``sample``), as it arrived."""
 
     host: str
     arrived_s: float
     sample: IntervalSample
-    bins: dict[str, dict[int, int]]
-    clat_sums: dict[str, tuple[int, float]]
-
-
-def _direction_delta(
-    before: DirectionTotals, after: DirectionTotals, dt_s: float
-) -> tuple[DirectionInterval, dict[int, int], tuple[int, float]]:
-    ios = after.total_ios - before.total_ios
-    clat_n = after.clat_n - before.clat_n
-    clat_sum = after.clat_sum_ns - before.clat_sum_ns
-    # Each bin's difference once (this runs for every document of every host).
-    previous = before.bins.get
-    bins = {value: gained for value, count in after.bins.items() if (gained := count - previous(value, 0)) > 0}
-    return (
-        _figures(ios, after.io_bytes - before.io_bytes, dt_s, bins, clat_n, clat_sum),
-        bins,
-        (clat_n, clat_sum),
-    )
 
 
 def _figures(
-    ios: int, io_bytes: int, dt_s: float, bins: dict[int, int], clat_n: int, clat_sum_ns: float
+    ios: int, io_bytes: float, dt_s: float, bins: dict[int, int], clat_n: int, clat_sum_ns: float
 ) -> DirectionInterval:
     sorted_bins = sorted(bins.items())
     binned = sum(count for _, count in sorted_bins)
@@ -117,6 +83,9 @@ def _figures(
         lat_min_ns=sorted_bins[0][0] if sorted_bins else None,
         lat_max_ns=sorted_bins[-1][0] if sorted_bins else None,
         lat_percentiles_ns={name: v for (name, _), v in zip(PERCENTILES, values) if v is not None},
+        clat_n=clat_n,
+        clat_sum_ns=clat_sum_ns,
+        bins=bins,
     )
 
 
@@ -131,64 +100,40 @@ def jobs_have_run(doc: Mapping[str, object]) -> bool:
 
 
 class HostDeriver:
-    """A host's cumulative documents -> intervals timed by its own job_runtime."""
+    """A host's cumulative documents -> its seconds, one per section that ran in each.
+
+    The seconds are made by the local run's code (:class:`SectionSecondsDeriver`), timed by
+    the host's own ``job_runtime`` differences rather than its wall clock.
+    """
 
     def __init__(self, host: str) -> None:
         self.host = host
-        self._previous: Snapshot | None = None
-        self._previous_doc: dict[str, object] = {}
+        self.seconds = SectionSecondsDeriver()
         self._previous_runtimes: list[int] = []
-        self.t_s = 0.0
 
-    def feed(self, doc: dict[str, object], arrived_s: float) -> HostInterval | None:
+    def feed(self, doc: dict[str, object], arrived_s: float) -> list[HostInterval]:
         if not jobs_have_run(doc):
-            return None
-        snapshot = snapshot_from_document(doc)
+            return []
         runtimes = job_runtimes_ms(doc, (arrived_s + RUNTIME_SLACK_S) * 1000.0)
-        previous = self._previous
-        if previous is not None and len(runtimes) == len(self._previous_runtimes):
-            dt_ms = max((a - b for a, b in zip(runtimes, self._previous_runtimes)), default=0)
-            went_back = any(
-                snapshot.directions[d].total_ios < previous.directions[d].total_ios for d in DIRECTIONS
-            )
-            if went_back:
-                previous = None
+        previous = self._previous_runtimes
+        if previous and len(runtimes) == len(previous):
+            dt_ms = max((a - b for a, b in zip(runtimes, previous)), default=0)
         else:
-            previous = None
             dt_ms = max(runtimes, default=0)
         if dt_ms <= 0:
-            return None
-        previous_doc = self._previous_doc if previous is not None else {}
-        self._previous = snapshot
-        self._previous_doc = doc
+            return []
         self._previous_runtimes = runtimes
-        dt_s = dt_ms / 1000.0
-        self.t_s += dt_s
-        directions: dict[str, DirectionInterval] = {}
-        bins: dict[str, dict[int, int]] = {}
-        sums: dict[str, tuple[int, float]] = {}
-        for direction in DIRECTIONS:
-            before = previous.directions.get(direction, _EMPTY) if previous else _EMPTY
-            after = snapshot.directions.get(direction, _EMPTY)
-            if after.runtime_ms == before.runtime_ms and after.total_ios == before.total_ios:
-                continue
-            # The direction's own runtime: a section that ended or began inside
-            # the interval ran for only part of it.
-            direction_dt_s = _runtime_delta_ms(
-                direction_runtimes_ms(doc, direction), direction_runtimes_ms(previous_doc, direction)
-            ) / 1000.0
-            if direction_dt_s <= 0:
-                direction_dt_s = dt_s
-            directions[direction], bins[direction], sums[direction] = _direction_delta(
-                before, after, direction_dt_s
-            )
-        sample = IntervalSample(t_s=self.t_s, dt_s=dt_s, directions=directions)
-        return HostInterval(self.host, arrived_s, sample, bins, sums)
+        samples = self.seconds.feed(doc, elapsed_s=dt_ms / 1000.0)
+        return [HostInterval(self.host, arrived_s, sample) for sample in samples]
 
 
 @dataclass
 class AggregateSample:
-    """The hosts' latest intervals summed, at ``t_s`` on iotui's clock since the barrier."""
+    """One section's second of the hosts together, at ``t_s`` on iotui's clock since the barrier.
+
+    ``hosts``: the hosts whose I/O it holds; ``live_hosts``: the hosts that reported in its round
+    (in this section or the next).
+    """
 
     t_s: float
     sample: IntervalSample
@@ -201,40 +146,64 @@ class AggregateSample:
         return f"{self.live_hosts}/{self.total_hosts} hosts"
 
 
-def combine(intervals: list[HostInterval], t_s: float) -> IntervalSample:
-    """Rates summed, latency merged from the hosts' interval bins, means weighted by counts."""
+def _merged(samples: list[IntervalSample], t_s: float, *, rates_summed: bool) -> IntervalSample:
+    """Seconds of one section merged: counts and bins added, the mean weighted by completions.
+
+    ``rates_summed``: the seconds are different hosts' side by side: rates add, and the span is
+    the hosts' spans averaged weighted by their rates (so rate x span is every host's I/Os: the
+    rows of a section add up to the hosts' I/Os in it, as a host's own do); else one host's one
+    after another: the spans add and the rate is over all of it.
+    """
+    spans = [sample.dt_s for sample in samples]
+    dt_s = sum(spans) if spans else 1.0
+    if rates_summed and spans:
+        rates = [(figures.iops, sample.dt_s) for sample in samples for figures in sample.directions.values()]
+        total_rate = sum(rate for rate, _span in rates)
+        dt_s = sum(rate * span for rate, span in rates) / total_rate if total_rate > 0 else max(spans)
     directions: dict[str, DirectionInterval] = {}
-    dt_s = max((interval.sample.dt_s for interval in intervals), default=1.0)
     for direction in DIRECTIONS:
-        parts = [i for i in intervals if direction in i.sample.directions]
+        parts = [s.directions[direction] for s in samples if direction in s.directions]
         if not parts:
             continue
-        iops = sum(i.sample.directions[direction].iops for i in parts)
-        bw = sum(i.sample.directions[direction].bw_bytes for i in parts)
-        merged: dict[int, int] = {}
-        clat_n = 0
-        clat_sum = 0.0
+        bins: dict[int, int] = {}
         for part in parts:
-            for value, count in part.bins.get(direction, {}).items():
-                merged[value] = merged.get(value, 0) + count
-            n, total = part.clat_sums.get(direction, (0, 0.0))
-            clat_n += n
-            clat_sum += total
-        figures = _figures(0, 0, 1.0, merged, clat_n, clat_sum)
-        directions[direction] = DirectionInterval(
-            ios=sum(i.sample.directions[direction].ios for i in parts),
-            iops=iops,
-            bw_bytes=bw,
-            lat_mean_ns=figures.lat_mean_ns,
-            lat_min_ns=figures.lat_min_ns,
-            lat_max_ns=figures.lat_max_ns,
-            lat_percentiles_ns=figures.lat_percentiles_ns,
-        )
-    return IntervalSample(t_s=t_s, dt_s=dt_s, directions=directions)
+            for value, count in part.bins.items():
+                bins[value] = bins.get(value, 0) + count
+        ios = sum(part.ios for part in parts)
+        clat_n = sum(part.clat_n for part in parts)
+        clat_sum_ns = sum(part.clat_sum_ns for part in parts)
+        if rates_summed:
+            figures = _figures(ios, 0.0, 1.0, bins, clat_n, clat_sum_ns)
+            directions[direction] = replace(
+                figures, iops=sum(p.iops for p in parts), bw_bytes=sum(p.bw_bytes for p in parts)
+            )
+        else:
+            io_bytes = sum(p.bw_bytes * s.dt_s for s in samples if (p := s.directions.get(direction)))
+            directions[direction] = _figures(ios, io_bytes, dt_s, bins, clat_n, clat_sum_ns)
+    groupid = samples[0].groupid if samples else None
+    paused = any(sample.paused for sample in samples)
+    return IntervalSample(t_s=t_s, dt_s=dt_s, directions=directions, groupid=groupid, paused=paused)
+
+
+def combine(intervals: list[HostInterval], t_s: float) -> IntervalSample:
+    """One section's seconds of many hosts: rates summed, latency merged from the hosts' bins,
+    means weighted by counts; a host's several seconds in one round are one second first."""
+    by_host: dict[str, list[IntervalSample]] = {}
+    for interval in intervals:
+        by_host.setdefault(interval.host, []).append(interval.sample)
+    per_host = [
+        samples[0] if len(samples) == 1 else _merged(samples, t_s, rates_summed=False)
+        for samples in by_host.values()
+    ]
+    return _merged(per_host, t_s, rates_summed=True)
 
 
 class Aligner:
-    """Collects hosts' intervals as they arrive and hands back aggregate samples."""
+    """Collects hosts' seconds as they arrive and hands back the aggregate's, one per section.
+
+    Each host's second counts in exactly one round (a host's several in one round are merged,
+    never replaced), so a section's aggregate rows hold every host's I/O of that section once.
+    """
 
     def __init__(self, hosts: list[str], *, stale_after_s: float = STALE_AFTER_S) -> None:
         self.hosts = list(hosts)
@@ -242,7 +211,7 @@ class Aligner:
         self.failed: set[str] = set()
         self.finished: set[str] = set()
         self.latest: dict[str, HostInterval] = {}
-        self._round: dict[str, HostInterval] = {}
+        self._round: dict[str, list[HostInterval]] = {}
         self._round_started_s: float | None = None
         self._last_t_s = 0.0
 
@@ -253,58 +222,63 @@ class Aligner:
         latest = self.latest.get(host)
         return latest is not None and now_s - latest.arrived_s <= self.stale_after_s and host not in self.failed
 
-    def add(self, interval: HostInterval) -> AggregateSample | None:
-        # A host's second interval in one round (its documents came close
-        # together) replaces its first: the round still waits for the others.
-        self.latest[interval.host] = interval
-        self._round[interval.host] = interval
+    def add(self, *intervals: HostInterval) -> list[AggregateSample]:
+        """One document's seconds of one host (one per section that ran in it)."""
+        if not intervals:
+            return []
+        last = intervals[-1]
+        self.latest[last.host] = last
+        # A host's next document in one round (its documents came close together) adds to
+        # its part: the round still waits for the others.
+        self._round.setdefault(last.host, []).extend(intervals)
         if self._round_started_s is None:
-            self._round_started_s = interval.arrived_s
+            self._round_started_s = last.arrived_s
         # Counted first: at 128 hosts the whole test ran 128 times a round.
         if len(self._round) >= len(self.hosts) - len(self.failed | self.finished) and all(
             host in self._round for host in self.live()
         ):
-            return self._close(interval.arrived_s)
-        return None
+            return self._close(last.arrived_s)
+        return []
 
-    def tick(self, now_s: float) -> AggregateSample | None:
-        """Close a round whose slow hosts kept it open too long (they count as not live)."""
+    def tick(self, now_s: float) -> list[AggregateSample]:
+        """Close a round whose slow hosts kept it open too long (their seconds go in the next)."""
         if self._round and self._round_started_s is not None and now_s - self._round_started_s >= ROUND_TIMEOUT_S:
             return self._close(now_s)
-        return None
+        return []
 
     def mark_failed(self, host: str) -> None:
         self.failed.add(host)
 
-    def mark_finished(self, host: str, now_s: float) -> AggregateSample | None:
+    def mark_finished(self, host: str, now_s: float) -> list[AggregateSample]:
         self.finished.add(host)
         if self._round and all(host in self._round for host in self.live()):
             return self._close(now_s)
-        return None
+        return []
 
-    def flush(self, now_s: float) -> AggregateSample | None:
-        return self._close(now_s) if self._round else None
+    def flush(self, now_s: float) -> list[AggregateSample]:
+        return self._close(now_s) if self._round else []
 
-    def _close(self, now_s: float) -> AggregateSample | None:
-        # Every host that is not failed counts with its newest interval: the one
-        # of this round, or its latest while that is still fresh (a host whose
-        # document came a moment before the round began is not left out).
-        parts = [
-            self.latest[h]
-            for h in self.hosts
-            if h not in self.failed and h in self.latest and (h in self._round or self.fresh(h, now_s))
-        ]
-        had_round = bool(self._round)
+    def _close(self, now_s: float) -> list[AggregateSample]:
+        parts = [interval for h in self.hosts if h not in self.failed for interval in self._round.get(h, [])]
+        # Live: the hosts in the round, and those whose latest second is still fresh (a host
+        # whose document came a moment before the round began is not counted out).
+        live = [h for h in self.hosts if h not in self.failed and (h in self._round or self.fresh(h, now_s))]
         self._round = {}
         self._round_started_s = None
-        if not parts or not had_round:
-            return None
+        if not parts:
+            return []
         t_s = max(now_s, self._last_t_s)
         self._last_t_s = t_s
-        return AggregateSample(
-            t_s=t_s,
-            sample=combine(parts, t_s),
-            live_hosts=len(parts),
-            total_hosts=len(self.hosts),
-            hosts=[p.host for p in parts],
-        )
+        by_section: dict[int | None, list[HostInterval]] = {}
+        for interval in parts:
+            by_section.setdefault(interval.sample.groupid, []).append(interval)
+        return [
+            AggregateSample(
+                t_s=t_s,
+                sample=combine(section_parts, t_s),
+                live_hosts=len(live),
+                total_hosts=len(self.hosts),
+                hosts=list(dict.fromkeys(p.host for p in section_parts)),
+            )
+            for _groupid, section_parts in sorted(by_section.items(), key=lambda item: (item[0] is None, item[0] or 0))
+        ]

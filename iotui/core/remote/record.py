@@ -17,7 +17,6 @@ from iotui.core.remote.aggregate import aggregate_sections, host_sections, versi
 from iotui.core.remote.alignment import RUNTIME_SLACK_S, HostDeriver, job_runtimes_ms, jobs_have_run
 from iotui.core.remote.plan import RemotePlan
 from iotui.core.remote.transport import HostFacts
-from iotui.core.fio.sections import SectionTracker
 from iotui.core.runs.pauses import PauseLog, unpause_sections
 from iotui.core.records.record import RunRecord
 from iotui.core.records.section_figures import assign_sections
@@ -43,7 +42,6 @@ class HostState:
     samples: list[dict[str, object]] = field(default_factory=list)
     # fio's groupid at each sample (which section it belongs to).
     sample_groupids: list[int | None] = field(default_factory=list)
-    section_tracker: SectionTracker = field(default_factory=SectionTracker)
     lines: list[str] = field(default_factory=list)
     ended: bool = False
     returncode: int | None = None

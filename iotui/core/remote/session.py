@@ -12,6 +12,7 @@ import asyncio
 import datetime as dt
 import time
 import uuid
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -315,9 +316,7 @@ class MultiHostSession(EventLog):
     def _tick(self) -> None:
         now = self.now_s()
         self.plan.probes.tick(self._emit, released=self.released_at is not None)
-        aggregate = self.aligner.tick(now)
-        if aggregate is not None:
-            self._emit_aggregate(aggregate)
+        self._emit_aggregates(self.aligner.tick(now))
         if self.stop_requested:
             return
         ending_s = self.plan.estimated_duration_s if self.plan.estimated_duration_s is not None else float("inf")
@@ -338,22 +337,24 @@ class MultiHostSession(EventLog):
                 self._refuse_document(host, state, at_s, problem or "")
                 return
             state.take_document(doc, arrived, at_s)
-            groupid = state.section_tracker.feed(doc)
-            interval = state.deriver.feed(doc, at_s)
-            paused_row = state.pause_log.feed(doc, made_row=interval is not None)
-            if interval is None:
+            # One walk of the document, as a local run's: one second per section that ran in it.
+            intervals = state.deriver.feed(doc, at_s)
+            paused_row = state.pause_log.feed(
+                doc, made_row=bool(intervals), whole=state.deriver.seconds.whole, rows_made=len(intervals)
+            )
+            if not intervals:
                 return
-            row = _clean(sample_row(interval.sample))
-            row["t_s"] = round(at_s, 3)
             if paused_row:
-                row["paused"] = True  # a pause fell in this interval: left out of the host's figures
-            state.samples.append(row)
-            state.sample_groupids.append(groupid)
-            self._emit(HostIntervalUpdate(host, interval, row))
+                # A pause fell in this interval: left out of the host's figures.
+                intervals = [replace(i, sample=replace(i.sample, paused=True)) for i in intervals]
+            for interval in intervals:
+                row = _clean(sample_row(interval.sample))
+                row["t_s"] = round(at_s, 3)
+                state.samples.append(row)
+                state.sample_groupids.append(interval.sample.groupid)
+                self._emit(HostIntervalUpdate(host, interval, row))
             if state.failed_at_s is None:
-                aggregate = self.aligner.add(interval)
-                if aggregate is not None:
-                    self._emit_aggregate(aggregate)
+                self._emit_aggregates(self.aligner.add(*intervals))
         elif isinstance(event, (FioText, HostLine)):
             text = terminal_safe(event.line) if isinstance(event, FioText) else event.text
             _keep_line(state, text)
@@ -367,9 +368,7 @@ class MultiHostSession(EventLog):
             if state.failed_at_s is not None:
                 return
             if self.stop_requested or event.exit_status == 0:
-                aggregate = self.aligner.mark_finished(host, at_s)
-                if aggregate is not None:
-                    self._emit_aggregate(aggregate)
+                self._emit_aggregates(self.aligner.mark_finished(host, at_s))
             else:
                 detail = "; ".join(state.lines[-2:])
                 code = event.exit_status if event.exit_status is not None else f"ssh {event.returncode}"
@@ -389,19 +388,15 @@ class MultiHostSession(EventLog):
         self._log("iotui", reason)
         self._emit(HostFailed(host, state.failed_at_s, reason))
 
-    def _emit_aggregate(self, aggregate: AggregateSample) -> None:
-        row = _clean(sample_row(aggregate.sample))
-        row["t_s"] = round(aggregate.t_s, 3)
-        row["hosts_live"] = aggregate.live_hosts
-        if any(self.states[host].samples and self.states[host].samples[-1].get("paused") for host in aggregate.hosts):
-            row["paused"] = True
-        self.rows.append(row)
-        # The section most of its hosts were in (they run the same job, released together).
-        groupids = [
-            self.states[host].sample_groupids[-1] for host in aggregate.hosts if self.states[host].sample_groupids
-        ]
-        self.row_groupids.append(max(set(groupids), key=groupids.count) if groupids else None)
-        self._emit(AggregateUpdate(aggregate, row, time.monotonic() - self._started_monotonic))
+    def _emit_aggregates(self, aggregates: list[AggregateSample]) -> None:
+        """The aggregate's rows of a round, one per section, each filed under its own section."""
+        for aggregate in aggregates:
+            row = _clean(sample_row(aggregate.sample))
+            row["t_s"] = round(aggregate.t_s, 3)
+            row["hosts_live"] = aggregate.live_hosts
+            self.rows.append(row)
+            self.row_groupids.append(aggregate.sample.groupid)
+            self._emit(AggregateUpdate(aggregate, row, time.monotonic() - self._started_monotonic))
 
     async def _stop_all(self) -> None:
         runners = [s.runner for s in self.states.values() if s.runner is not None]

@@ -21,7 +21,7 @@ from iotui.core.presets.estimate import (
     PlannedSection, buffer_estimate, disk_estimate, estimate, file_estimate, planned_sections,
 )
 from iotui.core.presets.model import Preset, section_options, uses_direct_io
-from iotui.core.runs.test_files import new_test_file_path
+from iotui.core.runs.test_dir import new_test_file_path
 
 
 @dataclass

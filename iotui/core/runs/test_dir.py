@@ -36,6 +36,11 @@ def new_private_dir(target: Path) -> Path:
     return Path(target) / f"{PRIVATE_DIR_PREFIX}{secrets.token_hex(8)}"
 
 
+def new_test_file_path(directory: Path, run_id: str) -> Path:
+    """The shared test file, inside a new private directory of ``directory`` (not created)."""
+    return new_private_dir(directory) / SHARED_FILE_NAME
+
+
 def is_private_dir_name(name: str) -> bool:
     return bool(_PRIVATE_DIR_NAME.match(name))
 

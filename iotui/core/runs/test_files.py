@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from iotui.core.runs import test_dir
-
-if TYPE_CHECKING:
-    from iotui.core.runs.plan import RunPlan
+from iotui.core.runs.plan import RunPlan
 
 TEST_FILE_PREFIX = test_dir.PRIVATE_DIR_PREFIX
 TEST_FILE_SUFFIX = ".fio-test"
@@ -23,11 +21,6 @@ class TestFileError(Exception):
     """The test files cannot be made; str() says what happened and what to do."""
 
     __test__ = False  # not a pytest class
-
-
-def new_test_file_path(directory: Path, run_id: str) -> Path:
-    """The shared test file, inside a new private directory of ``directory`` (see test_dir)."""
-    return test_dir.new_private_dir(directory) / test_dir.SHARED_FILE_NAME
 
 
 class TestFiles:

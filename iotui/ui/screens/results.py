@@ -35,7 +35,7 @@ from iotui.ui.widgets.title_bar import TitleBar
 from iotui.ui.styles import SCREENS_CSS
 
 if TYPE_CHECKING:
-    from iotui.ui.app import IotuiApp
+    from iotui.ui.app_calls import IotuiAppCalls
 
 
 def started_text(record: RunRecord) -> str:
@@ -195,6 +195,6 @@ class ResultsScreen(Screen):
         await self.iotui_app.action_back()
 
     @property
-    def iotui_app(self) -> IotuiApp:
+    def iotui_app(self) -> IotuiAppCalls:
         """The app, typed (this screen only ever runs inside it)."""
-        return cast("IotuiApp", self.app)
+        return cast("IotuiAppCalls", self.app)

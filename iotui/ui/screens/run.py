@@ -50,7 +50,7 @@ HOST_DRAW_LATEST_S = 1.5
 if TYPE_CHECKING:
     from iotui.core.host.levels import Assessment
     from iotui.core.runs.protocols import Session, SessionPlan
-    from iotui.ui.app import IotuiApp
+    from iotui.ui.app_calls import IotuiAppCalls
 
 
 class RunScreen(Screen):
@@ -119,9 +119,9 @@ class RunScreen(Screen):
         yield KeyBar()
 
     @property
-    def iotui_app(self) -> IotuiApp:
+    def iotui_app(self) -> IotuiAppCalls:
         """The app, typed (this screen only ever runs inside it)."""
-        return cast("IotuiApp", self.app)
+        return cast("IotuiAppCalls", self.app)
 
     @property
     def live_run(self) -> LiveRun:

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from iotui.core.sweep.record import SweepRecord
     from iotui.core.sweep.runner import SweepRunner
     from iotui.core.sweep.slo import Slo
-    from iotui.ui.app import IotuiApp
+    from iotui.ui.app_calls import IotuiAppCalls
 
 ACTIVE_PHASES = (SweepPhase.RUNNING, SweepPhase.STOPPING)
 
@@ -101,9 +101,9 @@ class SweepProgressScreen(Screen):
         self.point_options: dict[str, str] | None = None
 
     @property
-    def iotui_app(self) -> IotuiApp:
+    def iotui_app(self) -> IotuiAppCalls:
         """The app, typed (this screen only ever runs inside it)."""
-        return cast("IotuiApp", self.app)
+        return cast("IotuiAppCalls", self.app)
 
     @property
     def live_run(self) -> LiveRun:
