@@ -34,13 +34,18 @@ def _checked_value(option: str, value: str, name: str) -> str:
     return value
 
 
+def _left_to_policy(value: str) -> bool:
+    """A substitution or a control character: the policy says why it is refused."""
+    return "$" in value or any(ord(character) < 32 or 127 <= ord(character) <= 159 for character in value)
+
+
 def _check_set_values(pairs: Mapping[str, str], engines: list[str], name: str) -> None:
     """The set values of the options the editor edits (by any of fio's names for them), checked
     before the policy's own judgement; a substitution or a control character is left to the policy,
     which says why it is refused."""
     table = default_table()
     for given, value in pairs.items():
-        if "$" in value or any(ord(character) < 32 or ord(character) == 127 for character in value):
+        if _left_to_policy(value):
             continue
         try:
             option = table.resolve(given, safety.COMMAND_LINE, engines)
@@ -94,11 +99,13 @@ def with_overrides(
         changes.append((name("numjobs"), "numjobs", _not_empty(str(numjobs), "numjobs", name("numjobs"), "4"), frozenset({"numjobs"})))
     if direct is not None:
         changes.append((name("direct"), "direct", "1" if direct else "0", same_setting("direct")))
+    # The editor's own words first (they say the range), as for --set below; a substitution or a
+    # control character is left to the policy, which says why it is refused.
+    for origin, key, value, _ in changes:
+        if key in ("size", "bs", "iodepth", "numjobs") and not _left_to_policy(value):
+            _checked_value(key, value, origin)
     for origin, key, value, _ in changes:
         check_policy({key: value}, origin)
-    for origin, key, value, _ in changes:
-        if key in ("size", "bs", "iodepth", "numjobs"):
-            _checked_value(key, value, origin)
     set_pairs = {str(raw_key).strip().lstrip("-"): str(value) for raw_key, value in (sets or {}).items()}
     if set_pairs:
         _check_set_values(set_pairs, engines_in_effect(preset.options, preset.jobs), name("set"))
