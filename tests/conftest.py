@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -42,3 +43,16 @@ def private_runtime_dir(tmp_path_factory, monkeypatch):
     directory.chmod(0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(directory))
     return directory
+
+
+@pytest.fixture(autouse=True)
+def no_inherited_terminal_width():
+    """Commands run as children print for a pipe: every column in full unless a test sets ``COLUMNS``.
+
+    GNU readline, once loaded in the test process, writes ``COLUMNS`` and ``LINES`` into the C
+    environment (not ``os.environ``), which children started with the parent's environment inherit:
+    ``iotui history`` then fitted its table to 80 columns in one test and not in another.
+    """
+    for name in ("COLUMNS", "LINES"):
+        if name not in os.environ:
+            os.unsetenv(name)
