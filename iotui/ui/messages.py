@@ -49,6 +49,8 @@ class IntervalArrived(Message, bubble=False):
     elapsed_s: float
     paused: bool = False
     """A pause fell in this interval: its record sample is marked and left out of the figures."""
+    interference: bool = False
+    """Another program's I/O shares the device now (a stretch of it: see core/host/interference.py)."""
 
 
 @dataclass
@@ -123,7 +125,8 @@ class HostLevelAssessed(Message, bubble=False):
 def messages_for_event(event: object) -> list[Message]:
     """The messages that carry one session event (the worker posts them as they are)."""
     if isinstance(event, IntervalUpdate):
-        return [IntervalArrived(event.interval, event.host, event.elapsed_s, event.interval.paused)]
+        return [IntervalArrived(event.interval, event.host, event.elapsed_s, event.interval.paused,
+                                event.row.get("interference") is True)]
     if isinstance(event, AggregateUpdate):
         return [IntervalArrived(event.aggregate.sample, None, event.elapsed_s, bool(event.row.get("paused")))]
     if isinstance(event, HostIntervalUpdate):

@@ -144,7 +144,7 @@ class RunScreen(Screen):
     @on(IntervalArrived)
     def _interval(self, message: IntervalArrived) -> None:
         self.live.add_interval(message.interval)
-        self.live_run.show_interval(message.interval, paused=message.paused)
+        self.live_run.show_interval(message.interval, paused=message.paused, interference=message.interference)
         if self.phase is RunPhase.STARTING:
             self.phase = RunPhase.RUNNING
         self.fio_revision += 1
