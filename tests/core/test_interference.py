@@ -271,3 +271,18 @@ def test_compare_leaves_disturbed_seconds_out() -> None:
     kept = [s["t_s"] for s in steady_samples(record_with(rows, ["quick"]))]
     assert kept and not set(kept) & {21, 22, 23, 24, 25}
     assert 26 in kept and 20 in kept
+
+
+def test_compare_says_which_run_shared_the_device() -> None:
+    from iotui.core.compare.compare import compare_records
+    from tests.core.test_compare import make_record
+
+    quiet = make_record("a", [10_000.0] * 30)
+    shared = make_record("b", [10_000.0] * 20 + [1_600.0] * 6 + [10_000.0] * 4)
+    for sample in shared.samples[20:26]:
+        sample["interference"] = True
+    notes = compare_records([quiet, shared]).notes
+    assert [n for n in notes if "another program" in n] == [
+        f"Run {label} shared the device with another program's I/O for 6 s (its interference warning names it): "
+        "those seconds are left out of its figures here." for label in compare_records([quiet, shared]).labels[1:]
+    ]

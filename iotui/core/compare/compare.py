@@ -333,13 +333,13 @@ def compare_records(
     """
     if not records:
         raise ValueError("compare_records needs at least one record")
-    from iotui.core.compare.sections import compare_by_section, pause_notes
+    from iotui.core.compare.sections import compare_by_section, interference_notes, pause_notes
 
     if all(len(record.sections) <= 1 for record in records):
         comparison = _compare_flat(records, repeats)
     else:
         comparison = compare_by_section(records, _compare_flat)
-    comparison.notes = pause_notes(comparison.labels, records) + comparison.notes
+    comparison.notes = pause_notes(comparison.labels, records) + interference_notes(comparison.labels, records) + comparison.notes
     return comparison
 
 
