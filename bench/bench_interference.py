@@ -77,7 +77,7 @@ def cost() -> None:
     from iotui.core.fio.section_seconds import SectionSecondsDeriver
     from iotui.core.host.block_devices import backing_devices
     from iotui.core.host.counters import HostSampler, read_diskstats
-    from iotui.core.host.process_io import ProcessIoScanner
+    from iotui.core.host.processes import ProcessIoScanner
     from iotui.core.runs.outside_io import OutsideIoWatch
     from tests.conftest import fio_documents, recorded_fio_outputs
 

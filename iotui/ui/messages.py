@@ -50,7 +50,7 @@ class IntervalArrived(Message, bubble=False):
     paused: bool = False
     """A pause fell in this interval: its record sample is marked and left out of the figures."""
     interference: bool = False
-    """Another program's I/O shares the device now (a stretch of it: see core/host/interference.py)."""
+    """Another program's I/O shares the device now (a stretch of it: see core/interference.py)."""
 
 
 @dataclass

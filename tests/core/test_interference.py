@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.host.interference import (
+from iotui.core.interference import (
     MIB, OUTSIDE_MIN_BYTES, ByteCounts, OutsideAttribution, OutsideSecond, affected, disturbed, spans,
 )
-from iotui.core.host.process_io import ProcessIo, ProcessIoScanner
+from iotui.core.host.processes import ProcessIo, ProcessIoScanner
 from iotui.core.records.record import RunRecord
 from iotui.core.records.steady import section_steady_state
 from iotui.core.runs.outside_io import OutsideIoWatch, _Second, interference_sentence

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from iotui.core.host.interference import disturbed
+from iotui.core.interference import disturbed
 from iotui.core.numbers import number
 from iotui.core.records.record import RunRecord
 from iotui.core.records.schema import DIRECTIONS

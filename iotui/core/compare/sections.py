@@ -15,7 +15,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from iotui.core import format as fmt
-from iotui.core.host.interference import disturbed
+from iotui.core.interference import disturbed
 from iotui.core.records.record import RunRecord
 
 if TYPE_CHECKING:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Literal, Mapping, Sequence
 
-from iotui.core.host.interference import disturbed
+from iotui.core.interference import disturbed
 from iotui.core.numbers import number, numbers
 
 WINDOW_ROUNDS = 5

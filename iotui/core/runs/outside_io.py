@@ -2,8 +2,8 @@
 
 At each fio document the session hands over fio's cumulative bytes; this reads the
 target device's counters at that moment (so both cover the same second), works out
-that second's outside bytes (:mod:`iotui.core.host.interference`) and, only while a
-second is suspect, looks at which processes moved bytes (:mod:`iotui.core.host.process_io`).
+that second's outside bytes (:mod:`iotui.core.interference`) and, only while a
+second is suspect, looks at which processes moved bytes (:mod:`iotui.core.host.processes`).
 When the record is built, seconds in a stretch of suspect ones are marked on their sample
 rows (``interference = true``, with the outside bytes), each section gets an
 ``interference`` table, and a warning of kind ``interference`` names the top process.
@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from iotui.core import format as fmt
 from iotui.core.host.counters import read_diskstats
-from iotui.core.host.interference import (
+from iotui.core.interference import (
     CONSECUTIVE_S, SAMPLE_KEY, ByteCounts, OutsideAttribution, OutsideSecond, affected, spans,
 )
 from iotui.core.host.io_probe import IO_PROBE_BLOCK_BYTES
 from iotui.core.host.proc_files import read_text
-from iotui.core.host.process_io import ProcessIo, ProcessIoScanner
+from iotui.core.host.processes import ProcessIo, ProcessIoScanner
 from iotui.core.numbers import number
 
 if TYPE_CHECKING:
