@@ -51,6 +51,8 @@ class IntervalArrived(Message, bubble=False):
     """A pause fell in this interval: its record sample is marked and left out of the figures."""
     groupid: int | None = None
     """fio's reporting group running then: the index of the plan's section (None: unknown)."""
+    interference: bool = False
+    """Another program's I/O shares the device now (a stretch of it: see core/interference.py)."""
 
 
 @dataclass
@@ -125,7 +127,8 @@ class HostLevelAssessed(Message, bubble=False):
 def messages_for_event(event: object) -> list[Message]:
     """The messages that carry one session event (the worker posts them as they are)."""
     if isinstance(event, IntervalUpdate):
-        return [IntervalArrived(event.interval, event.host, event.elapsed_s, event.interval.paused, event.groupid)]
+        return [IntervalArrived(event.interval, event.host, event.elapsed_s, event.interval.paused, event.groupid,
+                                event.row.get("interference") is True)]
     if isinstance(event, AggregateUpdate):
         return [IntervalArrived(event.aggregate.sample, None, event.elapsed_s, bool(event.row.get("paused")))]
     if isinstance(event, HostIntervalUpdate):

@@ -16,7 +16,8 @@ CORE_DIR = Path(iotui.__file__).parent / "core"
 
 # Lowest first. A module may import its own level and those below it, never one above.
 LEVELS: tuple[tuple[str, ...], ...] = (
-    ("format", "heap", "numbers", "toml_reader", "terminal_text", "input_files", "safe_files", "series", "table"),
+    ("format", "heap", "numbers", "toml_reader", "terminal_text", "input_files", "safe_files", "series", "table",
+     "interference"),
     ("fio", "host"),
     ("presets",),
     ("records",),

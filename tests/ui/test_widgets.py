@@ -281,3 +281,24 @@ async def test_on_a_tall_terminal_a_long_chip_leaves_the_three_line_figures_thei
         chip = pilot.app.screen.query_one("#chip")
         assert chip.region.x >= figures.region.right
         assert chip.size.height == 1 and LONG_LEVEL.startswith(widget_text(pilot.app, chip)[:10])
+
+
+async def test_the_live_view_says_when_another_programs_io_shares_the_device() -> None:
+    from iotui.core.runs.events import IntervalUpdate
+    from iotui.ui.messages import IntervalArrived, messages_for_event
+    from iotui.ui.widgets.live_run import LiveRun
+
+    interval = _interval()
+    [arrived] = messages_for_event(IntervalUpdate(interval, None, {"t_s": 1.0, "interference": True}, 1.0))
+    assert isinstance(arrived, IntervalArrived) and arrived.interference is True
+    live_run = LiveRun(figures_id="figures", chip_id="chip", estimated_s=40.0, id="run-top")
+    async with Bare(live_run).run_test(size=(80, 24)) as pilot:
+        live_run.phase = RunPhase.RUNNING
+        live_run.show_interval(interval, interference=arrived.interference)
+        await pilot.pause()
+        screen = "\n".join(strip.text for strip in pilot.app.screen._compositor.render_strips())
+        assert "another program's I/O on the device" in screen
+        live_run.show_interval(replace(interval, t_s=interval.t_s + 1))  # it has stopped
+        await pilot.pause()
+        screen = "\n".join(strip.text for strip in pilot.app.screen._compositor.render_strips())
+        assert "another program's I/O" not in screen and "steady state" in screen

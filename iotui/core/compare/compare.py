@@ -24,7 +24,7 @@ from iotui.core.compare.comparison import (
     Verdict,
 )
 from iotui.core.compare.samples import steady_samples
-from iotui.core.compare.sections import compare_by_section, pause_notes
+from iotui.core.compare.sections import compare_by_section, interference_notes, pause_notes
 from iotui.core.compare.setup import SETUP_KEYS, setup_differences
 from iotui.core.numbers import finite_number, number
 from iotui.core.records.record import RunRecord
@@ -239,7 +239,7 @@ def compare_records(
         comparison = _compare_flat(records, repeats)
     else:
         comparison = compare_by_section(records, _compare_flat)
-    comparison.notes = pause_notes(comparison.labels, records) + comparison.notes
+    comparison.notes = pause_notes(comparison.labels, records) + interference_notes(comparison.labels, records) + comparison.notes
     return comparison
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Mapping, Sequence
 
+from iotui.core.interference import disturbed
 from iotui.core.numbers import number
 from iotui.core.records.record import RunRecord
 from iotui.core.records.schema import DIRECTIONS
@@ -39,7 +40,7 @@ def _seconds(sample: Mapping[str, object]) -> tuple[float, float]:
 
 
 def steady_samples(record: RunRecord, direction: str | None = None) -> list[Mapping[str, object]]:
-    """The record's interval samples without warm-up and without partial intervals.
+    """The record's interval samples without warm-up, partial intervals and seconds another program's I/O shared.
 
     With a direction, only the stretch in which that direction did I/O, and
     the warm-up counts from the start of that stretch.
@@ -47,6 +48,7 @@ def steady_samples(record: RunRecord, direction: str | None = None) -> list[Mapp
     samples: list[Mapping[str, object]] = [
         s for s in record.samples
         if number(s.get("t_s")) is not None and number(s.get("dt_s")) is not None and not s.get("paused")
+        and not disturbed(s)
     ]
     if direction is not None:
         samples = _active_window(samples, direction)

@@ -16,6 +16,7 @@ from typing import Callable, Mapping
 
 from iotui.core import format as fmt
 from iotui.core.compare.comparison import Comparison
+from iotui.core.interference import disturbed
 from iotui.core.records.record import RunRecord
 
 SectionKey = tuple[str, tuple[tuple[str, str], ...]]
@@ -98,5 +99,18 @@ def pause_notes(labels: list[str], records: list[RunRecord]) -> list[str]:
             notes.append(
                 f"Run {label} was {fmt.paused(record.paused_s)}: its figures leave the paused time out "
                 "(see docs/numbers.md); judge its verdicts with that in mind."
+            )
+    return notes
+
+
+def interference_notes(labels: list[str], records: list[RunRecord]) -> list[str]:
+    """A sentence for every run in which another program's I/O shared the device (its seconds are left out)."""
+    notes = []
+    for label, record in zip(labels, records):
+        seconds = sum(1 for sample in record.samples if disturbed(sample))
+        if seconds:
+            notes.append(
+                f"Run {label} shared the device with another program's I/O for {seconds} s (its interference "
+                "warning names it): those seconds are left out of its figures here."
             )
     return notes

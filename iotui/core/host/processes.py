@@ -1,5 +1,6 @@
-"""Processes as /proc shows them: the CPU time of a process tree (fio and its job processes)
-and whether a process is stopped (SIGSTOP from someone).
+"""Processes as /proc shows them: the CPU time of a process tree (fio and its job processes),
+whether a process is stopped (SIGSTOP from someone), and which processes moved bytes to or
+from storage (/proc/PID/io, read only while another program's I/O is suspected).
 
 Read straight from /proc: psutil finds children by reading every process's
 stat, which would make iotui's own CPU use show in the figures. psutil is the
@@ -9,6 +10,7 @@ fallback where /proc lacks what is needed.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
@@ -123,3 +125,138 @@ def process_stopped(pid: int, proc_root: Path = Path("/proc")) -> bool:
     if text is None:
         return False
     return text.rpartition(")")[2].split()[:1] == ["T"]
+
+# -- who moved bytes: /proc/PID/io -------------------------------------------------------
+# ``read_bytes`` and ``write_bytes`` count the bytes a process caused to reach the storage
+# layer (page cache hits and pipes left out). The kernel shows them for the same user's
+# processes, or every process to root; the others are skipped. A scan walks every process
+# (about 2 small reads each), so it runs only while another program's I/O is suspected,
+# at most once per second.
+
+
+@dataclass(frozen=True)
+class ProcessIo:
+    """Bytes one process moved since the previous look (or since it started, when it started during the run)."""
+
+    pid: int
+    name: str
+    read_bytes: int
+    write_bytes: int
+
+    @property
+    def total_bytes(self) -> int:
+        return self.read_bytes + self.write_bytes
+
+
+@dataclass(frozen=True)
+class _Stat:
+    name: str
+    ppid: int
+    start_ticks: int
+
+
+def _stat(proc_root: Path, pid: int) -> _Stat | None:
+    text = _read_text(f"{proc_root}/{pid}/stat")
+    if text is None:
+        return None
+    name = text[text.find("(") + 1 : text.rfind(")")]
+    fields = text[text.rfind(")") + 2 :].split()
+    try:
+        return _Stat(name, int(fields[1]), int(fields[19]))
+    except (IndexError, ValueError):
+        return None
+
+
+def _io(proc_root: Path, pid: int) -> tuple[int, int] | None:
+    text = _read_text(f"{proc_root}/{pid}/io")
+    if text is None:
+        return None
+    values: dict[str, int] = {}
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key in ("read_bytes", "write_bytes"):
+            try:
+                values[key] = int(value)
+            except ValueError:
+                return None
+    if len(values) != 2:
+        return None
+    return values["read_bytes"], values["write_bytes"]
+
+
+def _uptime_ticks(proc_root: Path) -> int | None:
+    text = _read_text(f"{proc_root}/uptime")
+    try:
+        return int(float(text.split()[0]) * os.sysconf("SC_CLK_TCK")) if text else None
+    except (IndexError, ValueError, OSError):
+        return None
+
+
+class ProcessIoScanner:
+    """Bytes per process between looks, leaving out fio's process tree and iotui's own processes.
+
+    A process that started after the scanner was made counts from zero; one that was
+    already running counts from the first look that finds it (its earlier I/O is not this run's).
+    """
+
+    def __init__(self, own_pids: set[int], fio_pid: int | None, proc_root: Path = Path("/proc")) -> None:
+        self.proc_root = proc_root
+        self._own = set(own_pids)
+        self._fio_pid = fio_pid
+        self._started_ticks = _uptime_ticks(proc_root)
+        self._last: dict[int, tuple[int, int, int, int]] = {}  # pid -> (start ticks, read, write, parent)
+        self.scans = 0
+
+    def scan(self) -> list[ProcessIo]:
+        """Every visible process's bytes since the previous look, most first (none that moved nothing)."""
+        self.scans += 1
+        stats: dict[int, _Stat] = {}
+        for entry in os.listdir(self.proc_root):
+            if entry.isdigit() and (stat := _stat(self.proc_root, int(entry))) is not None:
+                stats[int(entry)] = stat
+        skipped = self._skipped(stats)
+        reaped = self._reaped(stats)
+        moved: list[ProcessIo] = []
+        seen: dict[int, tuple[int, int, int, int]] = {}
+        for pid, stat in stats.items():
+            if pid in skipped or (counts := _io(self.proc_root, pid)) is None:
+                continue
+            read_bytes, write_bytes = counts
+            seen[pid] = (stat.start_ticks, read_bytes, write_bytes, stat.ppid)
+            before = self._last.get(pid)
+            if before is not None and before[0] == stat.start_ticks:
+                # A child that ended since is added to its parent's counts by the kernel: not the parent's I/O.
+                base_read, base_write = before[1] + reaped.get(pid, (0, 0))[0], before[2] + reaped.get(pid, (0, 0))[1]
+            elif self._started_ticks is not None and stat.start_ticks >= self._started_ticks:
+                base_read = base_write = 0
+            else:
+                continue  # running before the run and not looked at yet: this look is its baseline
+            delta = ProcessIo(pid, stat.name, max(0, read_bytes - base_read), max(0, write_bytes - base_write))
+            if delta.total_bytes:
+                moved.append(delta)
+        self._last = seen
+        return sorted(moved, key=lambda found: found.total_bytes, reverse=True)
+
+    def _reaped(self, stats: dict[int, _Stat]) -> dict[int, tuple[int, int]]:
+        """Per parent, the bytes last seen of its children that have ended since the previous look."""
+        reaped: dict[int, tuple[int, int]] = {}
+        for pid, (start_ticks, read_bytes, write_bytes, parent) in self._last.items():
+            now = stats.get(pid)
+            if now is None or now.start_ticks != start_ticks:
+                total = reaped.get(parent, (0, 0))
+                reaped[parent] = (total[0] + read_bytes, total[1] + write_bytes)
+        return reaped
+
+    def _skipped(self, stats: dict[int, _Stat]) -> set[int]:
+        """fio and every process under it; iotui itself and its own helpers (the probes' children)."""
+        children: dict[int, list[int]] = {}
+        for pid, stat in stats.items():
+            children.setdefault(stat.ppid, []).append(pid)
+        skipped = set(self._own)
+        pending = [self._fio_pid] if self._fio_pid is not None else []
+        while pending:
+            pid = pending.pop()
+            if pid not in skipped or pid == self._fio_pid:
+                skipped.add(pid)
+                pending.extend(child for child in children.get(pid, []) if child not in skipped)
+        return skipped

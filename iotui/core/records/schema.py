@@ -128,6 +128,7 @@ SECTION_KEYS: Spec = {
     "steady": ((dict,), False),
     "cliff": ((dict,), False),
     "latency_target": ((dict,), False),
+    "interference": ((dict,), False),
 }
 STEADY_KEYS: Spec = {
     "reached": ((bool,), False),
@@ -180,7 +181,7 @@ SAMPLE_NON_NEGATIVE = ("dt_s",)
 
 # Sample keys that are not numbers.
 SAMPLE_TEXT_KEYS = ("responsiveness", "responsiveness_cause")
-SAMPLE_BOOL_KEYS = ("paused",)
+SAMPLE_BOOL_KEYS = ("paused", "interference")
 SAMPLE_INT_KEYS = ("section",)
 
 KNOWN_TOP = {

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Literal, Mapping, Sequence
 
+from iotui.core.interference import disturbed
 from iotui.core.numbers import number, numbers
 
 WINDOW_ROUNDS = 5
@@ -200,9 +201,9 @@ def section_steady_state(
 ) -> SteadyState:
     """The judgement on one section's record samples (``t_s``, ``dt_s``, ``<direction>_iops``).
 
-    Paused samples, samples without I/O figures and parts of a second are left
-    out; the section starts where its first sample's interval starts. With fewer
-    whole seconds than the window, the section is too short to judge (fio's own
+    Paused samples, samples that shared the device with another program's I/O,
+    samples without I/O figures and parts of a second are left out; the section
+    starts where its first sample's interval starts. With fewer whole seconds than the window, the section is too short to judge (fio's own
     verdict then stands alone when there is one).
     """
     kept: list[tuple[float, float, float]] = []
@@ -215,7 +216,7 @@ def section_steady_state(
         dt_s = number(sample.get("dt_s", 1.0)) or 0.0
         if start_s is None:
             start_s = t_s - dt_s
-        if not sample.get("paused"):
+        if not sample.get("paused") and not disturbed(sample):
             kept.append((t_s, dt_s, iops))
     longest_s = max((dt_s for _, dt_s, _ in kept), default=0.0)
     whole = [(t_s, iops) for t_s, dt_s, iops in kept if dt_s >= WHOLE_SECOND_SHARE * longest_s]

@@ -32,6 +32,7 @@ from iotui.core.host.protocols import IoProbe, Monitor, Sampler, WakeupProbe
 from iotui.core.host.watch import responsiveness_row
 from iotui.core.records.cache_check import suspicious_results
 from iotui.core.runs.events import EventCallback, IntervalUpdate
+from iotui.core.runs.outside_io import OutsideIoWatch
 from iotui.core.records.findings import annotate_record
 from iotui.core.runs.pauses import PauseLog, unpause_sections
 from iotui.core.runs.plan import RunPlan
@@ -93,6 +94,9 @@ class RunSession(RunRecorder):
         self.target_vanished = False
         self.fio_stuck = False
         self._fio_heard_monotonic = 0.0
+        # Another program's I/O on the target's device, made at fio's first document.
+        self.outside_io: OutsideIoWatch | None = None
+        self._outside_unwatched = False
 
     # -- control ------------------------------------------------------------
     def request_stop(self, ended_by: str = "user") -> None:
@@ -229,6 +233,7 @@ class RunSession(RunRecorder):
             paused_row = self.pause_log.feed(
                 event.doc, made_row=bool(intervals), whole=self.deriver.whole, rows_made=len(intervals)
             )
+            self._observe_outside(len(intervals))
             if not intervals:
                 return
             self._last_row_monotonic = time.monotonic()
@@ -236,6 +241,8 @@ class RunSession(RunRecorder):
                 if paused_row:
                     interval = replace(interval, paused=True)
                 row = sample_row(interval, self.latest_host)
+                if self.outside_io is not None and self.outside_io.interfered_now:
+                    row["interference"] = True  # for the live view; the record's marks are made at the end
                 self.row_groupids.append(interval.groupid)
                 self.row_busy_cores.append(getattr(self.latest_host, "busy_cores", None))
                 row.update(responsiveness_row(self.latest_assessment, self.latest_probe, self.latest_io_probe))
@@ -250,6 +257,21 @@ class RunSession(RunRecorder):
             self._log("stdout", event.line)
         elif isinstance(event, StderrLine):
             self._log("stderr", event.line)
+
+    def _observe_outside(self, rows_made: int) -> None:
+        """The device's counters beside fio's bytes at this document: another program's I/O, if any."""
+        if self.outside_io is None:
+            if self._outside_unwatched:
+                return
+            own = {os.getpid()} | {pid for probe in (self.watch.probe, self.watch.io_probe)
+                                   if isinstance(pid := getattr(probe, "pid", None), int)}
+            self.outside_io = OutsideIoWatch.for_sampler(
+                self.watch.sampler, own, self.runner.pid if self.runner is not None else None)
+            if self.outside_io is None:
+                self._outside_unwatched = True  # no device counted (a fake sampler, no /proc)
+                return
+        self.outside_io.observe(self.deriver.whole, range(len(self.rows), len(self.rows) + rows_made),
+                                self.latest_io_probe)
 
     def _stuck_sentence(self) -> str:
         hint = (" fio 3.33 hangs this way with io_submit_mode=offload (fixed in fio 3.42): run the job without "
@@ -312,6 +334,8 @@ class RunSession(RunRecorder):
             pressure=pressure or {},
             pauses=list(self.pause_log.pauses),
         )
+        if self.outside_io is not None:
+            self.outside_io.apply(record)
         annotate_record(record, final_doc)
         ended_by = self._ended_by(status)
         if ended_by is not None:

@@ -147,7 +147,9 @@ class RunScreen(Screen):
     @on(IntervalArrived)
     def _interval(self, message: IntervalArrived) -> None:
         self.live.add_interval(message.interval)
-        self.live_run.show_interval(message.interval, paused=message.paused, groupid=message.groupid)
+        self.live_run.show_interval(
+            message.interval, paused=message.paused, groupid=message.groupid, interference=message.interference
+        )
         if self.phase is RunPhase.STARTING:
             self.phase = RunPhase.RUNNING
         self.fio_revision += 1

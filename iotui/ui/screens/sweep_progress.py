@@ -212,7 +212,7 @@ class SweepProgressScreen(Screen):
         self.live.add_interval(message.interval)
         if self.live.intervals_seen == 1:
             self._show_layout()
-        self.live_run.show_interval(message.interval, paused=message.paused)
+        self.live_run.show_interval(message.interval, paused=message.paused, interference=message.interference)
         self.point_wall_s = message.elapsed_s
         if self.point_phase is RunPhase.STARTING:
             self.point_phase = RunPhase.RUNNING

@@ -28,6 +28,8 @@ from iotui.ui.widgets.figures_panel import FiguresPanel
 from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip
 
 
+# What the clock line says while another program's I/O shares the device.
+INTERFERENCE_WORDS = "another program's I/O on the device"
 # The chip never narrower than this (a shorter form of its text fits within it).
 CHIP_MIN_WIDTH = 20
 
@@ -125,13 +127,18 @@ class LiveRun(Horizontal):
         self._section_started_s = {}
         self.section = ""
 
-    def show_interval(self, interval: IntervalSample, *, paused: bool = False, groupid: int | None = None) -> None:
+    def show_interval(
+        self, interval: IntervalSample, *, paused: bool = False, groupid: int | None = None, interference: bool = False
+    ) -> None:
+        """The latest second; while another program's I/O shares the device the steady line says so instead."""
         if interval.directions:
             # A new reporting group is a new section (where fio's groupid is unknown, a new set of
-            # directions); a paused second is left out of the steady judgement, as the record leaves it out.
+            # directions); a paused second, or one shared with another program's I/O, is left out of
+            # the steady judgement, as the record leaves it out.
             iops = sum(figures.iops for figures in interval.directions.values())
             key = interval.groupid if interval.groupid is not None else frozenset(interval.directions)
-            self.steady = self._steady.add(interval.t_s, interval.dt_s, iops, key, paused=paused).sentence()
+            state = self._steady.add(interval.t_s, interval.dt_s, iops, key, paused=paused or interference)
+            self.steady = INTERFERENCE_WORDS if interference else state.sentence()
         if groupid is not None:
             self._section_index = groupid
             started_s = self._section_started_s.setdefault(groupid, interval.t_s - interval.dt_s)
