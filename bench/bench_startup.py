@@ -11,8 +11,10 @@ POSIX_FADV_DONTNEED and checked with util-linux `fincore` (a start is warm, and 
 when any page stayed), then started through the copied loader (`ld.so --library-path DIR
 DIR/ls DIR`) and timed from spawn to exit. It runs alone for --idle seconds, then beside
 `iotui run quick` of the workload. Printed: its median at rest (the last 3 s before iotui
-starts, as iotui's own baseline) against the record's `app_start_baseline_ms`, and its median
-while fio ran against the median of the record's per-second `app_start_ms`, with each ratio.
+starts, as iotui's own baseline) against the record's `app_start_baseline_ms`; and while fio ran,
+second by second, the record's `app_start_ms` against its own figure taken the same way at each
+second's end (the last start's time, or the age of one still going when longer): the medians over
+those seconds, with each ratio.
 """
 
 from __future__ import annotations
@@ -121,15 +123,29 @@ def main() -> int:
     fio_begin = fio_end - last_t - 1.0
     cold = [(wall, seconds) for wall, seconds, warm in events if not warm]
     at_rest = [seconds * 1000 for wall, seconds in cold if load_started - AT_REST_WINDOW_S <= wall < load_started]
-    loaded = [seconds * 1000 for wall, seconds in cold if fio_begin + 1.0 <= wall and wall + seconds <= fio_end]
+    # Under load, second by second as iotui reports: at each sample's end, the S-style figure is its
+    # last completed start's time, or the age of its start still going when that is longer (one slow
+    # start counts in every second it lasts, on both sides).
+    iotui_loaded, loaded = [], []
+    for sample in samples:
+        end = fio_end - (last_t - float(sample["t_s"]))
+        ended = [(wall + seconds, seconds) for wall, seconds in cold if wall + seconds <= end]
+        going = [end - wall for wall, seconds in cold if wall <= end < wall + seconds]
+        candidates = going + ([max(ended)[1]] if ended else [])
+        figure = max(candidates) if candidates else None
+        if figure is not None and fio_begin + 1.0 <= end:
+            loaded.append(figure * 1000)
+            iotui_loaded.append(float(sample["app_start_ms"]))
     iotui_rest = record.pressure.get("app_start_baseline_ms")
-    iotui_loaded = [float(s["app_start_ms"]) for s in samples]
+    per_start = [seconds * 1000 for wall, seconds in cold if fio_begin + 1.0 <= wall and wall + seconds <= fio_end]
     result = {
         "workload": " ".join(args.sets or DEFAULT_SETS),
         "starts": len(events), "warm": sum(1 for event in events if event[2]),
         "at_rest_ms": {"iotui": iotui_rest, "s_style": statistics.median(at_rest) if at_rest else None},
         "under_load_ms": {"iotui": statistics.median(iotui_loaded) if iotui_loaded else None,
                           "s_style": statistics.median(loaded) if loaded else None},
+        "s_style_per_start_under_load_ms": statistics.median(per_start) if per_start else None,
+        "seconds_compared": len(loaded), "fio_window_s": round(fio_end - fio_begin, 1),
         "level": record.pressure.get("responsiveness"), "cause": record.pressure.get("cause"),
         "load_average": os.getloadavg()[0],
     }

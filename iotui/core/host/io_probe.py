@@ -36,13 +36,15 @@ PROBE_DIR_PREFIX = ".iotui-probe-"
 # The only names the probe ever creates inside its own directory.
 READ_FILE_NAME = "read.probe"
 WRITE_FILE_NAME = "write.probe"
-# The start-up probe: a program (cat) that reads 8 private files of 512 KiB, dropped from
-# the page cache before each start, as a program maps its binary and libraries (S's
-# xterm and gnome-terminal read a few MiB of them; docs/responsiveness.md). One start
-# every START_INTERVAL_S at most (back to back when a start takes longer): 2 MiB/s read.
+# The start-up probe: a program (cat) that reads 16 private files of 256 KiB (4 MiB), dropped
+# from the page cache before each start. A program's start waits on synchronous reads one after
+# another, about one per library it maps and more for the big ones; the file count sets how
+# many, and 16 agreed best with a real program start timed beside it (bench/bench_startup.py,
+# docs/responsiveness.md). One start every START_INTERVAL_S at most (back to back when a start
+# takes longer): 2 MiB/s read.
 START_INTERVAL_S = 2.0
-START_FILE_BYTES = 512 * 1024
-START_FILE_COUNT = 8
+START_FILE_BYTES = 256 * 1024
+START_FILE_COUNT = 16
 START_FILE_NAMES = tuple(f"start-{index}.probe" for index in range(START_FILE_COUNT))
 
 

@@ -170,6 +170,7 @@ def start_loop(place, paths, fds, resident):
     entry = starts[place]
     null = os.devnull
     actions = [(os.POSIX_SPAWN_OPEN, 0, null, os.O_RDONLY, 0), (os.POSIX_SPAWN_OPEN, 1, null, os.O_WRONLY, 0)]
+    program = ["cat", "--", *paths]
     while True:
         began = time.monotonic()
         warm = resident is None
@@ -182,7 +183,7 @@ def start_loop(place, paths, fds, resident):
         with lock:
             entry["inflight"] = [started, warm]
         try:
-            pid = os.posix_spawnp("cat", ["cat", "--", *paths], os.environ, file_actions=actions)
+            pid = os.posix_spawnp("cat", program, os.environ, file_actions=actions)
             status = os.waitpid(pid, 0)[1]
         except OSError:
             status = -1
