@@ -25,6 +25,20 @@ WORKLOAD = ["quick", "--size", "16M", "--set", "rw=read", "--set", "bs=1M", "--s
             "--set", "iodepth=8", "--set", "ioengine=libaio", "--set", "direct=1", "--baseline", "1"]
 
 
+def _end_fio_under(place: Path) -> None:
+    """End any fio left running on ``place`` by a killed iotui (so the loop device can be detached)."""
+    import psutil
+
+    left = [process for process in psutil.process_iter(["cmdline"])
+            if any(str(place) in arg for arg in process.info["cmdline"] or []) and process.pid != os.getpid()]
+    for process in left:
+        try:
+            process.kill()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(left, timeout=30)
+
+
 def _remedy(loop, runs: Path, *extra: str) -> list[str]:
     return [sys.executable, "-m", "iotui", "remedy", *WORKLOAD, "--target", str(loop.mount_point),
             "--runs-dir", str(runs), *extra]
@@ -84,3 +98,30 @@ def test_sigint_during_a_scheduler_point_puts_the_scheduler_back(tmp_path: Path)
                 process.wait()
         assert process.returncode == 130
         assert loop.scheduler() == loop.original
+
+
+def test_sigkill_of_iotui_remedy_then_any_iotui_command_puts_the_scheduler_back(tmp_path: Path) -> None:
+    with loop_filesystem(tmp_path) as loop:
+        process = subprocess.Popen(_remedy(loop, tmp_path / "runs", "--runtime", "30"), cwd=REPO,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(os.environ))
+        assert process.stdout is not None
+        try:
+            for line in process.stdout:
+                if "scheduler=" in line and line.rstrip().endswith("running"):
+                    break
+            else:
+                pytest.fail("no scheduler point started")
+            wanted = line.split("scheduler=", 1)[1].split(":", 1)[0]
+            assert loop.scheduler() == wanted
+            process.kill()  # SIGKILL: iotui cannot undo anything itself
+            process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        _end_fio_under(loop.mount_point)  # fio outlives a killed iotui only until its runtime; no need to wait
+        assert loop.scheduler() == wanted
+        after = subprocess.run([sys.executable, "-m", "iotui", "presets"], cwd=REPO, capture_output=True, text=True,
+                               timeout=60, env=dict(os.environ))
+        assert loop.scheduler() == loop.original
+        assert f"{loop.device}'s I/O scheduler is {loop.original} again" in after.stderr
