@@ -45,8 +45,8 @@ def verdict_sentence(found: Verdict) -> str:
     if found.kind == "responsive-as-is":
         return "The desktop stayed responsive as it is (level ok): no remedy is needed for this workload."
     if found.kind == "none-helped":
-        return (f"None of the remedies helped: each was as {found.as_is_level} as the workload as it is. "
-                "Try a lower iodepth or rate_iops, or another disk.")
+        return (f"None of the remedies helped: none brought the level below {found.as_is_level}, the workload's "
+                "level as it is. Try a lower iodepth or rate_iops, direct I/O for buffered writes, or another disk.")
     cost = "" if found.iops_change_pct is None else f", at {found.iops_change_pct:+.0f}% of fio's IOPS"
     text = (f"{remedy_words(found.remedy or '')} keeps the desktop {found.level} "
             f"(as it is: {found.as_is_level}){cost}.")

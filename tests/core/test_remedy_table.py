@@ -65,3 +65,15 @@ def test_without_root_or_on_the_system_disk_the_schedulers_are_skipped_and_the_i
     shm = Path("/dev/shm")
     if shm.is_dir():
         assert [s.code for s in plan_remedies(shm, allow_system_disk=True, is_root=True).skipped] == ["no-block-device"]
+
+
+def test_none_helped_names_the_level_no_remedy_went_below_even_when_one_was_worse() -> None:
+    from iotui.commands.remedy_words import verdict_sentence
+
+    rows = [_row("as-is", "sluggish", 0.0), _row("scheduler=bfq", "sluggish", -27.0), _row("prioclass=3", "unresponsive", -12.0)]
+    sentence = verdict_sentence(verdict(rows, "loop0"))
+    assert sentence.startswith("None of the remedies helped: none brought the level below sluggish")
+    found = verdict([_row("as-is", "sluggish", 0.0), _row("scheduler=bfq", "ok", -66.0)], "vda")
+    assert verdict_sentence(found) == (
+        "scheduler bfq keeps the desktop ok (as it is: sluggish), at -66% of fio's IOPS. To make it last, a udev rule "
+        '(e.g. /etc/udev/rules.d/60-iosched.rules): ACTION=="add|change", KERNEL=="vda", ATTR{queue/scheduler}="bfq"')
