@@ -15,7 +15,7 @@ import asyncio
 import json
 import signal
 import sys
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from iotui.cli_common import (
@@ -182,10 +182,24 @@ def show_remedy(sweep: SweepRecord, json_output: bool) -> None:
     print_table(rows, found, sweep)
 
 
+@dataclass(frozen=True)
+class RemedyOptions:
+    """``iotui remedy``'s options: the run options every point shares, and its own."""
+
+    run: RunOptions
+    allow_system_disk: bool = False
+    json_output: bool = False
+
+    @classmethod
+    def from_namespace(cls, namespace: argparse.Namespace) -> RemedyOptions:
+        values = vars(namespace)
+        return cls(RunOptions.from_namespace(namespace), flag(values, "allow_system_disk"), flag(values, "json"))
+
+
 def handle(args: argparse.Namespace) -> int:
-    values = vars(args)
+    options = RemedyOptions.from_namespace(args)
     try:
-        return asyncio.run(_run(RunOptions.from_namespace(args), flag(values, "allow_system_disk"), flag(values, "json")))
+        return asyncio.run(_run(options.run, options.allow_system_disk, options.json_output))
     except CommandError as error:
         print(f"iotui: {error}", file=sys.stderr)
         return EXIT_FAILED
