@@ -59,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
 
         complete(build_parser())
     words = sys.argv[1:] if argv is None else list(argv)
+    from iotui.commands.remedy_restore import restore_schedulers_left_behind
+
+    restore_schedulers_left_behind()  # a remedy killed with SIGKILL left a scheduler changed
     args = app_arguments(words)
     if args is None:
         args = build_parser().parse_args(words)

@@ -1,6 +1,9 @@
 """Headless subcommands. Each module exposes ``register(subparsers)``."""
 
-COMMAND_MODULES: tuple[str, ...] = ("run", "presets", "show", "sweep", "compare", "importer", "export", "serve", "history", "report", "completion")
+COMMAND_MODULES: tuple[str, ...] = (
+    "run", "presets", "show", "sweep", "remedy", "compare", "importer", "export", "serve", "history", "report",
+    "completion",
+)
 
 # Exit codes every subcommand uses.
 EXIT_OK = 0

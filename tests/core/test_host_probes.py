@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from iotui.core.host.io_probe import PROBE_DIR_PREFIX
+from iotui.core.host.io_probe import PROBE_DIR_PREFIX, START_FILE_NAMES
 from iotui.core.remote.host_probes import HostProbes, HostProbeSet
 from iotui.core.remote.transport import HostFacts
 
@@ -38,7 +38,8 @@ def test_both_probes_report_from_the_host_and_leave_nothing_behind(tmp_path):
         assert _wait(lambda: probes.wakeup.reports_received >= 2 and probes.io.reports_received >= 2)
         made = [path.name for path in tmp_path.iterdir()]
         assert len(made) == 1 and made[0].startswith(PROBE_DIR_PREFIX)
-        assert sorted(p.name for p in (tmp_path / made[0]).iterdir()) == ["read.probe", "write.probe"]
+        assert sorted(p.name for p in (tmp_path / made[0]).iterdir()) == sorted(
+            ["read.probe", "write.probe", *START_FILE_NAMES])
         probes.take_baseline()
         assessment = probes.update()
         assert assessment is not None and assessment.level.value in ("ok", "sluggish", "unresponsive")

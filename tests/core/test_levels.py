@@ -48,10 +48,12 @@ def test_the_table_holds_exactly_the_documented_rules() -> None:
         (Level.SLUGGISH, "wakeup"): (16.0, True),
         (Level.SLUGGISH, "io_probe_read"): (100.0, True),
         (Level.SLUGGISH, "io_probe_write"): (100.0, True),
+        (Level.SLUGGISH, "app_start"): (1000.0, True),
         (Level.SLUGGISH, "psi_memory_full"): (7.0, False),
         (Level.UNRESPONSIVE, "wakeup"): (100.0, True),
         (Level.UNRESPONSIVE, "io_probe_read"): (1000.0, True),
         (Level.UNRESPONSIVE, "io_probe_write"): (1000.0, True),
+        (Level.UNRESPONSIVE, "app_start"): (10000.0, True),
         (Level.UNRESPONSIVE, "psi_memory_full"): (10.0, False),
     }
 

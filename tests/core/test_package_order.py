@@ -26,6 +26,7 @@ LEVELS: tuple[tuple[str, ...], ...] = (
     ("remote", "sysbench"),
     ("start",),
     ("sweep",),
+    ("remedy",),
     ("report",),
 )
 LEVEL_OF = {part: index for index, parts in enumerate(LEVELS) for part in parts}

@@ -96,8 +96,12 @@ def test_a_qd1_direct_read_stays_ok(disk_dir: Path, tmp_path: Path) -> None:
     for sample in samples:
         assert sample["io_probe_p99_ms"] > 0 and sample["io_probe_write_p99_ms"] > 0
         assert 1 <= sample["io_probe_read_iops"] <= 8 and 1 <= sample["io_probe_write_iops"] <= 8
+        # The start-up probe's figure, cold (its files evicted) on a real disk, every second.
+        assert sample["app_start_ms"] > 0 and "app_start_warm_ms" not in sample
     pressure = record.pressure
     assert pressure["io_probe_baseline_p99_ms"] > 0 and pressure["io_probe_write_baseline_p99_ms"] > 0
+    assert pressure["app_start_baseline_ms"] > 0 and pressure["app_start_ms_max"] >= min(
+        sample["app_start_ms"] for sample in samples)
     if pressure["responsiveness"] != "ok":
         reason = _interference(samples, pressure["cause"])
         if reason:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from iotui.core.host.levels import ResponsivenessMonitor
 from iotui.core.host.io_probe import IoProbeStats
 from iotui.ui.app import IotuiApp
+from iotui.ui.widgets.cpu_summary import start_up_text
 from iotui.ui.widgets.responsiveness_chip import ResponsivenessChip, chip_text
 from tests.fakes.io_probe import QUIET_IO
 from tests.ui.helpers import screen_text
@@ -54,3 +55,9 @@ async def test_the_live_chip_shows_the_crossing(tmp_path) -> None:
         assert "UNRESPONSIVE · io write p99 1500 ms > 1000 ms" in screen_text(app)
         await pilot.press("s")
         await wait_for(lambda: not app.screen.query(ResponsivenessChip), what="the run to end", pilot=pilot)
+
+
+def test_results_show_the_slowest_program_start_beside_its_figure_at_rest() -> None:
+    assert start_up_text({"app_start_ms_max": 2300.0, "app_start_baseline_ms": 130.0}) == "2.30s (130ms at rest)"
+    assert start_up_text({"app_start_ms_max": 45.0}) == "45.0ms"
+    assert start_up_text({}) is None

@@ -36,6 +36,16 @@ PROBE_DIR_PREFIX = ".iotui-probe-"
 # The only names the probe ever creates inside its own directory.
 READ_FILE_NAME = "read.probe"
 WRITE_FILE_NAME = "write.probe"
+# The start-up probe: a program (cat) that reads 16 private files of 256 KiB (4 MiB), dropped
+# from the page cache before each start. A program's start waits on synchronous reads one after
+# another, about one per library it maps and more for the big ones; the file count sets how
+# many, and 16 agreed best with a real program start timed beside it (bench/bench_startup.py,
+# docs/responsiveness.md). One start every START_INTERVAL_S at most (back to back when a start
+# takes longer): 2 MiB/s read.
+START_INTERVAL_S = 2.0
+START_FILE_BYTES = 256 * 1024
+START_FILE_COUNT = 16
+START_FILE_NAMES = tuple(f"start-{index}.probe" for index in range(START_FILE_COUNT))
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,11 @@ class IoProbeStats:
     write_iops: float
     read_place: str | None = None  # "target" or "home": which filesystem gave read_p99_ms
     write_place: str | None = None
+    # The start-up probe: the last start's time, or the age of one still starting (the worst
+    # place's); warm when its files' eviction could not be confirmed (then never judged).
+    start_ms: float | None = None
+    start_warm: bool = False
+    start_place: str | None = None
 
 
 def p99(values_ms: Sequence[float]) -> float | None:
@@ -69,6 +84,31 @@ def _worst(candidates: list[tuple[float, str]]) -> tuple[float | None, str | Non
     return value, place
 
 
+def _start_figure(row: dict) -> tuple[float, bool] | None:
+    """One place's start-up figure: the slowest start this period (else the last one), or the
+    age of one still starting when that is longer; with whether it was warm."""
+    done = [(int(us) / 1000.0, bool(warm)) for us, warm in row.get("start") or []]
+    figure = max(done) if done else None
+    if figure is None and row.get("start_last"):
+        us, warm = row["start_last"]
+        figure = (int(us) / 1000.0, bool(warm))
+    inflight = row.get("start_inflight")
+    if inflight:
+        age_ms = int(inflight[0]) / 1000.0
+        if figure is None or age_ms > figure[0]:
+            figure = (age_ms, bool(inflight[1]))
+    return figure
+
+
+def _worst_start(candidates: list[tuple[float, bool, str]]) -> tuple[float | None, bool, str | None]:
+    """The slowest cold start of all places; a warm one only where no place has a cold one."""
+    if not candidates:
+        return None, False, None
+    cold = [c for c in candidates if not c[1]]
+    value, warm, place = max(cold or candidates)
+    return value, warm, place
+
+
 def stats_from_report(report: dict, labels: dict[str, str], period_s: float) -> IoProbeStats | None:
     """Per-place latencies of one report -> the worst place's p99 and the probe's IOPS."""
     places = report.get("places")
@@ -76,9 +116,13 @@ def stats_from_report(report: dict, labels: dict[str, str], period_s: float) -> 
         return None
     reads: list[tuple[float, str]] = []
     writes: list[tuple[float, str]] = []
+    start_figures: list[tuple[float, bool, str]] = []
     read_count = write_count = 0
     for row in places:
         label = labels.get(str(row.get("place")), "target")
+        start = _start_figure(row)
+        if start is not None:
+            start_figures.append((*start, label))
         for kind, into in (("read", reads), ("write", writes)):
             done_ms = [int(v) / 1000.0 for v in row.get(f"{kind}_us", [])]
             inflight_ms = int(row.get(f"{kind}_inflight_us", 0)) / 1000.0
@@ -93,6 +137,7 @@ def stats_from_report(report: dict, labels: dict[str, str], period_s: float) -> 
                 into.append((worst, label))
     read_p99, read_place = _worst(reads)
     write_p99, write_place = _worst(writes)
+    start_ms, start_warm, start_place = _worst_start(start_figures)
     period_s = period_s if period_s > 0 else 1.0
     return IoProbeStats(
         read_p99_ms=read_p99,
@@ -101,6 +146,9 @@ def stats_from_report(report: dict, labels: dict[str, str], period_s: float) -> 
         write_iops=write_count / period_s,
         read_place=read_place,
         write_place=write_place,
+        start_ms=start_ms,
+        start_warm=start_warm,
+        start_place=start_place,
     )
 
 
@@ -131,6 +179,7 @@ class IoProbe:
         probe_home: bool = True,
         interval_s: float = IO_PROBE_INTERVAL_S,
         report_every_s: float = IO_PROBE_REPORT_EVERY_S,
+        start_interval_s: float = START_INTERVAL_S,
         keep_reports: int = 60,
         launcher: ChildLauncher | None = None,
     ) -> None:
@@ -142,6 +191,7 @@ class IoProbe:
         self.home = (Path(home) if home is not None else _default_home()) if probe_home else None
         self.interval_s = interval_s
         self.report_every_s = report_every_s
+        self.start_interval_s = start_interval_s  # 0: no start-up probe
         self.error: str | None = None  # a sentence when the probe could not run
         self._process: subprocess.Popen[bytes] | None = None
         self._reader: ReportReader | None = None
@@ -153,7 +203,8 @@ class IoProbe:
         self._latest: IoProbeStats | None = None
         self._latest_at_s: float | None = None
         self._reports_received = 0
-        self._recent: deque[tuple[list[float], list[float]]] = deque(maxlen=keep_reports)
+        # Per report: reads, writes (ms) and the cold starts completed in it (ms).
+        self._recent: deque[tuple[list[float], list[float], list[float]]] = deque(maxlen=keep_reports)
 
     @property
     def running(self) -> bool:
@@ -201,6 +252,7 @@ class IoProbe:
                 "-I", "-S", "-c", IO_PROBE_CHILD_SOURCE,
                 str(self.interval_s), str(self.report_every_s), str(os.getpid()),
                 str(IO_PROBE_BLOCK_BYTES), str(IO_PROBE_FILE_BYTES), READ_FILE_NAME, WRITE_FILE_NAME,
+                str(self.start_interval_s), str(START_FILE_BYTES), str(START_FILE_COUNT),
                 *directories,
             ])
         except OSError as error:
@@ -222,15 +274,16 @@ class IoProbe:
         stats = stats_from_report(report, self._labels, self.report_every_s)
         if stats is None:
             return
-        reads, writes = [], []
+        reads, writes, cold_starts = [], [], []
         for row in report["places"]:
             reads += [int(v) / 1000.0 for v in row.get("read_us", [])]
             writes += [int(v) / 1000.0 for v in row.get("write_us", [])]
+            cold_starts += [int(us) / 1000.0 for us, warm in row.get("start") or [] if not warm]
         with self._lock:
             self._latest = stats
             self._latest_at_s = time.monotonic()
             self._reports_received += 1
-            self._recent.append((reads, writes))
+            self._recent.append((reads, writes, cold_starts))
 
     def detach_reader(self) -> None:
         """Stop the event loop's watch of the child's pipe (on the loop's thread, before :meth:`stop`)."""
@@ -251,15 +304,19 @@ class IoProbe:
         return latest
 
     def baseline(self, last_reports: int = 3) -> IoProbeStats | None:
-        """Read and write p99 pooled over the last reports: call it before fio starts."""
+        """Read and write p99 pooled over the last reports, and the slowest cold start of
+        every report so far (starts are seconds apart): call it before fio starts."""
         with self._lock:
-            recent = list(self._recent)[-last_reports:] if last_reports > 0 else []
+            everything = list(self._recent)
+        recent = everything[-last_reports:] if last_reports > 0 else []
         if not recent:
             return None
         reads = [value for report in recent for value in report[0]]
         writes = [value for report in recent for value in report[1]]
+        starts = [value for report in everything for value in report[2]]
         period_s = len(recent) * self.report_every_s
-        return IoProbeStats(p99(reads), p99(writes), len(reads) / period_s, len(writes) / period_s)
+        return IoProbeStats(p99(reads), p99(writes), len(reads) / period_s, len(writes) / period_s,
+                            start_ms=max(starts) if starts else None)
 
     def stop(self, timeout_s: float = 2.0) -> None:
         """End the child, wait for it and remove the probe's files; safe to call again."""
@@ -274,7 +331,7 @@ class IoProbe:
     def _remove_directories(self) -> None:
         # Only the names the probe creates, then the (then empty) directory: nothing else.
         for directory in self._directories:
-            for name in (READ_FILE_NAME, WRITE_FILE_NAME):
+            for name in (READ_FILE_NAME, WRITE_FILE_NAME, *START_FILE_NAMES):
                 try:
                     (directory / name).unlink()
                 except FileNotFoundError:

@@ -26,6 +26,7 @@ BASELINE_KEYS = {
     "wakeup": "probe_baseline_p99_ms",
     "io_probe_read": "io_probe_baseline_p99_ms",
     "io_probe_write": "io_probe_write_baseline_p99_ms",
+    "app_start": "app_start_baseline_ms",
 }
 _LEVELS = {level.value: level for level in Level}
 

@@ -145,4 +145,7 @@ def responsiveness_row(
         ):
             if value is not None:
                 row[key] = round(float(value), 3)
+        if io_probe.start_ms is not None:
+            # A start whose files' eviction was not confirmed: kept apart, never judged.
+            row["app_start_warm_ms" if io_probe.start_warm else "app_start_ms"] = round(float(io_probe.start_ms), 3)
     return row

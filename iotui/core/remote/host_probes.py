@@ -34,8 +34,8 @@ from iotui.core.remote.transport import HostFacts, ssh_argv
 _WAKEUP_SCRIPT = 'exec python3 "$1" "$2" "$3" "$4" "$5" "$6" "$PPID"'
 # The I/O probe's last argument is the directory in which it makes its private one.
 _IO_SCRIPT = (
-    'd=$(mktemp -d "${12}/' + PROBE_DIR_PREFIX + 'XXXXXX") || exit 1; '
-    'exec python3 "$1" "$2" "$3" "$4" "$5" "$6" "$PPID" "$8" "$9" "${10}" "${11}" "$d"'
+    'd=$(mktemp -d "${15}/' + PROBE_DIR_PREFIX + 'XXXXXX") || exit 1; '
+    'exec python3 "$1" "$2" "$3" "$4" "$5" "$6" "$PPID" "$8" "$9" "${10}" "${11}" "${12}" "${13}" "${14}" "$d"'
 )
 BASELINE_REPORTS = 3
 NOT_MEASURED = "{host}: no python3 there, so its responsiveness is not measured."

@@ -48,7 +48,20 @@ def cpu_table(section: Mapping[str, object] | None, pressure: Mapping[str, objec
         value_ms = number(pressure.get(key))
         if value_ms is not None:
             table.add_row(label, fmt.latency_ns(value_ms * 1e6))
+    start_text = start_up_text(pressure)
+    if start_text is not None:
+        table.add_row("start-up max", start_text)
     return table
+
+
+def start_up_text(pressure: Mapping[str, object]) -> str | None:
+    """`2.30s (130ms at rest)`: the slowest program start and its figure at rest; None unmeasured."""
+    start_ms = number(pressure.get("app_start_ms_max"))
+    if start_ms is None:
+        return None
+    text = fmt.latency_ns(start_ms * 1e6)
+    at_rest_ms = number(pressure.get("app_start_baseline_ms"))
+    return f"{text} ({fmt.latency_ns(at_rest_ms * 1e6)} at rest)" if at_rest_ms is not None else text
 
 
 class CpuSummary(Static):

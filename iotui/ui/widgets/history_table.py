@@ -44,7 +44,7 @@ MIXED_MARK = "m"
 LEGEND = "↑/↓ higher/lower is better  ‖ paused  ~ sluggish  ! unresponsive  m mixed"
 # The signal behind a responsiveness verdict, in the chip's words.
 CAUSE_WORDS = {
-    "io_probe_read": "io read", "io_probe_write": "io write", "wakeup": "wake-up",
+    "io_probe_read": "io read", "io_probe_write": "io write", "wakeup": "wake-up", "app_start": "start-up",
     "psi_memory_full": "memory", "psi_io_full": "io full",
 }
 
