@@ -46,13 +46,14 @@ def private_runtime_dir(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture(autouse=True)
-def no_inherited_terminal_width():
-    """Commands run as children print for a pipe: every column in full unless a test sets ``COLUMNS``.
+def no_inherited_terminal_width(monkeypatch):
+    """Commands print for a pipe, every column in full, unless a test sets ``COLUMNS`` itself.
 
     GNU readline, once loaded in the test process, writes ``COLUMNS`` and ``LINES`` into the C
-    environment (not ``os.environ``), which children started with the parent's environment inherit:
-    ``iotui history`` then fitted its table to 80 columns in one test and not in another.
+    environment (not ``os.environ``), which children started with the parent's environment inherit,
+    and a parallel worker's environment can carry them too: ``iotui history`` then fitted its table
+    to 80 columns in one test and not in another.
     """
     for name in ("COLUMNS", "LINES"):
-        if name not in os.environ:
-            os.unsetenv(name)
+        monkeypatch.delenv(name, raising=False)
+        os.unsetenv(name)
