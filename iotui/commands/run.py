@@ -31,6 +31,7 @@ from iotui.core.compare.repeat import new_repeat_group, repeat_keys, spreads
 from iotui.core.runs.events import HostUpdate, IntervalUpdate, LogLine, RunFinished
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from iotui.commands.run_remote import run_remote
+from iotui.commands.stream_out import STREAM_CLOSED, JsonStreamOut
 from iotui.cli_options import RunOptions, count, flag
 from iotui.core.presets.model import Preset
 
@@ -42,14 +43,20 @@ class RunCommandOptions:
     run: RunOptions
     json_output: bool = False
     repeat: int = 1
+    json_stream: bool = False
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> RunCommandOptions:
         values = vars(namespace)
         return cls(
             run=RunOptions.from_namespace(namespace), json_output=flag(values, "json"),
-            repeat=count(values, "repeat", 1),
+            repeat=count(values, "repeat", 1), json_stream=flag(values, "json_stream"),
         )
+
+    @property
+    def quiet(self) -> bool:
+        """Whether standard output is for JSON (the human lines go to standard error)."""
+        return self.json_output or self.json_stream
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -62,6 +69,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("preset", nargs="?", help="preset name or path to a preset .toml")
     add_run_options(parser)
     parser.add_argument("--json", action="store_true", help="print the record as JSON at the end")
+    parser.add_argument(
+        "--json-stream", action="store_true",
+        help="write the run as it happens, one JSON object a line, on standard output (docs/stream.md)",
+    )
     parser.add_argument(
         "--repeat", type=int, default=1, metavar="N",
         help="run N times in a row and report the spread between the runs (records share run.repeat_group)",
@@ -167,17 +178,22 @@ def print_summary(record: RunRecord, saved_path: Path | None, out: TextIO | None
 
 async def _run_once(options: RunCommandOptions, preset: Preset, run_keys: Mapping[str, object]) -> tuple[RunRecord, int]:
     """One run; the record and the exit code it alone would give."""
-    printer = LinePrinter(quiet=options.json_output)
+    printer = LinePrinter(quiet=options.quiet)
     finished: list[RunFinished] = []
+    stream = JsonStreamOut() if options.json_stream else None
 
     def on_event(event: object) -> None:
         if isinstance(event, RunFinished):
             finished.append(event)
         printer(event)
+        if stream is not None:
+            stream(event)
 
     runs_dir = None if options.run.no_save else resolve_runs_dir(options.run.runs_dir)
     session = await make_session(options.run, preset, runs_dir=runs_dir, on_event=on_event)
     session.run_keys = dict(run_keys)
+    if stream is not None:
+        stream.begin(stream.translator.run_start(session), lambda: session.request_stop(STREAM_CLOSED))
     loop = asyncio.get_running_loop()
     interrupted = False
 
@@ -197,7 +213,7 @@ async def _run_once(options: RunCommandOptions, preset: Preset, run_keys: Mappin
             loop.remove_signal_handler(signum)
     saved = finished[-1].saved_path if finished else None
     error = finished[-1].error if finished else None
-    out = sys.stderr if options.json_output else sys.stdout
+    out = sys.stderr if options.quiet else sys.stdout
     print_summary(record, saved, out)
     if error:
         print(f"iotui: {error}", file=sys.stderr)
@@ -210,11 +226,15 @@ async def _run_once(options: RunCommandOptions, preset: Preset, run_keys: Mappin
 
 async def _run(options: RunCommandOptions) -> int:
     preset = load_preset_from_args(options.run)
+    if options.json_stream and options.json_output:
+        raise CommandError("--json-stream and --json both write on standard output; keep one.")
+    if options.json_stream and options.repeat != 1:
+        raise CommandError("--json-stream streams one run; drop --repeat (or run the repeats one by one).")
     if options.run.hosts.wanted:
         if options.repeat != 1:
             raise CommandError("--repeat runs on this machine only; drop --repeat or the hosts.")
         runs_dir = None if options.run.no_save else resolve_runs_dir(options.run.runs_dir)
-        return await run_remote(options.run, preset, runs_dir, json_output=options.json_output)
+        return await run_remote(options.run, preset, runs_dir, json_output=options.json_output, json_stream=options.json_stream)
     if options.repeat < 1:
         raise CommandError(f"--repeat should be a whole number of at least 1, found {options.repeat}.")
     if options.repeat == 1:

@@ -25,7 +25,7 @@ LEVELS: tuple[tuple[str, ...], ...] = (
     ("remote", "sysbench"),
     ("start",),
     ("sweep",),
-    ("report",),
+    ("report", "stream"),
 )
 LEVEL_OF = {part: index for index, parts in enumerate(LEVELS) for part in parts}
 

@@ -349,7 +349,7 @@ class MultiHostSession(EventLog):
                 row["paused"] = True  # a pause fell in this interval: left out of the host's figures
             state.samples.append(row)
             state.sample_groupids.append(groupid)
-            self._emit(HostIntervalUpdate(host, interval, row))
+            self._emit(HostIntervalUpdate(host, interval, row, groupid))
             if state.failed_at_s is None:
                 aggregate = self.aligner.add(interval)
                 if aggregate is not None:
@@ -401,7 +401,7 @@ class MultiHostSession(EventLog):
             self.states[host].sample_groupids[-1] for host in aggregate.hosts if self.states[host].sample_groupids
         ]
         self.row_groupids.append(max(set(groupids), key=groupids.count) if groupids else None)
-        self._emit(AggregateUpdate(aggregate, row, time.monotonic() - self._started_monotonic))
+        self._emit(AggregateUpdate(aggregate, row, time.monotonic() - self._started_monotonic, self.row_groupids[-1]))
 
     async def _stop_all(self) -> None:
         runners = [s.runner for s in self.states.values() if s.runner is not None]
