@@ -61,12 +61,12 @@ def assert_stream_matches_record(events: list[dict]) -> None:
     assert events[-1]["status"] == record.status
     assert events[0]["fio_argv"] == record.run["argv"]
     assert events[0]["preset"] == record.preset
-    seconds = [event for event in events if event["event"] == "second"]
+    seconds = [event for event in events if event["event"] == "second" and "host" not in event]
     saved = record.to_toml_dict()
     # One second per sample row, the same keys and values, in the same order.
     assert [event["sample"] for event in seconds] == saved["samples"]
     assert [event["section"] for event in seconds] == [row["section"] for row in saved["samples"]]
-    sections = [event for event in events if event["event"] == "section"]
+    sections = [event for event in events if event["event"] == "section" and "host" not in event]
     assert [event["figures"] for event in sections] == json.loads(json.dumps(saved["sections"]))
     warnings = [{"code": e["code"], "message": e["message"]} for e in events if e["event"] == "warning"]
     assert warnings == record.warnings
@@ -121,3 +121,42 @@ def test_a_closed_stream_stops_the_run_and_keeps_the_record(tmp_path: Path) -> N
     assert record.status == "stopped"
     assert record.run["ended_by"] == "stream-closed"
     assert record.samples and record.sections[0]["read"]["total_ios"] > 0
+
+
+hosts_missing = None
+try:
+    from tests.e2e.private_sshd import HOSTS, missing_reason
+
+    hosts_missing = missing_reason()
+except ImportError as error:  # pragma: no cover - the helper is part of the suite
+    hosts_missing = str(error)
+
+
+@pytest.mark.slow
+@pytest.mark.sshd
+@pytest.mark.skipif(hosts_missing is not None, reason=hosts_missing or "")
+def test_hosts_stream_has_each_hosts_rows_and_the_aggregate(tmp_path: Path, sshd) -> None:
+    (tmp_path / "target").mkdir()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "iotui", "run", "rnd4k-q1t1", "--hosts", ",".join(HOSTS[:2]),
+         "--target", str(tmp_path / "target"), "--runtime", "3", "--size", "4M", "--set", "rw=randwrite",
+         "--set", "rate_iops=300", "--set", "ioengine=psync", "--runs-dir", str(tmp_path / "runs"),
+         "--baseline", "0", "--json-stream"],
+        env={**buffered_env(), "IOTUI_SSH": sshd.ssh_command}, cwd=tmp_path,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    timed = read_timed_lines(process)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    events = [event for _, event in timed]
+    assert_stream_matches_record(events)  # the aggregate's seconds (no "host") are the record's [[samples]]
+    assert events[0]["hosts"] == list(HOSTS[:2])
+    record = load_record(Path(events[-1]["record"]))
+    saved = record.to_toml_dict()
+    for entry in saved["hosts"]:
+        own = [e["sample"] for e in events if e["event"] == "second" and e.get("host") == entry["name"]]
+        assert own and own == entry["samples"], entry["name"]
+        sections = [e["figures"] for e in events if e["event"] == "section" and e.get("host") == entry["name"]]
+        assert sections == json.loads(json.dumps(entry["sections"]))
+    assert all(event["sample"].get("hosts_live") == 2 for event in events
+               if event["event"] == "second" and "host" not in event and event["sample"]["dt_s"] > 0.5)
