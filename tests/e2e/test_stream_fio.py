@@ -160,3 +160,30 @@ def test_hosts_stream_has_each_hosts_rows_and_the_aggregate(tmp_path: Path, sshd
         assert sections == json.loads(json.dumps(entry["sections"]))
     assert all(event["sample"].get("hosts_live") == 2 for event in events
                if event["event"] == "second" and "host" not in event and event["sample"]["dt_s"] > 0.5)
+
+
+@pytest.mark.slow
+def test_sweep_stream_has_each_points_seconds_and_result(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "iotui", "sweep", "quick", "--vary", "iodepth=1,4", "--runtime", "2", "--size", "8M",
+         "--baseline", "0", "--runs-dir", str(tmp_path / "runs"), "--json-stream"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=buffered_env(),
+    )
+    events = [event for _, event in read_timed_lines(process)]
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    validator = stream_validator()
+    for event in events:
+        validator.validate(event)
+    assert events[0]["event"] == "start" and events[0]["sweep_points"] == 2
+    assert events[-1]["event"] == "end" and events[-1]["status"] == "completed"
+    assert events[-1]["record"].endswith(".sweep.toml")
+    points = [event for event in events if event["event"] == "point"]
+    assert [(p["index"], p["params"], p["status"]) for p in points] == [(0, {"iodepth": "1"}, "completed"),
+                                                                        (1, {"iodepth": "4"}, "completed")]
+    for point in points:
+        record = load_record(Path(point["record"]))
+        assert record.options["iodepth"] == point["params"]["iodepth"]
+        own = [e["sample"] for e in events if e["event"] == "second" and e.get("point") == point["index"]]
+        assert own and own == record.to_toml_dict()["samples"]
+        assert point["result"]["read_iops"] == pytest.approx(record.sections[0]["read"]["iops"], rel=1e-6)

@@ -22,14 +22,15 @@ HostState = Literal["failed", "left-out", "stopped"]
 
 @dataclass(frozen=True)
 class Start:
-    """The plan: what runs where, before the first figure."""
+    """The plan: what runs where, before the first figure (a sweep's: no argv, no version; each
+    point's record has its own)."""
 
     kind: ClassVar[str] = "start"
     t_s: float
     preset: str
     target: Mapping[str, Any]
     fio_argv: list[str]
-    fio_version: str
+    fio_version: str | None
     hosts: list[str] = field(default_factory=list)
     sweep_points: int | None = None
     stream_version: int = STREAM_VERSION

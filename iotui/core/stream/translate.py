@@ -19,6 +19,7 @@ from iotui.core.remote.host_events import AggregateUpdate, HostFailed, HostInter
 from iotui.core.records.record import RunRecord
 from iotui.core.runs.events import IntervalUpdate, RunFinished
 from iotui.core.stream.events import as_saved, End, Host, Point, Second, Section, Start, StreamEvent, RunWarning
+from iotui.core.sweep.record import SweepRecord
 from iotui.core.sweep.runner import PointFinished, PointStarted, SweepFinished
 
 
@@ -43,13 +44,14 @@ class StreamTranslator:
         self._started = clock()
         self._point: int | None = None
         self.record: RunRecord | None = None
+        self._ended_by: str | None = None
         self.saved_path: Path | None = None
 
     def t_s(self) -> float:
         return round(self._clock() - self._started, 3)
 
     def start(
-        self, *, preset: str, target: Mapping[str, Any], fio_argv: list[str], fio_version: str,
+        self, *, preset: str, target: Mapping[str, Any], fio_argv: list[str], fio_version: str | None,
         hosts: list[str] | None = None, left_out: list[tuple[str, str]] | None = None, sweep_points: int | None = None,
     ) -> list[StreamEvent]:
         """The ``start`` event (and a ``host`` event per host left out before the run)."""
@@ -73,6 +75,13 @@ class StreamTranslator:
         return self.start(
             preset=session.plan.preset_name, target=as_saved(session.plan.target), fio_argv=list(session.plan.argv),
             fio_version=session.fio_version,
+        )
+
+    def sweep_start(self, sweep: SweepRecord, hosts: list[str] | None = None) -> list[StreamEvent]:
+        """``start`` for a sweep: its preset, base target and number of points."""
+        target = as_saved({"path": sweep.base.get("target") or None, "axes": {axis.key: list(axis.values) for axis in sweep.axes}})
+        return self.start(
+            preset=sweep.preset, target=target, fio_argv=[], fio_version=None, hosts=hosts, sweep_points=len(sweep.points),
         )
 
     def _section_of(self, groupid: int | None) -> int | None:
@@ -101,12 +110,15 @@ class StreamTranslator:
         if isinstance(event, PointFinished):
             point = event.point
             self._point = None
+            path = event.record.path if event.record is not None else None
             return [Point(
-                self.t_s(), point.index, dict(point.params), point.status, point.record or None,
-                dict(point.result), point.error or None,
+                self.t_s(), point.index, dict(point.params), point.status, str(path.absolute()) if path else None,
+                as_saved(point.result), point.error or None,
             )]
         if isinstance(event, SweepFinished):
-            return [End(self.t_s(), event.sweep.status, "user" if event.stopped else None, None)]
+            path = event.sweep.path
+            ended_by = (self._ended_by or "user") if event.stopped else None
+            return [End(self.t_s(), event.sweep.status, ended_by, str(path.absolute()) if path else None)]
         return []
 
     def _finished(self, event: RunFinished) -> list[StreamEvent]:
@@ -128,8 +140,10 @@ class StreamTranslator:
                 Host(t_s, str(entry.get("name")), "stopped", f"the run was stopped ({record.run.get('ended_by') or 'user'})")
                 for entry in record.hosts if "failed_at_s" not in entry
             ]
+        ended_by = record.run.get("ended_by")
+        if ended_by:
+            self._ended_by = str(ended_by)
         if not self.sweep:
-            ended_by = record.run.get("ended_by")
             events.append(End(
                 t_s, record.status, str(ended_by) if ended_by else None,
                 str(event.saved_path.absolute()) if event.saved_path else None, event.error,
