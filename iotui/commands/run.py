@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -31,8 +32,8 @@ from iotui.core.compare.repeat import new_repeat_group, repeat_keys, spreads
 from iotui.core.runs.events import HostUpdate, IntervalUpdate, LogLine, RunFinished
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from iotui.commands.run_remote import run_remote
-from iotui.commands.stream_out import STREAM_CLOSED, JsonStreamOut
-from iotui.cli_options import RunOptions, count, flag
+from iotui.commands.stream_out import STREAM_CLOSED, JsonStreamOut, add_live_options, open_metrics
+from iotui.cli_options import RunOptions, count, flag, text
 from iotui.core.presets.model import Preset
 
 
@@ -44,6 +45,7 @@ class RunCommandOptions:
     json_output: bool = False
     repeat: int = 1
     json_stream: bool = False
+    metrics: str | None = None
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> RunCommandOptions:
@@ -51,6 +53,7 @@ class RunCommandOptions:
         return cls(
             run=RunOptions.from_namespace(namespace), json_output=flag(values, "json"),
             repeat=count(values, "repeat", 1), json_stream=flag(values, "json_stream"),
+            metrics=text(values, "metrics"),
         )
 
     @property
@@ -69,10 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("preset", nargs="?", help="preset name or path to a preset .toml")
     add_run_options(parser)
     parser.add_argument("--json", action="store_true", help="print the record as JSON at the end")
-    parser.add_argument(
-        "--json-stream", action="store_true",
-        help="write the run as it happens, one JSON object a line, on standard output (docs/stream.md)",
-    )
+    add_live_options(parser, "the run")
     parser.add_argument(
         "--repeat", type=int, default=1, metavar="N",
         help="run N times in a row and report the spread between the runs (records share run.repeat_group)",
@@ -176,11 +176,12 @@ def print_summary(record: RunRecord, saved_path: Path | None, out: TextIO | None
         print(f"  saved: {saved_path}", file=out)
 
 
-async def _run_once(options: RunCommandOptions, preset: Preset, run_keys: Mapping[str, object]) -> tuple[RunRecord, int]:
-    """One run; the record and the exit code it alone would give."""
+async def _run_once(
+    options: RunCommandOptions, preset: Preset, run_keys: Mapping[str, object], stream: JsonStreamOut | None = None,
+) -> tuple[RunRecord, int]:
+    """One run; the record and the exit code it alone would give (``stream``: its lines and metrics)."""
     printer = LinePrinter(quiet=options.quiet)
     finished: list[RunFinished] = []
-    stream = JsonStreamOut() if options.json_stream else None
 
     def on_event(event: object) -> None:
         if isinstance(event, RunFinished):
@@ -234,11 +235,13 @@ async def _run(options: RunCommandOptions) -> int:
         if options.repeat != 1:
             raise CommandError("--repeat runs on this machine only; drop --repeat or the hosts.")
         runs_dir = None if options.run.no_save else resolve_runs_dir(options.run.runs_dir)
-        return await run_remote(options.run, preset, runs_dir, json_output=options.json_output, json_stream=options.json_stream)
+        with _live_out(options) as stream:
+            return await run_remote(options.run, preset, runs_dir, json_output=options.json_output, stream=stream)
     if options.repeat < 1:
         raise CommandError(f"--repeat should be a whole number of at least 1, found {options.repeat}.")
     if options.repeat == 1:
-        record, code = await _run_once(options, preset, {})
+        with _live_out(options) as stream:
+            record, code = await _run_once(options, preset, {}, stream)
         if options.json_output:
             print(json.dumps(record.to_json_dict(), indent=2))
         return code
@@ -266,6 +269,18 @@ async def _run(options: RunCommandOptions) -> int:
             "spread": [spread.to_json() for spread in found] if len(completed) >= 2 else [],
         }, indent=2))
     return code
+
+
+@contextlib.contextmanager
+def _live_out(options: RunCommandOptions) -> Iterator[JsonStreamOut | None]:
+    """The stream's outputs ``--json-stream`` and ``--metrics`` ask for (None: neither), closed after the run."""
+    metrics = open_metrics(options.metrics)
+    stream = JsonStreamOut(write_json=options.json_stream, metrics=metrics) if options.json_stream or metrics else None
+    try:
+        yield stream
+    finally:
+        if stream is not None:
+            stream.close()
 
 
 def handle(args: argparse.Namespace) -> int:

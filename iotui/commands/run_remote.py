@@ -210,13 +210,13 @@ def _print_directions(section: Mapping[str, object], out: TextIO, indent: str) -
 
 
 async def run_remote(
-    options: RunOptions, preset: Preset, runs_dir: Path | None, *, json_output: bool, json_stream: bool = False
+    options: RunOptions, preset: Preset, runs_dir: Path | None, *, json_output: bool, stream: JsonStreamOut | None = None
 ) -> int:
-    """One run on every host; ``json_output`` prints the record as JSON, ``json_stream`` the stream's lines
-    (either way the human lines go to stderr)."""
+    """One run on every host; ``json_output`` prints the record as JSON, ``stream`` takes the stream's events
+    (its JSON lines and metrics); with JSON on stdout the human lines go to stderr."""
+    json_stream = stream is not None and stream.write_json
     printer = AggregatePrinter(quiet=json_output or json_stream)
     finished: list[RunFinished] = []
-    stream = JsonStreamOut() if json_stream else None
 
     def on_event(event: object) -> None:
         if isinstance(event, RunFinished):

@@ -1,4 +1,5 @@
-"""``--json-stream``: the stream's lines on standard output, one JSON object a line, flushed as written.
+"""``--json-stream`` and ``--metrics``: the stream's lines on standard output, one JSON object a
+line, flushed as written, and the same events as Prometheus metrics.
 
 The lines come from :class:`~iotui.core.stream.translate.StreamTranslator`, the same
 events ``iotui.api`` yields. A reader that goes away (a closed pipe: ``| head -n 3``)
@@ -7,21 +8,66 @@ stops the run as a stop would, the record saved with ``ended_by = "stream-closed
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from typing import Callable, TextIO
 
+from iotui.cli_common import CommandError
 from iotui.core.stream.events import StreamEvent, to_line
+from iotui.core.stream.metrics import MetricsError, MetricsServer, parse_metrics_address
 from iotui.core.stream.translate import StreamTranslator
 
 STREAM_CLOSED = "stream-closed"
 
 
-class JsonStreamOut:
-    """Writes the stream events of one run or sweep; events before ``start`` wait for it."""
+def add_live_options(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--json-stream`` and ``--metrics`` on a command that runs fio."""
+    parser.add_argument(
+        "--json-stream", action="store_true",
+        help=f"write {what} as it happens, one JSON object a line, on standard output (docs/stream.md)",
+    )
+    parser.add_argument(
+        "--metrics", metavar="ADDR:PORT",
+        help="serve the live figures for Prometheus at http://ADDR:PORT/metrics (PORT alone: on 127.0.0.1)",
+    )
 
-    def __init__(self, *, sweep: bool = False, out: TextIO | None = None) -> None:
+
+def open_metrics(text: str | None) -> MetricsServer | None:
+    """The metrics server ``--metrics`` asks for (None without it); a refusal is one sentence."""
+    if text is None:
+        return None
+    try:
+        address = parse_metrics_address(text)
+        server = MetricsServer(address)
+    except MetricsError as error:
+        if error.code == "missing":
+            raise CommandError(
+                "--metrics needs the prometheus_client package: pip install 'iotui[metrics]' "
+                "(or pip install prometheus_client), or drop --metrics."
+            ) from None
+        if error.code == "bind":
+            raise CommandError(f"--metrics: {error}; give another port, or stop what holds it.") from None
+        raise CommandError(f"--metrics: {error}.") from None
+    print(f"iotui: the live figures are at http://{address}/metrics", file=sys.stderr, flush=True)
+    if not address.loopback:
+        print(f"iotui: {address.host} is not a loopback address: anyone who can reach this machine on port "
+              f"{address.port} can read the figures (give --metrics 127.0.0.1:{address.port} to keep them here).",
+              file=sys.stderr, flush=True)
+    return server
+
+
+class JsonStreamOut:
+    """Hands the stream events of one run or sweep to the JSON lines and the metrics (either may be
+    off); events before ``start`` wait for it."""
+
+    def __init__(
+        self, *, sweep: bool = False, out: TextIO | None = None, write_json: bool = True,
+        metrics: MetricsServer | None = None,
+    ) -> None:
         self.translator = StreamTranslator(sweep=sweep)
+        self.write_json = write_json
+        self.metrics = metrics
         self.out = out or sys.stdout
         self.closed = False
         self.on_closed: Callable[[], None] = lambda: None
@@ -43,7 +89,10 @@ class JsonStreamOut:
         self.write(self.translator.translate(event))
 
     def write(self, events: list[StreamEvent]) -> None:
-        if self.closed or not events:
+        if self.metrics is not None:
+            for event in events:
+                self.metrics.observe(event)
+        if not self.write_json or self.closed or not events:
             return
         try:
             self.out.write("".join(to_line(event) + "\n" for event in events))
@@ -64,3 +113,8 @@ class JsonStreamOut:
         print("iotui: the --json-stream reader closed its end; stopping the run (the record is kept).",
               file=sys.stderr, flush=True)
         self.on_closed()
+
+    def close(self) -> None:
+        """Stop serving the metrics (the run is over)."""
+        if self.metrics is not None:
+            self.metrics.close()

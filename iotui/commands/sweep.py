@@ -40,7 +40,7 @@ from iotui.core.sweep.record import SweepPointState, SweepRecord, SweepRecordErr
 from iotui.core.sweep.runner import PointFinished, PointStarted, SweepRunner
 from iotui.core.runs.events import LogLine
 from iotui.commands.run_remote import hosts_start_refusal, run_request
-from iotui.commands.stream_out import STREAM_CLOSED, JsonStreamOut
+from iotui.commands.stream_out import STREAM_CLOSED, JsonStreamOut, add_live_options, open_metrics
 from iotui.core.sysbench.session import find_sysbench
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from iotui.cli_options import RunOptions, flag, text, texts
@@ -61,6 +61,7 @@ class SweepOptions:
     slo: str | None = None
     yes: bool = False
     json_stream: bool = False
+    metrics: str | None = None
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> SweepOptions:
@@ -71,6 +72,7 @@ class SweepOptions:
             run=RunOptions.from_namespace(namespace), vary=texts(values, "vary"), targets=text(values, "targets"),
             resume=flag(values, "resume"), output_format=output_format, dry_run=flag(values, "dry_run"),
             slo=text(values, "slo"), yes=flag(values, "yes"), json_stream=flag(values, "json_stream"),
+            metrics=text(values, "metrics"),
         )
 
 
@@ -98,10 +100,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help='a latency target such as "read p99<=1ms" (read/write/trim; p50, p90, p99, p99.9 or mean): '
         "names the point with the most IOPS that meets it",
     )
-    parser.add_argument(
-        "--json-stream", action="store_true",
-        help="write every point's seconds and results as they happen, one JSON object a line, on standard output",
-    )
+    add_live_options(parser, "every point's seconds and results")
     parser.add_argument(
         "--yes", action="store_true",
         help=f"run a sweep of more than {CONFIRM_POINTS:,} points without asking",
@@ -260,7 +259,8 @@ async def _run(options: SweepOptions) -> int:
         return EXIT_OK
     request = run_request(options.run, plan.preset, runs_dir=runs_dir)
     printer = ProgressPrinter(out)
-    stream = JsonStreamOut(sweep=True) if options.json_stream else None
+    metrics = open_metrics(options.metrics)
+    stream = JsonStreamOut(sweep=True, write_json=options.json_stream, metrics=metrics) if options.json_stream or metrics else None
 
     def on_event(event: object) -> None:
         printer(event)
@@ -299,8 +299,10 @@ async def _run(options: SweepOptions) -> int:
     finally:
         for signum in signals:
             loop.remove_signal_handler(signum)
+        if stream is not None:
+            stream.close()
     _print_results(options, sweep, out if options.json_stream else sys.stdout)
-    if interrupted or (stream is not None and stream.closed):
+    if interrupted or (stream is not None and stream.write_json and stream.closed):
         return EXIT_INTERRUPTED
     if interrupted or sweep.status == "stopped":
         return EXIT_INTERRUPTED

@@ -46,6 +46,8 @@ class Second:
     sample: Mapping[str, Any]
     host: str | None = None
     point: int | None = None
+    completed_ios: Mapping[str, int] = field(default_factory=dict)
+    """fio's I/Os completed in this row, per direction (its ``total_ios`` grew by this much)."""
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from iotui.core.fio.intervals import IntervalSample
 from iotui.core.remote.session import MultiHostSession
 from iotui.core.runs.session import RunSession
 from iotui.core.remote.host_events import AggregateUpdate, HostFailed, HostIntervalUpdate
@@ -29,6 +30,10 @@ def _sample(row: Mapping[str, Any], section: int | None) -> dict[str, Any]:
     if section is not None:
         sample["section"] = section
     return sample
+
+
+def _ios(interval: IntervalSample) -> dict[str, int]:
+    return {direction: figures.ios for direction, figures in interval.directions.items()}
 
 
 class StreamTranslator:
@@ -93,13 +98,16 @@ class StreamTranslator:
         """The stream events one session or sweep event makes (none for most)."""
         if isinstance(event, IntervalUpdate):
             section = self._section_of(event.interval.groupid)
-            return [Second(self.t_s(), section, _sample(event.row, section), point=self._point)]
+            return [Second(self.t_s(), section, _sample(event.row, section), point=self._point,
+                           completed_ios=_ios(event.interval))]
         if isinstance(event, HostIntervalUpdate):
             section = self._section_of(event.groupid)
-            return [Second(self.t_s(), section, _sample(event.row, section), host=event.host, point=self._point)]
+            return [Second(self.t_s(), section, _sample(event.row, section), host=event.host, point=self._point,
+                           completed_ios=_ios(event.interval.sample))]
         if isinstance(event, AggregateUpdate):
             section = self._section_of(event.groupid)
-            return [Second(self.t_s(), section, _sample(event.row, section), point=self._point)]
+            return [Second(self.t_s(), section, _sample(event.row, section), point=self._point,
+                           completed_ios=_ios(event.aggregate.sample))]
         if isinstance(event, HostFailed):
             return [Host(self.t_s(), event.host, "failed", event.reason)]
         if isinstance(event, RunFinished):
