@@ -15,7 +15,8 @@ from typing import Callable, TextIO
 
 from iotui.cli_common import CommandError
 from iotui.core.stream.events import StreamEvent, to_line
-from iotui.core.stream.metrics import MetricsError, MetricsServer, parse_metrics_address
+from iotui.commands.metrics_words import MetricsRefused, open_metrics_server
+from iotui.core.stream.metrics import MetricsServer
 from iotui.core.stream.translate import StreamTranslator
 
 STREAM_CLOSED = "stream-closed"
@@ -38,23 +39,9 @@ def open_metrics(text: str | None) -> MetricsServer | None:
     if text is None:
         return None
     try:
-        address = parse_metrics_address(text)
-        server = MetricsServer(address)
-    except MetricsError as error:
-        if error.code == "missing":
-            raise CommandError(
-                "--metrics needs the prometheus_client package: pip install 'iotui[metrics]' "
-                "(or pip install prometheus_client), or drop --metrics."
-            ) from None
-        if error.code == "bind":
-            raise CommandError(f"--metrics: {error}; give another port, or stop what holds it.") from None
-        raise CommandError(f"--metrics: {error}.") from None
-    print(f"iotui: the live figures are at http://{address}/metrics", file=sys.stderr, flush=True)
-    if not address.loopback:
-        print(f"iotui: {address.host} is not a loopback address: anyone who can reach this machine on port "
-              f"{address.port} can read the figures (give --metrics 127.0.0.1:{address.port} to keep them here).",
-              file=sys.stderr, flush=True)
-    return server
+        return open_metrics_server(text)
+    except MetricsRefused as error:
+        raise CommandError(str(error)) from None
 
 
 class JsonStreamOut:

@@ -103,6 +103,7 @@ class LiveMetrics:
         if isinstance(event, Start):
             with self._lock:
                 self._preset = event.preset
+                self._latest.clear()  # a new run (the app's next one): the last run's seconds go
             return
         if not isinstance(event, Second):
             return

@@ -36,6 +36,24 @@ def _ios(interval: IntervalSample) -> dict[str, int]:
     return {direction: figures.ios for direction, figures in interval.directions.items()}
 
 
+class MetricsFeed:
+    """A session's events (or a sweep point's) as metrics: for a caller that writes no stream (the app)."""
+
+    def __init__(self, sink: Callable[[StreamEvent], None]) -> None:
+        self.translator = StreamTranslator()
+        self.sink = sink
+
+    def begin(self, session: object) -> None:
+        """The run's ``start`` (its preset), once its session is made."""
+        if isinstance(session, (RunSession, MultiHostSession)):
+            for event in self.translator.run_start(session):
+                self.sink(event)
+
+    def __call__(self, event: object) -> None:
+        for item in self.translator.translate(event):
+            self.sink(item)
+
+
 class StreamTranslator:
     """Turns the events of one run (or one sweep, ``sweep=True``) into stream events, in order.
 
