@@ -83,3 +83,21 @@ def test_load_refuses_a_bad_file_with_its_name(tmp_path: Path) -> None:
     bad.write_text("schema = 2\n[run]\n")
     with pytest.raises(api.IotuiError, match="bad.toml"):
         api.load(bad)
+
+
+@pytest.mark.slow
+def test_a_sweep_yields_each_point_and_ends_with_the_sweep_record(tmp_path: Path) -> None:
+    items = list(api.sweep("quick", {"iodepth": [1, 4]}, runtime="1s", size="8M", baseline_s=0,
+                           runs_dir=tmp_path / "runs", target=tmp_path))
+    sweep = items[-1]
+    assert isinstance(sweep, api.SweepRecord) and sweep.status == "completed"
+    points = [item for item in items if isinstance(item, api.Point)]
+    assert [(point.index, dict(point.params), point.status) for point in points] == [
+        (0, {"iodepth": "1"}, "completed"), (1, {"iodepth": "4"}, "completed")]
+    for point in points:
+        record = api.load(point.record or "")
+        assert isinstance(record, api.RunRecord) and record.options["iodepth"] == point.params["iodepth"]
+        seconds = [item.sample for item in items if isinstance(item, api.Second) and item.point == point.index]
+        assert seconds == record.to_toml_dict()["samples"]
+    end = items[-2]
+    assert isinstance(end, api.End) and end.record == str(sweep.path.absolute())
