@@ -27,13 +27,17 @@ The figure is the median of the per-pair ratios iotui / bare with a 95% bootstra
 interval of that median; iotui's own CPU (main process, steady state from 2 s in)
 and its other children's (the probes) are reported beside it.
 
+``--live`` runs ``iotui run`` with ``--json-stream`` (its lines read by this script) and
+``--metrics`` on a loopback port (scraped by this script once a second, as Prometheus would):
+the cost of the live outputs, against a run of the same script without ``--live``.
+
 ``--without probe,host`` runs iotui with those parts switched off (the wake-up
 probes; the host sampler), so the cost of each part can be read one at a time;
 ``--app`` watches through the app itself on an 80x24 pseudo-terminal (Home, r, the
 run screen, the results) instead of ``iotui run``, so the UI's part is measured too.
 
     python bench/bench_overhead.py [--jobs cpu,disk] [--pairs 10] [--runtime 8] [--design together|alternate]
-                                   [--without probe,host] [--app] [--target DIR]
+                                   [--without probe,host] [--app] [--live] [--target DIR]
 """
 
 from __future__ import annotations
@@ -43,11 +47,13 @@ import json
 import os
 import random
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -60,6 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_live import preview_painted  # noqa: E402
 from iotui.core.fio.status import FioDocument, StatusSplitter  # noqa: E402
+from iotui.core.records.files import load_record  # noqa: E402
 from iotui.core.toml_reader import tomllib  # noqa: E402
 from tests.pty_terminal import Terminal, screen_text, terminal_env  # noqa: E402
 
@@ -125,8 +132,22 @@ class Watched:
     last_poll_s: float = 0.0
     fio_seen: bool = False
     fio_running: bool = False
+    metrics_url: str | None = None
+    last_scrape_s: float = 0.0
+
+    def scrape(self) -> None:
+        """Read the metrics as Prometheus would, once a second (``--live``)."""
+        if self.metrics_url is None or time.monotonic() - self.last_scrape_s < 1.0:
+            return
+        self.last_scrape_s = time.monotonic()
+        try:
+            with urllib.request.urlopen(self.metrics_url, timeout=0.5) as reply:
+                reply.read()
+        except OSError:
+            pass  # not serving yet, or already ended
 
     def poll(self, probe_cpu: dict[int, float]) -> None:
+        self.scrape()
         try:
             times = self.process.cpu_times()
             self.own_cpu_s = times.user + times.system
@@ -153,7 +174,11 @@ class Watched:
         out, _ = self.process.communicate()
         if self.process.returncode != 0 or "{" not in out:
             raise SystemExit(f"bench_overhead: iotui run failed (exit {self.process.returncode}): {out[-500:]}")
-        return json.loads(out[out.index("{"):])
+        if self.metrics_url is None:
+            return json.loads(out[out.index("{"):])
+        # --json-stream: the last line ends the stream and names the saved record.
+        end = json.loads(out.strip().splitlines()[-1])
+        return load_record(Path(end["record"])).to_json_dict()
 
     def own_cores(self) -> float:
         return (self.own_cpu_s - (self.steady_cpu_s or 0.0)) / max(self.last_poll_s - self.steady_from_s, 1e-9)
@@ -196,6 +221,7 @@ class Setup:
     without: str
     app: bool
     runtime_s: int
+    live: bool = False
 
     @property
     def deadline_s(self) -> float:
@@ -205,6 +231,11 @@ class Setup:
     @property
     def runs_dir(self) -> Path:
         return self.scratch / "runs"
+
+    @property
+    def runtime_dir(self) -> Path:
+        """The runs' own runtime directory (not beside the launcher: its iotui/ would shadow the package)."""
+        return self.scratch / "runtime"
 
     @property
     def launcher(self) -> Path:
@@ -220,19 +251,25 @@ class Setup:
         return self.config_home / "iotui" / "presets" / f"{APP_PRESET}.toml"
 
     def prepare(self, job: str) -> None:
+        self.runtime_dir.mkdir(mode=0o700, exist_ok=True)
         self.launcher.write_text(LAUNCHER)
         self.preset_file.parent.mkdir(parents=True, exist_ok=True)
         self.preset_file.write_text(preset_toml(job, self.runtime_s))
 
     def start(self) -> Watched:
-        settings = {"IOTUI_BENCH_WITHOUT": self.without, "XDG_CONFIG_HOME": str(self.config_home)}
+        # Its own runtime directory: the run lock there is the script's alone (another run on the
+        # machine neither refuses these runs nor waits on them).
+        settings = {"IOTUI_BENCH_WITHOUT": self.without, "XDG_CONFIG_HOME": str(self.config_home),
+                    "XDG_RUNTIME_DIR": str(self.runtime_dir)}
         if not self.app:
+            port = free_port() if self.live else None
+            outputs = ["--json-stream", "--metrics", f"127.0.0.1:{port}"] if port else ["--json"]
             process = psutil.Popen(
                 ["taskset", "-c", OTHER_CORE, sys.executable, str(self.launcher), "run", str(self.preset_file),
-                 "--target", str(self.target), "--runs-dir", str(self.runs_dir), "--baseline", "0", "--json"],
+                 "--target", str(self.target), "--runs-dir", str(self.runs_dir), "--baseline", "0", *outputs],
                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env={**os.environ, **settings},
             )
-            return Watched(process, time.monotonic())
+            return Watched(process, time.monotonic(), metrics_url=f"http://127.0.0.1:{port}/metrics" if port else None)
         records_before = len(list(self.runs_dir.glob("*.toml")))
         terminal = Terminal(["taskset", "-c", OTHER_CORE, sys.executable, str(self.launcher), "--runs-dir",
                              str(self.runs_dir), "--target", str(self.target), "--preset", APP_PRESET],
@@ -241,6 +278,12 @@ class Setup:
         terminal.press(b"r")
         return WatchedApp(psutil.Process(terminal.process.pid), time.monotonic(),
                           terminal=terminal, runs_dir=self.runs_dir, records_before=records_before)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def finish_iotui(watched: Watched, probe_cpu: dict[int, float], deadline_s: float) -> dict:
@@ -415,6 +458,8 @@ def main() -> int:
     parser.add_argument("--design", choices=("together", "alternate"), default="together")
     parser.add_argument("--without", default="", help="iotui's parts switched off: probe, host (comma-separated)")
     parser.add_argument("--app", action="store_true", help="watch through the app on an 80x24 pseudo-terminal")
+    parser.add_argument("--live", action="store_true",
+                        help="iotui run with --json-stream (read) and --metrics (scraped once a second)")
     parser.add_argument("--target", default=".")
     args = parser.parse_args()
     if psutil.cpu_count() < 2:
@@ -430,7 +475,7 @@ def main() -> int:
     for job in args.jobs.split(","):
         ratios, own, probe, bare_all, watched_all = [], [], [], [], []
         with tempfile.TemporaryDirectory() as scratch:
-            setup = Setup(target, Path(scratch), args.without, args.app, runtime_s)
+            setup = Setup(target, Path(scratch), args.without, args.app, runtime_s, live=args.live)
             setup.prepare(job)
             # A warm-up run alone (``iotui run``), and iotui's argv.
             argv = through_iotui(Setup(target, Path(scratch), args.without, False, runtime_s))[1]
@@ -452,7 +497,8 @@ def main() -> int:
                 print(f"{job} pair {pair + 1:2}: bare {bare:,.0f} IOPS, iotui {watched:,.0f} IOPS, ratio {ratios[-1]:.3f} "
                       f"({how}); iotui CPU {own_cores * 100:.2f}%, probe {probe_cores * 100:.2f}%", flush=True)
         low, high = bootstrap_median_interval(ratios)
-        parts_off = (", the app" if args.app else "") + (f", without {args.without}" if args.without else "")
+        parts_off = (", the app" if args.app else "") + (f", without {args.without}" if args.without else "") + (
+            ", --json-stream and --metrics" if args.live else "")
         print(f"{job} ({args.design}{parts_off}): median ratio iotui/bare {statistics.median(ratios):.3f} "
               f"(95% interval {low:.3f}-{high:.3f}, {args.pairs} pairs); medians bare {statistics.median(bare_all):,.0f}, "
               f"iotui {statistics.median(watched_all):,.0f} IOPS; iotui's process {statistics.median(own) * 100:.2f}% "

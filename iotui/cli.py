@@ -22,6 +22,10 @@ def _top_level_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"iotui {__version__}")
     parser.add_argument("--target", help="directory (or read-only raw device) to test; default: the current directory")
     parser.add_argument("--preset", help="preset to select in the app")
+    parser.add_argument(
+        "--metrics", metavar="ADDR:PORT",
+        help="serve the app's live figures for Prometheus at http://ADDR:PORT/metrics (PORT alone: on 127.0.0.1)",
+    )
     add_common_options(parser)
     return parser
 

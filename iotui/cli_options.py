@@ -75,13 +75,15 @@ class AppOptions:
     preset: str | None = None
     runs_dir: str | None = None
     fio: str | None = None
+    metrics: str | None = None
+    """``--metrics ADDR:PORT``: serve each run's live figures for Prometheus."""
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> AppOptions:
         values = vars(namespace)
         return cls(
             target=text(values, "target"), preset=text(values, "preset"),
-            runs_dir=text(values, "runs_dir"), fio=text(values, "fio"),
+            runs_dir=text(values, "runs_dir"), fio=text(values, "fio"), metrics=text(values, "metrics"),
         )
 
 

@@ -78,6 +78,19 @@ if [ "$with_tests" -eq 1 ]; then
   fi
 fi
 
+# The --metrics test scrapes a run with a real Prometheus it starts itself on a loopback port;
+# the package's own service is neither started nor left enabled.
+if [ "$with_tests" -eq 1 ] && ! command -v prometheus >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    install_without_starting prometheus
+    if command -v systemctl >/dev/null 2>&1; then
+      as_root systemctl disable --now prometheus.service prometheus-node-exporter.service >/dev/null 2>&1 || true
+    fi
+  else
+    echo "The --metrics test needs prometheus (it is skipped without it)" >&2
+  fi
+fi
+
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 if [ "$with_tests" -eq 1 ]; then

@@ -26,8 +26,20 @@ def run_app(options: AppOptions) -> int:
     services = Services(
         runs_dir=runs_dir, fio=options.fio, lock_by="the app in a browser" if in_browser else "the app"
     )
+    if options.metrics is not None:
+        from iotui.commands.metrics_words import MetricsRefused, open_metrics_server
+
+        try:
+            services.metrics = open_metrics_server(options.metrics)
+        except MetricsRefused as error:
+            print(f"iotui: {error}", file=sys.stderr)
+            return 1
     app = IotuiApp(services, target=options.target, preset=options.preset)
-    result = app.run()
+    try:
+        result = app.run()
+    finally:
+        if services.metrics is not None:
+            services.metrics.close()
     if app.terminal_lost or app.ended_by_signal:
         leave_at_once(int(app.return_code or result or 0))
     if app.return_code not in (None, 0):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from iotui.core.host.counters import HostSample
@@ -29,6 +30,8 @@ from iotui.commands.run_remote import run_remote
 from iotui.cli_options import RunOptions, add_wide_option, count, flag, output_width
 from iotui.commands.run_summary import print_summary
 from iotui.core.table import wrap
+from iotui.commands.stream_out import STREAM_CLOSED, JsonStreamOut, add_live_options, open_metrics
+from iotui.cli_options import text
 from iotui.core.presets.model import Preset
 
 
@@ -41,14 +44,22 @@ class RunCommandOptions:
     repeat: int = 1
     width: int | None = None
     """The width the summary is fitted to (None: every column in full)."""
+    json_stream: bool = False
+    metrics: str | None = None
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> RunCommandOptions:
         values = vars(namespace)
         return cls(
             run=RunOptions.from_namespace(namespace), json_output=flag(values, "json"),
-            repeat=count(values, "repeat", 1), width=output_width(values),
+            repeat=count(values, "repeat", 1), width=output_width(values), json_stream=flag(values, "json_stream"),
+            metrics=text(values, "metrics"),
         )
+
+    @property
+    def quiet(self) -> bool:
+        """Whether standard output is for JSON (the human lines go to standard error)."""
+        return self.json_output or self.json_stream
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -61,6 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("preset", nargs="?", help="preset name or path to a preset .toml")
     add_run_options(parser)
     parser.add_argument("--json", action="store_true", help="print the record as JSON at the end")
+    add_live_options(parser, "the run")
     parser.add_argument(
         "--repeat", type=int, default=1, metavar="N",
         help="run N times in a row and report the spread between the runs (records share run.repeat_group)",
@@ -108,19 +120,25 @@ class LinePrinter:
                 )
 
 
-async def _run_once(options: RunCommandOptions, preset: Preset, run_keys: Mapping[str, object]) -> tuple[RunRecord, int]:
-    """One run; the record and the exit code it alone would give."""
-    printer = LinePrinter(quiet=options.json_output)
+async def _run_once(
+    options: RunCommandOptions, preset: Preset, run_keys: Mapping[str, object], stream: JsonStreamOut | None = None,
+) -> tuple[RunRecord, int]:
+    """One run; the record and the exit code it alone would give (``stream``: its lines and metrics)."""
+    printer = LinePrinter(quiet=options.quiet)
     finished: list[RunFinished] = []
 
     def on_event(event: object) -> None:
         if isinstance(event, RunFinished):
             finished.append(event)
         printer(event)
+        if stream is not None:
+            stream(event)
 
     runs_dir = None if options.run.no_save else resolve_runs_dir(options.run.runs_dir)
     session = await make_session(options.run, preset, runs_dir=runs_dir, on_event=on_event)
     session.run_keys = dict(run_keys)
+    if stream is not None:
+        stream.begin(stream.translator.run_start(session), lambda: session.request_stop(STREAM_CLOSED))
     loop = asyncio.get_running_loop()
     interrupted = False
 
@@ -140,7 +158,7 @@ async def _run_once(options: RunCommandOptions, preset: Preset, run_keys: Mappin
             loop.remove_signal_handler(signum)
     saved = finished[-1].saved_path if finished else None
     error = finished[-1].error if finished else None
-    out = sys.stderr if options.json_output else sys.stdout
+    out = sys.stderr if options.quiet else sys.stdout
     print_summary(record, saved, out, options.width)
     if error:
         print(f"iotui: {error}", file=sys.stderr)
@@ -153,15 +171,21 @@ async def _run_once(options: RunCommandOptions, preset: Preset, run_keys: Mappin
 
 async def _run(options: RunCommandOptions) -> int:
     preset = load_preset_from_args(options.run)
+    if options.json_stream and options.json_output:
+        raise CommandError("--json-stream and --json both write on standard output; keep one.")
+    if options.json_stream and options.repeat != 1:
+        raise CommandError("--json-stream streams one run; drop --repeat (or run the repeats one by one).")
     if options.run.hosts.wanted:
         if options.repeat != 1:
             raise CommandError("--repeat runs on this machine only; drop --repeat or the hosts.")
         runs_dir = None if options.run.no_save else resolve_runs_dir(options.run.runs_dir)
-        return await run_remote(options.run, preset, runs_dir, json_output=options.json_output)
+        with _live_out(options) as stream:
+            return await run_remote(options.run, preset, runs_dir, json_output=options.json_output, stream=stream)
     if options.repeat < 1:
         raise CommandError(f"--repeat should be a whole number of at least 1, found {options.repeat}.")
     if options.repeat == 1:
-        record, code = await _run_once(options, preset, {})
+        with _live_out(options) as stream:
+            record, code = await _run_once(options, preset, {}, stream)
         if options.json_output:
             print(json.dumps(record.to_json_dict(), indent=2))
         return code
@@ -189,6 +213,18 @@ async def _run(options: RunCommandOptions) -> int:
             "spread": [spread.to_json() for spread in found] if len(completed) >= 2 else [],
         }, indent=2))
     return code
+
+
+@contextlib.contextmanager
+def _live_out(options: RunCommandOptions) -> Iterator[JsonStreamOut | None]:
+    """The stream's outputs ``--json-stream`` and ``--metrics`` ask for (None: neither), closed after the run."""
+    metrics = open_metrics(options.metrics)
+    stream = JsonStreamOut(write_json=options.json_stream, metrics=metrics) if options.json_stream or metrics else None
+    try:
+        yield stream
+    finally:
+        if stream is not None:
+            stream.close()
 
 
 def handle(args: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ from typing import Mapping, TextIO
 from iotui.cli_common import TARGET_ADVICE, CommandError, start_refusal, start_request
 from iotui.cli_options import HostOptions, RunOptions
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from iotui.commands.stream_out import STREAM_CLOSED, JsonStreamOut
 from iotui.core import format as fmt
 from iotui.core.remote.host_table import host_rows, host_state, slowest
 from iotui.core.remote.session import AggregateUpdate, HostFailed, MultiHostSession
@@ -208,15 +209,21 @@ def _print_directions(section: Mapping[str, object], out: TextIO, indent: str) -
         print(f"{indent}cpu   fio cores {cpu.fio_cpu_cores:.2f}  IOPS/fio core {fmt.iops(cpu.iops_per_fio_core)}", file=out)
 
 
-async def run_remote(options: RunOptions, preset: Preset, runs_dir: Path | None, *, json_output: bool) -> int:
-    """One run on every host; ``json_output`` prints the record as JSON (and the lines to stderr)."""
-    printer = AggregatePrinter(quiet=json_output)
+async def run_remote(
+    options: RunOptions, preset: Preset, runs_dir: Path | None, *, json_output: bool, stream: JsonStreamOut | None = None
+) -> int:
+    """One run on every host; ``json_output`` prints the record as JSON, ``stream`` takes the stream's events
+    (its JSON lines and metrics); with JSON on stdout the human lines go to stderr."""
+    json_stream = stream is not None and stream.write_json
+    printer = AggregatePrinter(quiet=json_output or json_stream)
     finished: list[RunFinished] = []
 
     def on_event(event: object) -> None:
         if isinstance(event, RunFinished):
             finished.append(event)
         printer(event)
+        if stream is not None:
+            stream(event)
 
     loop = asyncio.get_running_loop()
     interrupted = False
@@ -247,13 +254,16 @@ async def run_remote(options: RunOptions, preset: Preset, runs_dir: Path | None,
             await session.plan.close()
             print("iotui: stopped before any host started; nothing was saved.", file=sys.stderr)
             return EXIT_INTERRUPTED
+        if stream is not None:
+            started = session
+            stream.begin(stream.translator.run_start(session), lambda: started.request_stop(STREAM_CLOSED))
         record = await session.run()
     finally:
         for signum, handler in before.items():
             signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
     saved = finished[-1].saved_path if finished else None
     error = finished[-1].error if finished else None
-    print_remote_summary(record, saved, sys.stderr if json_output else sys.stdout)
+    print_remote_summary(record, saved, sys.stderr if json_output or json_stream else sys.stdout)
     if json_output:
         print(json.dumps(record.to_json_dict(), indent=2))
     if error:

@@ -40,6 +40,7 @@ from iotui.core.sweep.record import SweepPointState, SweepRecord, SweepRecordErr
 from iotui.core.sweep.runner import PointFinished, PointStarted, SweepRunner
 from iotui.core.runs.events import LogLine
 from iotui.commands.run_remote import hosts_start_refusal, run_request
+from iotui.commands.stream_out import STREAM_CLOSED, JsonStreamOut, add_live_options, open_metrics
 from iotui.core.sysbench.session import find_sysbench
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from iotui.cli_options import RunOptions, add_wide_option, flag, output_width, text, texts
@@ -62,6 +63,8 @@ class SweepOptions:
     yes: bool = False
     width: int | None = None
     """The width the table and the progress lines are fitted to (None: every column in full)."""
+    json_stream: bool = False
+    metrics: str | None = None
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> SweepOptions:
@@ -72,6 +75,7 @@ class SweepOptions:
             run=RunOptions.from_namespace(namespace), vary=texts(values, "vary"), targets=text(values, "targets"),
             resume=flag(values, "resume"), output_format=output_format, dry_run=flag(values, "dry_run"),
             slo=text(values, "slo"), yes=flag(values, "yes"), width=output_width(values),
+            json_stream=flag(values, "json_stream"), metrics=text(values, "metrics"),
         )
 
 
@@ -99,6 +103,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help='a latency target such as "read p99<=1ms" (read/write/trim; p50, p90, p99, p99.9 or mean): '
         "names the point with the most IOPS that meets it",
     )
+    add_live_options(parser, "every point's seconds and results")
     parser.add_argument(
         "--yes", action="store_true",
         help=f"run a sweep of more than {CONFIRM_POINTS:,} points without asking",
@@ -231,19 +236,21 @@ def _slo(options: SweepOptions) -> Slo | None:
         raise CommandError(f"--slo: {error}") from None
 
 
-def _print_results(options: SweepOptions, sweep: SweepRecord) -> None:
+def _print_results(options: SweepOptions, sweep: SweepRecord, out: TextIO) -> None:
     analysis = analyze(sweep.results(), sweep.axes, _slo(options))
     if options.output_format == "json":
-        print(json.dumps(sweep_json(sweep, analysis), indent=2))
+        print(json.dumps(sweep_json(sweep, analysis), indent=2), file=out)
     elif options.output_format == "markdown":
-        print(sweep_markdown(sweep, analysis))
+        print(sweep_markdown(sweep, analysis), file=out)
     else:
-        print()
-        print(sweep_text(sweep, analysis, options.width))
+        print(file=out)
+        print(sweep_text(sweep, analysis, options.width), file=out)
 
 
 async def _run(options: SweepOptions) -> int:
-    out = sys.stderr if options.output_format == "json" else sys.stdout
+    out = sys.stderr if options.output_format == "json" or options.json_stream else sys.stdout
+    if options.json_stream and options.output_format == "json":
+        raise CommandError("--json-stream and --format json both write on standard output; keep one.")
     _slo(options)  # a target that does not read is refused before anything runs
     preparation = _prepare(options)
     plan, estimate = preparation.plan, preparation.estimate
@@ -267,11 +274,20 @@ async def _run(options: SweepOptions) -> int:
             _say(f"{point.index + 1}. {_params(point.params)} ({point.status})", options.width, out, "  ")
         return EXIT_OK
     request = run_request(options.run, plan.preset, runs_dir=runs_dir)
+    printer = ProgressPrinter(out, options.width)
+    metrics = open_metrics(options.metrics)
+    stream = JsonStreamOut(sweep=True, write_json=options.json_stream, metrics=metrics) if options.json_stream or metrics else None
+
+    def on_event(event: object) -> None:
+        printer(event)
+        if stream is not None:
+            stream(event)
+
     runner = SweepRunner(
         sweep,
         start_point=point_starter(plan, request, word=hosts_start_refusal),
         runs_dir=runs_dir,
-        on_event=ProgressPrinter(out, options.width),
+        on_event=on_event,
         estimates_s=estimate.point_duration_s,
         force=options.run.force,
         lock_by="iotui sweep",
@@ -290,6 +306,8 @@ async def _run(options: SweepOptions) -> int:
     signals = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
     for signum in signals:
         loop.add_signal_handler(signum, on_signal, signum)
+    if stream is not None:
+        stream.begin(stream.translator.sweep_start(sweep, list(request.hosts)), lambda: runner.request_stop(STREAM_CLOSED))
     try:
         sweep = await runner.run()
     except SweepRecordError as error:
@@ -297,7 +315,11 @@ async def _run(options: SweepOptions) -> int:
     finally:
         for signum in signals:
             loop.remove_signal_handler(signum)
-    _print_results(options, sweep)
+        if stream is not None:
+            stream.close()
+    _print_results(options, sweep, out if options.json_stream else sys.stdout)
+    if interrupted or (stream is not None and stream.write_json and stream.closed):
+        return EXIT_INTERRUPTED
     if interrupted or sweep.status == "stopped":
         return EXIT_INTERRUPTED
     failed = [point for point in sweep.points if point.status == "failed"]

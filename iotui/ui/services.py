@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from iotui.core.records.record import RunRecord  # the preset and safety modules are only needed at run time
     from iotui.core.runs.protocols import Session
     from iotui.core.start import StartRequest
+    from iotui.core.stream.metrics import MetricsServer
     from iotui.core.sweep.runner import SweepRunner
 
 # The preview shows the test file with a placeholder id (mktemp style): each run draws its own.
@@ -72,6 +73,8 @@ class Services:
         # Asked when some hosts of a multi-host run fail the check (the app sets it to its question):
         # (each left-out host and why, how many passed) -> start without them?
         self.ask_left_out: Callable[[list[tuple[str, str]], int], Awaitable[bool]] | None = None
+        # ``iotui --metrics``: each run's (and sweep point's) live figures, served for Prometheus.
+        self.metrics: MetricsServer | None = None
 
     # -- fio ----------------------------------------------------------------
     def fio_binary(self) -> tuple[str, str | None]:
@@ -195,7 +198,19 @@ class Services:
         the core's StartError. Tests replace it with a replay."""
         from iotui.core.start import start_run
 
-        return await start_run(request, on_event)
+        if self.metrics is None:
+            return await start_run(request, on_event)
+        from iotui.core.stream.translate import MetricsFeed
+
+        feed = MetricsFeed(self.metrics.observe)
+
+        def with_metrics(event: object) -> None:
+            on_event(event)
+            feed(event)
+
+        session = await start_run(request, with_metrics)
+        feed.begin(session)
+        return session
 
     async def make_session(self, request: RunRequest, on_event: Callable[[object], None]) -> Session:
         """A ready-to-run session with the real sampler and probes; a refusal is a ServiceError sentence."""

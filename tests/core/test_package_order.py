@@ -27,7 +27,7 @@ LEVELS: tuple[tuple[str, ...], ...] = (
     ("start",),
     ("sweep",),
     ("remedy",),
-    ("report",),
+    ("report", "stream"),
 )
 LEVEL_OF = {part: index for index, parts in enumerate(LEVELS) for part in parts}
 

@@ -27,6 +27,8 @@ class HostIntervalUpdate:
     host: str
     interval: HostInterval
     row: SampleRow
+    groupid: int | None = None
+    """fio's reporting group the row belongs to (its section in the record)."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,8 @@ class AggregateUpdate:
     aggregate: AggregateSample
     row: SampleRow
     elapsed_s: float
+    groupid: int | None = None
+    """The section the aggregate row belongs to (its section in the record)."""
 
 
 @dataclass(frozen=True)

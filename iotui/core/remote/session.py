@@ -352,7 +352,7 @@ class MultiHostSession(EventLog):
                 row["t_s"] = round(at_s, 3)
                 state.samples.append(row)
                 state.sample_groupids.append(interval.sample.groupid)
-                self._emit(HostIntervalUpdate(host, interval, row))
+                self._emit(HostIntervalUpdate(host, interval, row, interval.sample.groupid))
             if state.failed_at_s is None:
                 self._emit_aggregates(self.aligner.add(*intervals))
         elif isinstance(event, (FioText, HostLine)):
@@ -396,7 +396,9 @@ class MultiHostSession(EventLog):
             row["hosts_live"] = aggregate.live_hosts
             self.rows.append(row)
             self.row_groupids.append(aggregate.sample.groupid)
-            self._emit(AggregateUpdate(aggregate, row, time.monotonic() - self._started_monotonic))
+            self._emit(AggregateUpdate(
+                aggregate, row, time.monotonic() - self._started_monotonic, aggregate.sample.groupid
+            ))
 
     async def _stop_all(self) -> None:
         runners = [s.runner for s in self.states.values() if s.runner is not None]

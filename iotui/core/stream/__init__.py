@@ -1,0 +1,1 @@
+"""The live stream of a run or sweep: typed events (``--json-stream``, ``iotui.api``, metrics)."""
