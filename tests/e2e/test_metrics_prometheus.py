@@ -68,8 +68,14 @@ def prometheus(tmp_path: Path):
         except OSError:
             return False
 
+    def scraping() -> bool:
+        # Prometheus hands discovered targets to its scrape loops at most every 5 s: until the target is
+        # active, a short run's first seconds would pass unscraped.
+        return bool(get_json(f"{url}/api/v1/targets")["data"]["activeTargets"])
+
     try:
         wait_until(ready, what="Prometheus to be ready")
+        wait_until(scraping, what="Prometheus to scrape the target", interval_s=0.2)
         yield url, scraped_port
     finally:
         process.terminate()
