@@ -217,3 +217,11 @@ def test_parts_of_a_second_are_left_out_of_the_window() -> None:
     samples += [{"t_s": 0.3 + i, "dt_s": 1.0, "read_iops": 1000.0} for i in range(1, 6)]
     state = section_steady_state(samples)
     assert state.reached and state.after_s == 5.3  # the section starts at its first (partial) second
+
+
+def test_a_section_whose_every_second_shared_the_device_is_too_short_to_judge() -> None:
+    """Seconds shared with another program's I/O are left out; where that leaves none, the section
+    still says it is too short to judge (the desktop table's column showed nothing at all)."""
+    samples = [{"t_s": float(t), "dt_s": 1.0, "read_iops": 100.0, "interference": True} for t in range(1, 4)]
+    state = section_steady_state(samples)
+    assert state.too_short and state.reached is False

@@ -220,7 +220,9 @@ def section_steady_state(
             kept.append((t_s, dt_s, iops))
     longest_s = max((dt_s for _, dt_s, _ in kept), default=0.0)
     whole = [(t_s, iops) for t_s, dt_s, iops in kept if dt_s >= WHOLE_SECOND_SHARE * longest_s]
-    if kept and len(whole) < WINDOW_ROUNDS:
+    # A section with I/O figures but too few whole seconds left to judge (every one of them paused or
+    # shared with another program's I/O included) is too short to judge, never silently unjudged.
+    if start_s is not None and len(whole) < WINDOW_ROUNDS:
         if fio_ss is not None:
             return SteadyState(fio_ss.reached, "fio-ss", fio_ss.after_s, None, len(whole), fio_ss)
         return SteadyState(False, "window", samples=len(whole), too_short=True)
