@@ -149,6 +149,17 @@ def affected(suspect: Sequence[bool], consecutive_s: int = CONSECUTIVE_S) -> lis
     return marks
 
 
+def settled_count(suspect: Sequence[bool], consecutive_s: int = CONSECUTIVE_S) -> int:
+    """How many seconds, from the first, have marks no later second can change: all but a trailing
+    stretch of suspect seconds still shorter than ``consecutive_s`` (the next one may complete it)."""
+    trailing = 0
+    for is_suspect in reversed(suspect):
+        if not is_suspect:
+            break
+        trailing += 1
+    return len(suspect) - trailing if trailing < consecutive_s else len(suspect)
+
+
 def spans(seconds: Sequence[tuple[float, float]]) -> list[tuple[int, int]]:
     """Whole-second stretches ``(first, last)`` of intervals ``(start_s, end_s)``; touching ones join."""
     joined: list[tuple[int, int]] = []

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from iotui.core.interference import (
-    MIB, OUTSIDE_MIN_BYTES, ByteCounts, OutsideAttribution, OutsideSecond, affected, disturbed, spans,
+    MIB, OUTSIDE_MIN_BYTES, ByteCounts, OutsideAttribution, OutsideSecond, affected, disturbed, settled_count, spans,
 )
 from iotui.core.host.processes import ProcessIo, ProcessIoScanner
 from iotui.core.records.record import RunRecord
@@ -108,6 +108,35 @@ def test_a_lone_suspect_second_is_a_misaligned_edge_not_a_stretch() -> None:
     assert affected([]) == []
 
 
+def test_a_mark_is_settled_once_no_later_second_can_change_it() -> None:
+    # A trailing suspect second may begin a stretch: it waits for the next one; a stretch long
+    # enough, or a quiet second, is final.
+    assert settled_count([]) == 0
+    assert settled_count([False, True]) == 1
+    assert settled_count([False, True, True]) == 3
+    assert settled_count([True, True, True, False]) == 4
+    assert settled_count([True, False, True]) == 2
+
+
+@pytest.mark.parametrize("pattern", ["..xx..x.", "x", "xx", ".x.x.x", "..xxx", "x..xx.x", "xxxxxxxx.x"])
+def test_rows_settled_as_the_run_goes_are_the_records_rows(pattern: str) -> None:
+    """Each row handed out when settled (as the stream writes it) equals that row in the finished record."""
+    suspect = [mark == "x" for mark in pattern]
+    rows: list[dict[str, object]] = []
+    watch = watch_with([])
+    handed_out: list[dict[str, object]] = []
+    for index, is_suspect in enumerate(suspect):
+        watch.seconds.append(_Second(range(index, index + 1), outside(140.0) if is_suspect else outside(0.0, 130.0)))
+        rows.append(sample(index + 1, 100.0))
+        settled = watch.settle(rows)
+        handed_out += [dict(row) for row in rows[len(handed_out):settled]]
+    record = record_with(rows, ["quick"])
+    watch.apply(record)
+    handed_out += [dict(row) for row in rows[len(handed_out):]]
+    assert handed_out == rows
+    assert [bool(row.get("interference")) for row in handed_out] == affected(suspect)
+
+
 def test_spans_join_touching_seconds() -> None:
     assert spans([(11.0, 12.0), (12.0, 13.0), (13.0, 14.0), (20.0, 21.0), (21.0, 22.0)]) == [(11, 14), (20, 22)]
 
@@ -124,7 +153,7 @@ def record_with(rows: list[dict[str, object]], names: list[str]) -> RunRecord:
 
 
 def watch_with(seconds: list[_Second]) -> OutsideIoWatch:
-    watch = OutsideIoWatch.__new__(OutsideIoWatch)
+    watch = OutsideIoWatch([], Path("/nonexistent"), set(), None)
     watch.seconds = seconds
     return watch
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -41,8 +42,22 @@ def wait_for_intervals(process: subprocess.Popen[str], count: int) -> float:
     raise AssertionError(f"fio printed {len(seen)} intervals, not {count}: {process.stderr.read() if process.stderr else ''}")
 
 
-def finish(process: subprocess.Popen[str], runs: Path):
-    _, err = process.communicate(timeout=120)
+def wait_for_streamed_seconds(process: subprocess.Popen[str], count: int) -> tuple[float, list[dict]]:
+    """Read ``--json-stream`` lines until ``count`` seconds have come; fio's time of the last, the events read."""
+    assert process.stdout is not None
+    events: list[dict] = []
+    for line in process.stdout:
+        events.append(json.loads(line))
+        seconds = [event["sample"]["t_s"] for event in events if event["event"] == "second"]
+        if len(seconds) == count:
+            return seconds[-1], events
+    raise AssertionError(f"the stream had {len(events)} events: {process.stderr.read() if process.stderr else ''}")
+
+
+def finish(process: subprocess.Popen[str], runs: Path, events: list[dict] | None = None):
+    out, err = process.communicate(timeout=120)
+    if events is not None:
+        events += [json.loads(line) for line in out.splitlines()]
     assert process.returncode == 0, err
     [path] = runs.glob("*.toml")
     return load_record(path)
@@ -52,9 +67,10 @@ def test_a_dd_writing_beside_quick_is_named_with_its_seconds(tmp_path: Path) -> 
     runs = tmp_path / "runs"
     with private_loop_fs(tmp_path) as loop_target:
         target = loop_target or tmp_path  # without root: the machine's own disk (busier, still far over the threshold)
-        process = start_run(target, runs, "--runtime", "14", "--set", "rw=randread")
+        process = start_run(target, runs, "--runtime", "14", "--set", "rw=randread", "--json-stream")
+        events: list[dict] = []
         try:
-            started_t_s = wait_for_intervals(process, 2)
+            started_t_s, events = wait_for_streamed_seconds(process, 2)
             dd = subprocess.Popen(
                 ["dd", "if=/dev/zero", f"of={target / 'other'}", "bs=1M", f"count={DD_MIB}", "oflag=direct"],
                 stderr=subprocess.PIPE, text=True,
@@ -62,7 +78,7 @@ def test_a_dd_writing_beside_quick_is_named_with_its_seconds(tmp_path: Path) -> 
             _, dd_err = dd.communicate(timeout=120)
             assert dd.returncode == 0, dd_err
         finally:
-            record = finish(process, runs)
+            record = finish(process, runs, events)
             (target / "other").unlink(missing_ok=True)
     warnings = [w["message"] for w in record.warnings if w["code"] == "interference"]
     assert len(warnings) == 1, record.warnings
@@ -78,6 +94,11 @@ def test_a_dd_writing_beside_quick_is_named_with_its_seconds(tmp_path: Path) -> 
     assert table["outside_write_bytes"] >= DD_MIB * MIB // 2
     marked = [s for s in record.samples if s.get("interference")]
     assert len(marked) == table["seconds"] >= 2
+    # The stream said so as it went: its seconds are the record's rows, the first second of dd's
+    # stretch included (marked only once the next one showed it was a stretch).
+    streamed = [event["sample"] for event in events if event["event"] == "second"]
+    assert streamed == record.to_toml_dict()["samples"]
+    assert sum(1 for sample in streamed if sample.get("interference")) == table["seconds"]
 
 
 @pytest.mark.parametrize("direct", ["1", "0"], ids=["direct", "buffered"])

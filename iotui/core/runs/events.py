@@ -30,6 +30,14 @@ class IntervalUpdate:
 
 
 @dataclass(frozen=True)
+class SampleSettled:
+    """An :class:`IntervalUpdate`'s row is final: no later second can change it (its interference
+    mark is decided, a second after it at most). The stream writes its seconds from these."""
+
+    update: IntervalUpdate
+
+
+@dataclass(frozen=True)
 class HostUpdate:
     """The once-a-second host sample and the responsiveness assessment."""
 

@@ -4,9 +4,11 @@ At each fio document the session hands over fio's cumulative bytes; this reads t
 target device's counters at that moment (so both cover the same second), works out
 that second's outside bytes (:mod:`iotui.core.interference`) and, only while a
 second is suspect, looks at which processes moved bytes (:mod:`iotui.core.host.processes`).
-When the record is built, seconds in a stretch of suspect ones are marked on their sample
-rows (``interference = true``, with the outside bytes), each section gets an
-``interference`` table, and a warning of kind ``interference`` names the top process.
+Seconds in a stretch of suspect ones are marked on their sample rows (``interference =
+true``, with the outside bytes) as soon as no later second can change the mark (:meth:`settle`:
+a second later at most), so what a row says when it is streamed is what the record keeps. When
+the record is built each section gets an ``interference`` table, and a warning of kind
+``interference`` names the top process.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 from iotui.core import format as fmt
 from iotui.core.host.counters import read_diskstats
 from iotui.core.interference import (
-    CONSECUTIVE_S, SAMPLE_KEY, ByteCounts, OutsideAttribution, OutsideSecond, affected, spans,
+    CONSECUTIVE_S, SAMPLE_KEY, ByteCounts, OutsideAttribution, OutsideSecond, affected, settled_count, spans,
 )
 from iotui.core.host.io_probe import IO_PROBE_BLOCK_BYTES
 from iotui.core.host.proc_files import read_text
@@ -78,6 +80,8 @@ class OutsideIoWatch:
         self.scanner = ProcessIoScanner(own_pids, fio_pid, proc_root)
         self.seconds: list[_Second] = []
         self._streak = 0
+        self._settled = 0  # seconds whose rows carry their final marks
+        self._marks: list[bool] = []
 
     @classmethod
     def for_sampler(cls, sampler: object, own_pids: set[int], fio_pid: int | None) -> OutsideIoWatch | None:
@@ -122,24 +126,32 @@ class OutsideIoWatch:
         """Whether the latest seconds are a stretch of outside I/O (what the live view shows)."""
         return self._streak >= CONSECUTIVE_S
 
+    def settle(self, rows: list[dict[str, object]], *, final: bool = False) -> int:
+        """Mark the rows of every second whose mark no later second can change (every second when
+        ``final``); returns how many of ``rows``, from the first, now carry their final marks."""
+        suspect = [entry.outside.suspect for entry in self.seconds]
+        upto = len(suspect) if final else settled_count(suspect)
+        if upto > self._settled:
+            # Only the stretch the unsettled seconds are in can change their marks.
+            start = self._settled
+            while start > 0 and suspect[start - 1]:
+                start -= 1
+            marks = affected(suspect[start:upto])[self._settled - start:]
+            for entry, mark in zip(self.seconds[self._settled:upto], marks):
+                _mark_rows([rows[i] for i in entry.rows if i < len(rows)], entry.outside if mark else None)
+                self._marks.append(mark)
+            self._settled = upto
+        return self.seconds[upto].rows.start if upto < len(self.seconds) else len(rows)
+
     def apply(self, record: RunRecord) -> None:
-        """Mark the affected rows, give each section its ``interference`` table and warning."""
-        marks = affected([entry.outside.suspect for entry in self.seconds])
+        """Settle every second, give each section its ``interference`` table and warning."""
+        self.settle(record.samples, final=True)
         tables: dict[int, _SectionTable] = {}
-        for entry, mark in zip(self.seconds, marks):
+        for entry, mark in zip(self.seconds, self._marks):
             rows = [record.samples[i] for i in entry.rows if i < len(record.samples)]
-            for row in rows:
-                for key in (SAMPLE_KEY, "outside_read_bytes", "outside_write_bytes"):
-                    row.pop(key, None)
             if not mark or not rows:
                 continue
-            spans_s = [number(row.get("dt_s")) or 0.0 for row in rows]
-            whole_s = sum(spans_s) or float(len(rows))
-            for row, dt_s in zip(rows, spans_s):
-                share = (dt_s / whole_s) if sum(spans_s) else 1.0 / len(rows)
-                row[SAMPLE_KEY] = True
-                row["outside_read_bytes"] = round(entry.outside.outside_read_bytes * share)
-                row["outside_write_bytes"] = round(entry.outside.outside_write_bytes * share)
+            for row, share in zip(rows, _shares(rows)):
                 section = row.get("section")
                 if isinstance(section, int) and 0 <= section < len(record.sections):
                     tables.setdefault(section, _SectionTable()).add(row, entry.processes, share)
@@ -147,6 +159,26 @@ class OutsideIoWatch:
             section = record.sections[index]
             section["interference"] = table.to_record()
             record.add_warning(WARNING_CODE, interference_sentence(str(section.get("name", index)), section["interference"]))
+
+
+def _shares(rows: list[dict[str, object]]) -> list[float]:
+    """Each row's share of its document's second: by its interval, evenly where none is known."""
+    spans_s = [number(row.get("dt_s")) or 0.0 for row in rows]
+    whole_s = sum(spans_s)
+    return [dt_s / whole_s for dt_s in spans_s] if whole_s else [1.0 / len(rows)] * len(rows)
+
+
+def _mark_rows(rows: list[dict[str, object]], outside: OutsideSecond | None) -> None:
+    """A document's rows: marked with their share of its outside bytes, or unmarked (``None``)."""
+    for row in rows:
+        for key in (SAMPLE_KEY, "outside_read_bytes", "outside_write_bytes"):
+            row.pop(key, None)
+    if outside is None or not rows:
+        return
+    for row, share in zip(rows, _shares(rows)):
+        row[SAMPLE_KEY] = True
+        row["outside_read_bytes"] = round(outside.outside_read_bytes * share)
+        row["outside_write_bytes"] = round(outside.outside_write_bytes * share)
 
 
 class _SectionTable:

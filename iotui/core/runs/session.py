@@ -15,6 +15,7 @@ import asyncio
 import datetime as dt
 import os
 import time
+from collections import deque
 from dataclasses import replace
 from pathlib import Path
 from typing import Callable
@@ -31,7 +32,7 @@ from iotui.core.host.processes import process_stopped
 from iotui.core.host.protocols import IoProbe, Monitor, Sampler, WakeupProbe
 from iotui.core.host.watch import responsiveness_row
 from iotui.core.records.cache_check import suspicious_results
-from iotui.core.runs.events import EventCallback, IntervalUpdate
+from iotui.core.runs.events import EventCallback, IntervalUpdate, SampleSettled
 from iotui.core.runs.outside_io import OutsideIoWatch
 from iotui.core.records.findings import annotate_record
 from iotui.core.runs.pauses import PauseLog, unpause_sections
@@ -97,6 +98,10 @@ class RunSession(RunRecorder):
         # Another program's I/O on the target's device, made at fio's first document.
         self.outside_io: OutsideIoWatch | None = None
         self._outside_unwatched = False
+        # Rows shown live but whose interference mark a later second may still change; each goes
+        # out as a SampleSettled once final, so the stream's seconds are the record's rows.
+        self._unsettled: deque[IntervalUpdate] = deque()
+        self._released_rows = 0
 
     # -- control ------------------------------------------------------------
     def request_stop(self, ended_by: str = "user") -> None:
@@ -237,22 +242,24 @@ class RunSession(RunRecorder):
             if not intervals:
                 return
             self._last_row_monotonic = time.monotonic()
+            first_row = len(self.rows)
             for interval in intervals:
                 if paused_row:
                     interval = replace(interval, paused=True)
                 row = sample_row(interval, self.latest_host)
-                if self.outside_io is not None and self.outside_io.interfered_now:
-                    row["interference"] = True  # for the live view; the record's marks are made at the end
                 self.row_groupids.append(interval.groupid)
                 self.row_busy_cores.append(getattr(self.latest_host, "busy_cores", None))
                 row.update(responsiveness_row(self.latest_assessment, self.latest_probe, self.latest_io_probe))
                 self.rows.append(row)
-                self._emit(
-                    IntervalUpdate(
-                        interval, self.latest_host, row, time.monotonic() - self._started_monotonic,
-                        groupid=interval.groupid,
-                    )
+            settled_rows = self.outside_io.settle(self.rows) if self.outside_io is not None else len(self.rows)
+            for index, interval in enumerate(intervals, start=first_row):
+                update = IntervalUpdate(
+                    interval, self.latest_host, self.rows[index], time.monotonic() - self._started_monotonic,
+                    groupid=interval.groupid,
                 )
+                self._emit(update)
+                self._unsettled.append(update)
+            self._release_settled(settled_rows)
         elif isinstance(event, FioText):
             self._log("stdout", event.line)
         elif isinstance(event, StderrLine):
@@ -272,6 +279,12 @@ class RunSession(RunRecorder):
                 return
         self.outside_io.observe(self.deriver.whole, range(len(self.rows), len(self.rows) + rows_made),
                                 self.latest_io_probe)
+
+    def _release_settled(self, settled_rows: int) -> None:
+        """Emit a :class:`SampleSettled` for each row, in order, below ``settled_rows``."""
+        while self._unsettled and self._released_rows < settled_rows:
+            self._emit(SampleSettled(self._unsettled.popleft()))
+            self._released_rows += 1
 
     def _stuck_sentence(self) -> str:
         hint = (" fio 3.33 hangs this way with io_submit_mode=offload (fixed in fio 3.42): run the job without "
@@ -336,6 +349,7 @@ class RunSession(RunRecorder):
         )
         if self.outside_io is not None:
             self.outside_io.apply(record)
+        self._release_settled(len(self.rows))
         annotate_record(record, final_doc)
         ended_by = self._ended_by(status)
         if ended_by is not None:

@@ -3,7 +3,7 @@
 The CLI's ``--json-stream`` and ``iotui.api`` both read a run through a
 :class:`StreamTranslator`, so the lines and the Python values cannot drift. A
 ``second`` is made from the very sample row the session keeps for the record
-(a copy taken as it is emitted, with its section), never computed again.
+(a copy taken once the row is final, with its section), never computed again.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from iotui.core.remote.session import MultiHostSession
 from iotui.core.runs.session import RunSession
 from iotui.core.remote.host_events import AggregateUpdate, HostFailed, HostIntervalUpdate
 from iotui.core.records.record import RunRecord
-from iotui.core.runs.events import IntervalUpdate, RunFinished
+from iotui.core.runs.events import RunFinished, SampleSettled
 from iotui.core.stream.events import as_saved, End, Host, Point, Second, Section, Start, StreamEvent, RunWarning
 from iotui.core.sweep.record import SweepRecord
 from iotui.core.sweep.runner import PointFinished, PointStarted, SweepFinished
@@ -114,10 +114,11 @@ class StreamTranslator:
 
     def translate(self, event: object) -> list[StreamEvent]:
         """The stream events one session or sweep event makes (none for most)."""
-        if isinstance(event, IntervalUpdate):
-            section = self._section_of(event.interval.groupid)
-            return [Second(self.t_s(), section, _sample(event.row, section), point=self._point,
-                           completed_ios=_ios(event.interval))]
+        if isinstance(event, SampleSettled):
+            update = event.update
+            section = self._section_of(update.interval.groupid)
+            return [Second(self.t_s(), section, _sample(update.row, section), point=self._point,
+                           completed_ios=_ios(update.interval))]
         if isinstance(event, HostIntervalUpdate):
             section = self._section_of(event.groupid)
             return [Second(self.t_s(), section, _sample(event.row, section), host=event.host, point=self._point,
