@@ -37,9 +37,8 @@ from iotui.core.remote.record import HostState, build_record
 from iotui.core.remote.silence import SilenceWatch
 from iotui.core.runs.pauses import PauseLog
 from iotui.core.records.record import RunRecord
-from iotui.core.records.history_index import save_indexed
-from iotui.core.records.schema import RecordError
-from iotui.core.runs.events import EventLog, RunFinished
+from iotui.core.runs.events import EventLog
+from iotui.core.runs.saving import save_and_announce
 from iotui.core.terminal_text import terminal_safe
 
 READY_TIMEOUT_S = 60.0  # 128 loopback hosts with probes on, two cores: the first ready took over 30 s
@@ -429,13 +428,10 @@ class MultiHostSession(EventLog):
             pauses=self.pause_log.pauses,
         )
         self.plan.probes.add_to(record.hosts)  # each host's responsiveness
-        saved_path: Path | None = None
-        save_error: str | None = None
-        if self.runs_dir is not None:
-            reports = {host: s.last_document for host, s in self.states.items() if s.last_document}
-            try:
-                saved_path = save_indexed(record, self.runs_dir, fio_report={"hosts": reports})
-            except RecordError as error:
-                save_error = str(error)
-        self._emit(RunFinished(record, saved_path, save_error or self._failure))
+        reports = {host: s.last_document for host, s in self.states.items() if s.last_document}
+        # No run lock is held for the hosts: nothing to mark for an overlap on this machine.
+        save_and_announce(
+            record, runs_dir=self.runs_dir, emit=self._emit, failure=self._failure,
+            fio_report={"hosts": reports},
+        )
         return record

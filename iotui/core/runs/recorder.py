@@ -27,11 +27,10 @@ from iotui.core.host.protocols import IoProbe, Monitor, Sampler, WakeupProbe
 from iotui.core.host.signals import missing_signals, missing_signals_sentence
 from iotui.core.host.verdict import WARNING_CODE as RESPONSIVENESS_WARNING, pressure_warning
 from iotui.core.host.watch import HostReading, HostWatch
-from iotui.core.runs.events import EventCallback, EventLog, HostUpdate, RunFinished
-from iotui.core.runs.lock import RunLock, acquire_run_lock, mark_overlap
+from iotui.core.runs.events import EventCallback, EventLog, HostUpdate
+from iotui.core.runs.lock import RunLock, acquire_run_lock
+from iotui.core.runs.saving import save_and_announce
 from iotui.core.records.record import RunRecord
-from iotui.core.records.history_index import save_indexed
-from iotui.core.records.schema import RecordError
 
 if TYPE_CHECKING:
     from iotui.core.host.counters import HostSample
@@ -203,14 +202,8 @@ class RunRecorder(EventLog):
     def _save_and_announce(
         self, record: RunRecord, runs_dir: Path | None, failure: str | None, fio_report: dict | None = None
     ) -> Path | None:
-        """Save the record (unless runs_dir is None) and emit RunFinished; a save error is its error."""
-        mark_overlap(record, self.run_lock)
-        saved_path: Path | None = None
-        save_error: str | None = None
-        if runs_dir is not None:
-            try:
-                saved_path = save_indexed(record, runs_dir, fio_report=fio_report)
-            except RecordError as error:
-                save_error = str(error)
-        self._emit(RunFinished(record, saved_path, save_error or failure))
-        return saved_path
+        """Save the record (unless runs_dir is None) and emit RunFinished, as every run does
+        (:func:`~iotui.core.runs.saving.save_and_announce`); a save error is its error."""
+        return save_and_announce(
+            record, runs_dir=runs_dir, emit=self._emit, failure=failure, fio_report=fio_report, run_lock=self.run_lock
+        )
