@@ -24,6 +24,7 @@ from iotui.core.host import protocols
 from iotui.core.host.counters import HostSampler
 from iotui.core.host.io_probe import IoProbe
 from iotui.core.host.levels import ResponsivenessMonitor
+from iotui.core.host.targets import TargetInfo
 from iotui.core.host.wakeup_probe import WakeupProbe
 from iotui.core.runs.events import EventCallback, LogLine
 from iotui.core.runs.plan import PlanError, RunPlan, make_plan
@@ -36,7 +37,6 @@ from iotui.core.runs.session import RunSession
 from iotui.core.sysbench.session import SysbenchSession, find_sysbench
 
 if TYPE_CHECKING:
-    from iotui.core.host.targets import TargetInfo
     from iotui.core.presets.model import Preset
     from iotui.core.runs.protocols import Session
 
@@ -46,12 +46,10 @@ class StartRequest:
     """A run asked for by a user: the preset (overrides applied) and where and how to run it."""
 
     preset: Preset
-    target: str | None = None
-    """The directory (or read-only raw device) to test; None: the current directory. With hosts: the
-    directory on each host."""
-    target_info: TargetInfo | None = None
-    """``target``'s inspection where the caller holds it (the app's chosen target, inspected once when
-    chosen); the plan then reads only the free space again. Ignored when it is of another path."""
+    target: TargetInfo | str | None = None
+    """The directory (or read-only raw device) to test, in one form: as chosen (the app's TargetInfo,
+    inspected once when chosen; the plan reads only its free space again) or the user's text (the
+    plan inspects it once); None: the current directory. With hosts: the directory on each host."""
     runs_dir: Path | None = None
     """Where the record is saved; None: not saved."""
     fio: str | None = None
@@ -112,10 +110,14 @@ def plan_run(request: StartRequest, fio_binary: str) -> RunPlan:
     try:
         return make_plan(
             request.preset, request.target, fio_binary=fio_binary, allow_cache=request.allow_cache,
-            target_info=request.target_info,
         )
     except PlanError as error:
         raise StartError(str(error), code="refused", cause=error, key=error.code) from None
+
+
+def host_target(target: TargetInfo | str | None) -> str | None:
+    """The directory on each host: a path there, never resolved on this machine."""
+    return str(target.path) if isinstance(target, TargetInfo) else target
 
 
 def check_runs_dir_for(request: StartRequest) -> None:
@@ -183,7 +185,7 @@ async def start_hosts_run(request: StartRequest, on_event: EventCallback) -> Mul
     check_runs_dir_for(request)
     try:
         plan = await make_remote_plan(
-            request.preset, list(request.hosts), ssh_command(request.ssh), request.target,
+            request.preset, list(request.hosts), ssh_command(request.ssh), host_target(request.target),
             allow_cache=request.allow_cache, min_hosts=request.min_hosts, ask_left_out=request.ask_left_out,
         )
     except RemoteError as error:

@@ -150,7 +150,6 @@ class Services:
         from iotui.core.runs.plan import PlanError, make_plan
         from iotui.core.presets.model import PresetError
 
-        target_path = str(target.path)
         fio_binary, fio_problem = self.fio_binary()
         try:
             duration_s, disk_bytes = estimate(preset)
@@ -158,13 +157,13 @@ class Services:
             duration_s, disk_bytes = None, None
         try:
             plan = make_plan(
-                preset, target_path, fio_binary=fio_binary, run_id=PREVIEW_RUN_ID,
-                private_dir_name=PREVIEW_PRIVATE_DIR, target_info=target, preview=True,
+                preset, target, fio_binary=fio_binary, run_id=PREVIEW_RUN_ID,
+                private_dir_name=PREVIEW_PRIVATE_DIR, preview=True,
             )
         except PlanError as error:
             try:
                 argv = command.build_fio_argv(
-                    preset, test_file=Path(target_path) / PREVIEW_PRIVATE_DIR / "testfile", fio_binary=fio_binary
+                    preset, test_file=target.path / PREVIEW_PRIVATE_DIR / "testfile", fio_binary=fio_binary
                 )
                 text = command.format_command(argv)
             except (PolicyError, PresetError, ValueError):  # what the plan refused may not make an argv either
@@ -187,8 +186,9 @@ class Services:
         from iotui.core.start import StartRequest
 
         return StartRequest(
-            preset=request.preset, target=request.target_path, runs_dir=self.runs_dir,
-            target_info=None if request.hosts else request.target,  # with hosts: a path on each host
+            # The target as chosen on Home, in its one form; with hosts: a path on each host.
+            preset=request.preset, target=request.target_path if request.hosts else request.target,
+            runs_dir=self.runs_dir,
             fio=self.fio, baseline_s=self.baseline_s, lock_by=self.lock_by, hosts=request.hosts,
             host_probes=request.host_probes, ask_left_out=self.ask_left_out,
         )
@@ -408,7 +408,7 @@ class Services:
 
         preparation = SweepPreparation(setup.plan, setup.estimate)
         request = StartRequest(
-            preset=setup.plan.preset, target=setup.target_path, target_info=setup.target_info,
+            preset=setup.plan.preset, target=setup.target_info if setup.target_info is not None else setup.target_path,
             runs_dir=self.runs_dir, fio=self.fio, baseline_s=self.baseline_s, lock_by=self.lock_by,
         )
         return SweepRunner(

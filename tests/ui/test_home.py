@@ -148,7 +148,7 @@ async def test_r_on_a_system_directory_asks_first(tmp_path) -> None:
         await pilot.pause()
         await pilot.press("y")
         await settle(pilot)
-        assert [request.target for request in services.requests] == ["/usr"]
+        assert [request.target.path for request in services.requests] == ["/usr"]  # as chosen
 
 
 def test_system_directories_are_the_systems_own_not_those_below() -> None:
@@ -243,7 +243,7 @@ async def test_the_chosen_target_travels_from_home_to_the_plan_without_a_second_
         await settle(pilot)
         assert [failed.sentence for failed in log.of(RunFailed)] == ["planned, not run"]
     request, session = planned[0]
-    assert request.target_info is chosen
+    assert request.target is chosen
     assert session.plan.target["path"] == str(tmp_path.resolve())
     assert "--runtime=5" in " ".join(session.plan.argv) and "--size=16M" in " ".join(session.plan.argv)
     assert inspected == [tmp_path]  # chosen once; no edit and no start inspected it again

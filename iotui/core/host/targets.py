@@ -139,16 +139,18 @@ def files_problem(needs_files: int | None, how: str, free_inodes: int | None, wh
     return None
 
 
-def carried_inspection(info: TargetInfo, path: Path) -> TargetInfo | None:
-    """``info`` (inspected earlier) for ``path`` with its free space and inodes read now, or None when
-    it is of another path. The mount and disk facts hold while the target stays chosen; the space
-    a run is checked against must be this moment's."""
-    resolved = Path(path).expanduser().resolve()
-    if Path(info.path) != resolved or not resolved.exists():  # gone since: inspect_target says so
-        return None
-    if info.is_block_device:
-        return info
-    return replace(info, free_bytes=_free_bytes(resolved), free_inodes=free_inodes(resolved))
+def chosen_target(target: TargetInfo | str | os.PathLike[str] | None) -> TargetInfo:
+    """A run's target as its one value: the user's text (None: the current directory) inspected, the
+    only time its path is resolved; or a target already chosen (Home's), its free space and inodes
+    read now. The mount and disk facts hold while the target stays chosen; the space a run is checked
+    against must be this moment's. TargetError when it does not exist (any more)."""
+    if not isinstance(target, TargetInfo):
+        return inspect_target(Path(target if target is not None else os.getcwd()))
+    if not target.path.exists():  # gone since it was chosen
+        raise TargetError(f"The target {target.path} does not exist.", code="target-missing")
+    if target.is_block_device:
+        return target
+    return replace(target, free_bytes=_free_bytes(target.path), free_inodes=free_inodes(target.path))
 
 
 def inspect_target(

@@ -19,7 +19,7 @@ from iotui.core.fio import policy as safety
 from iotui.core.fio.file_lists import SPECIAL_FILES, file_list_parts
 from iotui.core.fio.units import parse_size_bytes
 from iotui.core.presets.estimate import estimate
-from iotui.core.presets.model import NAME_PATTERN, JobSection, Preset, PresetPolicyError, merge_options, section_options
+from iotui.core.presets.model import NAME_PATTERN, JobSection, Preset, PresetPolicyError, section_options
 
 # What iotui needs from fio's output: cumulative json+ every second, no ETA line.
 OUTPUT_ARGS = ("--output-format=json+", "--status-interval=1", "--eta=never")
@@ -168,6 +168,10 @@ def checked_preset(preset: Preset) -> Preset:
     except safety.PolicyError as error:
         raise PresetPolicyError.of(error) from None
     checked = replace(preset, options=options, jobs=jobs)
+    if checked == preset:
+        # Already in the judged spelling (a plan's preset, checked again by build_fio_argv): the same
+        # value, with what it has built (its merged sections) kept.
+        checked = preset
     check_job_names(checked)
     return checked
 
@@ -178,8 +182,8 @@ def check_job_names(preset: Preset) -> None:
     origin = str(preset.source) if preset.source else f"preset {preset.name}"
     if not preset.jobs:
         _check_job_name(preset.name, preset.options, origin)
-    for section in preset.jobs:
-        _check_job_name(section.name, merge_options(preset.options, section.options), f"{origin} [{section.name}]")
+    for section, options in zip(preset.jobs, preset.merged_sections):
+        _check_job_name(section.name, options, f"{origin} [{section.name}]")
 
 
 def build_fio_argv(
@@ -222,13 +226,12 @@ def build_fio_argv(
         argv.append(f"--name={preset.name}")
         if test_file is not None:
             argv += _option_args(section_placement(preset.options, test_file.parent, test_file))
-    for index, section in enumerate(sections):
+    for index, (section, effective) in enumerate(zip(sections, preset.merged_sections)):
         argv.append(f"--name={section.name}")
         if index > 0 and preset.serial:
             argv.append("--stonewall")
         own = {key: value for key, value in section.options.items() if key not in PLACEMENT and key != "name"}
         if test_file is not None:
-            effective = merge_options(preset.options, section.options)
             own = {**section_placement(effective, test_file.parent, test_file), **own}
         argv += _option_args(own)
     return argv

@@ -84,6 +84,15 @@ class Preset:
     sweep: dict | None = field(default=None)
     serial: bool = True
 
+    @functools.cached_property
+    def merged_sections(self) -> tuple[Mapping[str, str], ...]:
+        """Each job section's effective options (globals, then the section's own), merged once per
+        Preset: its dicts are read-only, and a change makes a new Preset. Read them through
+        :func:`section_options`, which hands out copies."""
+        if not self.jobs:
+            return (dict(self.options),)
+        return tuple(merge_options(self.options, section.options) for section in self.jobs)
+
 
 
 def read_user_file(path: Path, what: str, expected: str, *, allow_pipe: bool = False) -> str:
@@ -160,10 +169,9 @@ def lookup_option(options: Mapping[str, str], key: str) -> str | None:
 
 
 def section_options(preset: Preset) -> list[dict[str, str]]:
-    """Each job section's effective options (globals, then the section's own)."""
-    if not preset.jobs:
-        return [dict(preset.options)]
-    return [merge_options(preset.options, section.options) for section in preset.jobs]
+    """Each job section's effective options (globals, then the section's own), the caller's own copies
+    of :attr:`Preset.merged_sections` (merged once per Preset)."""
+    return [dict(options) for options in preset.merged_sections]
 
 
 def section_option(preset: Preset, section: JobSection, key: str) -> str | None:

@@ -32,6 +32,7 @@ class RunPlan:
     argv: list[str]
     options: dict[str, str]
     target_path: Path
+    """The target's resolved path (its TargetInfo's, resolved once from the user's text)."""
     test_file: Path | None
     target: dict[str, Any]
     warnings: list[tuple[str, str]] = field(default_factory=list)
@@ -95,20 +96,20 @@ def _numjobs(preset: Preset) -> int | None:
 
 def make_plan(
     preset: Preset,
-    target: str | os.PathLike[str] | None,
+    target: target_checks.TargetInfo | str | os.PathLike[str] | None,
     *,
     fio_binary: str,
     allow_cache: bool = False,
     run_id: str | None = None,
     private_dir_name: str | None = None,
-    target_info: target_checks.TargetInfo | None = None,
     preview: bool = False,
 ) -> RunPlan:
     """Validate the options and the target; decide the test file and fio's argv.
 
-    ``target_info``: the target's inspection where the caller already holds it for this same path
-    (the app's chosen target, previewed on every option edit and then run); only its free space is
-    read again. Otherwise (or when it is of another path) the target is inspected here.
+    ``target``: the target as chosen (a TargetInfo: the app's, previewed on every option edit and then
+    run; only its free space is read again), or the user's text (None: the current directory),
+    inspected here. Either way it is one value from here on, its path resolved once
+    (:func:`~iotui.core.host.targets.chosen_target`).
     ``preview``: a plan only shown (Home's command, on every option edit): the devices the sampler
     counts and the disk's sysfs facts for the record, which only a run needs, are not read.
     """
@@ -119,12 +120,11 @@ def make_plan(
         preset = command.checked_preset(preset)
     except safety.PolicyError as error:
         raise PlanError(str(error)) from None
-    target_path = Path(target if target is not None else os.getcwd()).expanduser()
     try:
-        carried = target_checks.carried_inspection(target_info, target_path) if target_info is not None else None
-        info = carried if carried is not None else target_checks.inspect_target(target_path)
+        info = target_checks.chosen_target(target)
     except target_checks.TargetError as error:
         raise PlanError(str(error), code=error.code) from None
+    target_path = info.path  # resolved once, by chosen_target
     direct = uses_direct_io(preset)
     read_only = not safety.is_write_workload(section_options(preset))
     needs_bytes, unknown = disk_estimate(preset)
@@ -159,9 +159,9 @@ def make_plan(
                 preset, block_device=target_path, fio_binary=fio_binary, readonly=True
             )
         else:
-            test_file = new_test_file_path(target_path.resolve(), run_id)
+            test_file = new_test_file_path(target_path, run_id)
             if private_dir_name:  # a preview shows a placeholder name
-                test_file = target_path.resolve() / private_dir_name / test_file.name
+                test_file = target_path / private_dir_name / test_file.name
             private_dir = test_file.parent
             argv = command.build_fio_argv(preset, test_file=test_file, fio_binary=fio_binary)
             test_files = command.created_file_paths(preset, test_file)
@@ -171,7 +171,7 @@ def make_plan(
     devices = [] if preview else _devices_for(target_path, is_block_device)
     duration_s, _ = estimate(preset)
     target_table: dict[str, str | int | bool | None] = {
-        "path": str(target_path.resolve()),
+        "path": str(target_path),
         "filesystem": info.filesystem or "unknown",
         "device": info.device or "unknown",
         "mount_options": info.mount_options or "",
@@ -179,7 +179,7 @@ def make_plan(
         "rotational": info.rotational,
         "block_device": is_block_device,
     }
-    for key, value in ({} if preview else target_device_facts(target_path.resolve())).items():
+    for key, value in ({} if preview else target_device_facts(target_path)).items():
         if target_table.get(key) is None:
             target_table[key] = value
     return RunPlan(
@@ -202,10 +202,11 @@ def make_plan(
 
 
 def _devices_for(target_path: Path, is_block_device: bool) -> list[str]:
+    """The devices the host sampler counts; ``target_path`` is already resolved."""
     if is_block_device:
         try:
             if stat.S_ISBLK(os.stat(target_path).st_mode):
-                return [Path(os.path.realpath(target_path)).name]
+                return [target_path.name]
         except OSError:
             return []
     return backing_devices(target_path)  # never raises: unknown devices are []

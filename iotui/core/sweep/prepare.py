@@ -17,6 +17,7 @@ from iotui.core.presets.model import PresetError
 from iotui.core.runs.events import EventCallback
 from iotui.core.start import StartError, StartRequest, start_run, start_sysbench_run
 from iotui.core.sweep.plan import (
+    TARGET_KEY,
     SweepEstimate,
     SweepPlan,
     SweepPlanError,
@@ -98,9 +99,11 @@ def point_starter(
             point_preset = preset_for_point(plan.preset, point.params)
         except (SweepPlanError, PresetError, PolicyError) as error:  # a refused point
             raise SweepPointError(str(error)) from None
-        # The sweep's own target unless the point names one; a carried inspection of another
-        # path is not used (make_plan inspects that one).
-        point_request = replace(request, preset=point_preset, target=target_for_point(plan, point.params) or request.target)
+        # The sweep's own target (the request's, in its one form: as chosen on Home, not inspected
+        # again) unless the point names one: that one is the user's text, inspected by its plan.
+        own_target = TARGET_KEY not in point.params and request.target is not None
+        point_target = request.target if own_target else target_for_point(plan, point.params)
+        point_request = replace(request, preset=point_preset, target=point_target)
         try:
             if tool_for_point(point.params) == "sysbench":
                 return start_sysbench_run(point_request, emit)

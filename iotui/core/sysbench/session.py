@@ -172,7 +172,7 @@ class SysbenchSession(RunRecorder):
     def _make_work_dir(self) -> None:
         if self.plan.test_file is None:
             raise SysbenchError("sysbench needs a directory to create its files in, not a raw device; choose a target directory.")
-        work_dir = self.plan.target_path.resolve() / f"{WORK_DIR_PREFIX}{self.run_id[:12]}"
+        work_dir = self.plan.target_path / f"{WORK_DIR_PREFIX}{self.run_id[:12]}"  # resolved by the plan
         try:
             work_dir.mkdir(mode=0o700)
         except FileExistsError:
