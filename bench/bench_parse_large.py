@@ -14,7 +14,7 @@ is there.
 
     python bench/bench_parse_large.py [--jobs 1024] [--repeats 15]
 
-Target: under 100 ms per document for 1,024 jobs.
+Target: at most 50 ms per document for 1,024 jobs (it was under 100 ms).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -69,20 +70,23 @@ def as_fio_prints(document: dict) -> bytes:
     return (json.dumps(document, indent=2, separators=(",", " : ")) + "\n").encode()
 
 
-def time_per_document(stream: bytes, documents_in_stream: int) -> float:
-    """Seconds of splitter + derivation per document, the stream fed in 64 KiB chunks."""
+def time_per_document(stream: bytes, documents_in_stream: int) -> tuple[float, float]:
+    """Seconds of splitter + derivation per document, the stream fed in 64 KiB chunks: wall clock,
+    and this process's CPU time (what a shared machine's other load inflates least)."""
     splitter = StatusSplitter()
     deriver = IntervalDeriver()
     seen = 0
     started = time.perf_counter()
+    started_cpu = time.process_time()
     for offset in range(0, len(stream), 65536):
         for item in splitter.feed(stream[offset : offset + 65536]):
             if isinstance(item, FioDocument):
                 deriver.feed(item.doc)
                 seen += 1
     elapsed = time.perf_counter() - started
+    elapsed_cpu = time.process_time() - started_cpu
     assert seen == documents_in_stream, (seen, documents_in_stream)
-    return elapsed / seen
+    return elapsed / seen, elapsed_cpu / seen
 
 
 def main() -> int:
@@ -105,18 +109,25 @@ def main() -> int:
     else:
         parsers["orjson " + installed.__version__] = installed
     timings: dict[str, list[float]] = {name: [] for name in parsers}
+    cpu_timings: dict[str, list[float]] = {name: [] for name in parsers}
+    load_before = os.getloadavg()[0]
     try:
         for _ in range(args.repeats):
             for name, module in parsers.items():  # alternately, so a busy moment hits both
                 status.orjson = module  # type: ignore[assignment]
-                timings[name].append(time_per_document(stream, 2))
+                wall_s, cpu_s = time_per_document(stream, 2)
+                timings[name].append(wall_s)
+                cpu_timings[name].append(cpu_s)
     finally:
         status.orjson = installed
     for name, values in timings.items():
+        cpu = cpu_timings[name]
         print(f"  {name:26} median {statistics.median(values) * 1000:6.1f} ms per document "
-              f"(best {min(values) * 1000:.1f}, worst {max(values) * 1000:.1f}; {args.repeats} repeats)")
+              f"(best {min(values) * 1000:.1f}, worst {max(values) * 1000:.1f}; {args.repeats} repeats); "
+              f"CPU median {statistics.median(cpu) * 1000:.1f} ms (best {min(cpu) * 1000:.1f})")
+    print(f"load average (1 min) {load_before:.2f} before, {os.getloadavg()[0]:.2f} after, on {os.cpu_count()} CPUs")
     used = "orjson (standard library for what it refuses)" if status.orjson is not None else "the standard library"
-    print(f"iotui parses with {used}; target: under 100 ms per document")
+    print(f"iotui parses with {used}; target: at most 50 ms per document")
     return 0
 
 
