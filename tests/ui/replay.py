@@ -310,7 +310,8 @@ class ReplayServices(Services):
         self.requests.append(request)
         if self.make_session_error:
             raise StartError(self.make_session_error, code="refused")
-        target_path = request.target or ""
+        # The target as chosen on Home (its one form), or a sweep point's own text.
+        target_path = request.target if isinstance(request.target, str) else str(getattr(request.target, "path", ""))
         numjobs = self.plan_numjobs or int(request.preset.options.get("numjobs", "1"))
         plan = RunPlan(
             preset_name=request.preset.name,
