@@ -158,6 +158,10 @@ async def _run_once(
             loop.remove_signal_handler(signum)
     saved = finished[-1].saved_path if finished else None
     error = finished[-1].error if finished else None
+    if finished and finished[-1].refused:
+        # fio refused its options before any job started: its sentence alone, no summary of nothing.
+        print(f"iotui: {error}", file=sys.stderr)
+        return record, EXIT_FAILED
     out = sys.stderr if options.quiet else sys.stdout
     print_summary(record, saved, out, options.width)
     if error:
