@@ -184,7 +184,8 @@ async def _run(options: RunCommandOptions) -> int:
             raise CommandError("--repeat runs on this machine only; drop --repeat or the hosts.")
         runs_dir = None if options.run.no_save else resolve_runs_dir(options.run.runs_dir)
         with _live_out(options) as stream:
-            return await run_remote(options.run, preset, runs_dir, json_output=options.json_output, stream=stream)
+            return await run_remote(options.run, preset, runs_dir, json_output=options.json_output, stream=stream,
+                                    width=options.width)
     if options.repeat < 1:
         raise CommandError(f"--repeat should be a whole number of at least 1, found {options.repeat}.")
     if options.repeat == 1:
