@@ -89,7 +89,7 @@ def _show(options: ShowOptions) -> int:
         else:
             # A multi-host run: the aggregate, then each host.
             if record.hosts and record.status != "imported":
-                print_remote_summary(record, record.path)
+                print_remote_summary(record, record.path, width=options.width)
             else:
                 print_summary(record, record.path, width=options.width)
     return 1 if failed else 0

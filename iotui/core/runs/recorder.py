@@ -201,9 +201,11 @@ class RunRecorder(EventLog):
             record.add_warning(RESPONSIVENESS_WARNING, warning)
 
     def _save_and_announce(
-        self, record: RunRecord, runs_dir: Path | None, failure: str | None, fio_report: dict | None = None
+        self, record: RunRecord, runs_dir: Path | None, failure: str | None, fio_report: dict | None = None,
+        *, refused: bool = False,
     ) -> Path | None:
-        """Save the record (unless runs_dir is None) and emit RunFinished; a save error is its error."""
+        """Save the record (unless runs_dir is None) and emit RunFinished; a save error is its error.
+        ``refused``: the tool refused its options before anything ran (the caller passes no runs_dir)."""
         mark_overlap(record, self.run_lock)
         saved_path: Path | None = None
         save_error: str | None = None
@@ -212,5 +214,5 @@ class RunRecorder(EventLog):
                 saved_path = save_indexed(record, runs_dir, fio_report=fio_report)
             except RecordError as error:
                 save_error = str(error)
-        self._emit(RunFinished(record, saved_path, save_error or failure))
+        self._emit(RunFinished(record, saved_path, save_error or failure, refused=refused))
         return saved_path
