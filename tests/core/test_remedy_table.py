@@ -68,7 +68,7 @@ def test_without_root_or_on_the_system_disk_the_schedulers_are_skipped_and_the_i
 
 
 def test_none_helped_names_the_level_no_remedy_went_below_even_when_one_was_worse() -> None:
-    from iotui.commands.remedy_words import verdict_sentence
+    from iotui.core.remedy.words import verdict_sentence
 
     rows = [_row("as-is", "sluggish", 0.0), _row("scheduler=bfq", "sluggish", -27.0), _row("prioclass=3", "unresponsive", -12.0)]
     sentence = verdict_sentence(verdict(rows, "loop0"))

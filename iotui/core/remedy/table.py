@@ -182,3 +182,8 @@ def rows_as_dicts(rows: Sequence[RemedyRow]) -> list[dict[str, object]]:
                         for name, felt in row.felt.items()}
         out.append(item)
     return out
+
+
+def is_remedy_sweep(sweep: SweepRecord) -> bool:
+    """Whether a sweep record is an ``iotui remedy`` run (its one axis is ``remedy``)."""
+    return [axis.key for axis in sweep.axes] == [REMEDY_KEY]
