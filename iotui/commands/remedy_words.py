@@ -11,6 +11,15 @@ from iotui.core.table import Column, fit_table
 
 def skipped_sentence(skipped: Skipped) -> str:
     """One sentence: which remedy is not tried and why, and what to do."""
+    if skipped.code == "no-io-controller":
+        return ("The cgroup weight is not tried: no cgroup hierarchy here has the I/O controller (cgroup v2 "
+                "with io in cgroup.subtree_control, or v1 blkio); the other remedies still run.")
+    if skipped.code == "no-weight-file":
+        return ("The cgroup weight is not tried: this kernel's blkio controller has no weight (neither bfq's "
+                "blkio.bfq.weight nor blkio.weight); the other remedies still run.")
+    if skipped.remedy == "cgroup" and skipped.code == "not-root":
+        return ("The cgroup weight is not tried: making a cgroup needs root (run iotui remedy with sudo); "
+                "the other remedies still run.")
     if skipped.code == "no-block-device":
         return ("The I/O schedulers are not tried: the target is on no block device whose scheduler can be chosen "
                 "(a tmpfs, a network filesystem or a device-mapper stack); the other remedies still run.")

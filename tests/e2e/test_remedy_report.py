@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from iotui.core.remedy.cgroups import Hierarchy, usable_hierarchy
 from tests.conftest import requires_fio
 from tests.report_readback import json_at, table_figures
 
@@ -80,7 +81,8 @@ def test_report_of_a_remedy_record_is_its_table_and_verdict(remedy_record: Path,
     header, *rows = parser.rows
     assert header[:5] == ["remedy", "IOPS", "IOPS change", "BW", "BW change"]
     assert {"start-up p99", "start-up ×rest", "read p99", "level"} <= set(header)
-    assert [row[0] for row in rows] == ["as-is", "idle I/O class"]  # a tmp target on / : schedulers skipped
+    cgroup = ["cgroup weight 10"] if os.geteuid() == 0 and isinstance(usable_hierarchy(True), Hierarchy) else []
+    assert [row[0] for row in rows] == ["as-is", "idle I/O class", *cgroup]  # a tmp target on /: no scheduler
     assert [row[header.index("level")] for row in rows] == [row["level"] for row in shown["rows"]]
     # Every figure in the page is the one `iotui show --json` prints, at the place its cell names.
     figures = [(path, value) for _, path, value in table_figures(page)]
@@ -107,3 +109,5 @@ def test_show_of_a_remedy_record_prints_the_table(remedy_record: Path) -> None:
     header = next(line for line in lines if line.startswith("remedy"))
     assert "start-up p99" in header and "level" in header
     assert any(line.startswith("as-is") for line in lines) and any(line.startswith("idle I/O class") for line in lines)
+    if os.geteuid() == 0 and isinstance(usable_hierarchy(True), Hierarchy):
+        assert any(line.startswith("cgroup weight 10") for line in lines)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from iotui.core import format as fmt
 from iotui.core.numbers import number
 from iotui.core.records.files import load_record
-from iotui.core.remedy.table import FELT, device_of_sweep, remedy_rows, rows_as_dicts, verdict
+from iotui.core.remedy.table import FELT, device_of_sweep, remedy_rows, rows_as_dicts, sweep_verdict
 from iotui.core.remedy.words import change_words, remedy_words, verdict_sentence
 from iotui.core.report.html_page import Cell, esc, facts, figure_cell, table, warnings_html
 from iotui.core.report.run_report import record_warnings
@@ -54,7 +54,7 @@ def remedy_table(sweep: SweepRecord) -> tuple[str, str]:
         level = row.level or fmt.NO_VALUE
         cells += [Cell(level), Cell(row.status)]
         lines.append(cells)
-    return table(headers, lines, kind="remedies"), verdict_sentence(verdict(rows, device_of_sweep(sweep)))
+    return table(headers, lines, kind="remedies"), verdict_sentence(sweep_verdict(sweep, rows))
 
 
 def remedy_body(sweep: SweepRecord) -> str:
