@@ -1,6 +1,7 @@
 """`iotui remedy`'s cgroup weight with real fio, as root on this machine's cgroup hierarchy: the
 private cgroup exists during its point with fio inside it at the weight, and is gone after the
-command, after SIGINT in the middle of the point, and after SIGKILL followed by any iotui command."""
+command, after SIGINT, SIGTERM or SIGHUP in the middle of the point, and after SIGKILL followed by
+any iotui command."""
 
 from __future__ import annotations
 
@@ -97,7 +98,8 @@ def test_fio_runs_inside_a_weighted_private_cgroup_that_is_gone_after(tmp_path: 
     assert cgroup_row["felt"]["start-up"]["p99_ms"] > 0
 
 
-def test_sigint_during_the_cgroup_point_removes_the_cgroup(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_signal_during_the_cgroup_point_removes_the_cgroup(tmp_path: Path, signal_name: str) -> None:
     process = subprocess.Popen(_remedy(tmp_path, 6), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, env=dict(os.environ))
     try:
@@ -108,13 +110,13 @@ def test_sigint_during_the_cgroup_point_removes_the_cgroup(tmp_path: Path) -> No
         else:
             pytest.fail("the cgroup point never started")
         _until_fio_in_the_cgroup(process)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(getattr(signal, signal_name))
         process.communicate(timeout=120)
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
-    assert process.returncode == 130
+    assert process.returncode == 130  # stopped, the partial records kept
     assert not _cgroup_of(process).exists()
 
 
