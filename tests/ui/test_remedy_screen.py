@@ -167,3 +167,30 @@ async def test_no_remedy_key_or_entry_where_the_level_did_not_rise(tmp_path: Pat
         await pilot.pause()
         await pilot.pause()
         assert "Try remedies for this run" not in screen_text(app)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the cgroup weight needs root")
+async def test_a_signal_to_the_app_during_the_cgroup_point_removes_the_cgroup_and_leaves(tmp_path: Path) -> None:
+    import signal
+
+    from iotui.core.remedy.cgroups import Hierarchy, usable_hierarchy
+
+    hierarchy = usable_hierarchy(True)
+    if not isinstance(hierarchy, Hierarchy):
+        pytest.skip("no cgroup hierarchy here offers an I/O weight")
+    path, runs = _real_run(tmp_path, "sluggish")
+    app = _app(runs)
+    app.services.remedy_runtime_s = 4.0
+    cgroup = hierarchy.root / f"iotui-remedy-{os.getpid()}"  # the app runs in this process
+    async with app.run_test(size=(80, 30)) as pilot:
+        await pilot.pause()
+        app.push_screen(ResultsScreen(load_record(path), path, app.services))
+        await wait_for(lambda: isinstance(app.screen, ResultsScreen), pilot=pilot, what="Results")
+        await pilot.press("r")
+        await _answer_if_asked(app, pilot, "n")
+        await wait_for(lambda: (cgroup / "cgroup.procs").exists() and (cgroup / "cgroup.procs").read_text().split(),
+                       pilot=pilot, timeout_s=120, what="fio inside iotui's cgroup")
+        app.on_exit_signal(signal.SIGTERM)
+        assert not cgroup.exists()  # at once, first of all: not when the point ends
+        await wait_for(lambda: not app.is_running, pilot=pilot, timeout_s=60, what="the app to leave")
+    assert not cgroup.exists()
