@@ -27,9 +27,10 @@ from iotui.cli_common import (
     resolve_runs_dir,
     runtime_arg,
 )
-from iotui.cli_options import RunOptions, flag
+from iotui.cli_options import RunOptions, add_wide_option, flag, output_width
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
 from iotui.commands.remedy_words import print_table, skipped_sentence
+from iotui.core.table import wrap
 from iotui.commands.run_remote import hosts_start_refusal, run_request
 from iotui.core.records.files import load_record
 from iotui.core.remedy.plan import REMEDY_KEY, plan_remedies
@@ -59,14 +60,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--allow-system-disk", action="store_true",
                         help="also change the scheduler of a disk that holds / or $HOME (often the disk that needs it)")
     parser.add_argument("--json", action="store_true", help="print the table and the verdict as JSON")
+    add_wide_option(parser)
     parser.set_defaults(handler=handle)
 
 
-def _print(*parts: object, json_output: bool) -> None:
-    print(*parts, file=sys.stderr if json_output else sys.stdout, flush=True)
+def _print(text: str, *, json_output: bool, width: int | None = None) -> None:
+    """A line of progress (on stderr when stdout carries JSON), wrapped between words to ``width``."""
+    for line in wrap(text, width):
+        print(line, file=sys.stderr if json_output else sys.stdout, flush=True)
 
 
-async def _run(options: RunOptions, allow_system_disk: bool, json_output: bool) -> int:
+async def _run(options: RunOptions, allow_system_disk: bool, json_output: bool, width: int | None = None) -> int:
     if options.hosts.wanted:
         raise CommandError("iotui remedy runs on this machine only; drop --hosts.")
     if options.no_save:
@@ -81,16 +85,16 @@ async def _run(options: RunOptions, allow_system_disk: bool, json_output: bool) 
                               allow_system_disk=allow_system_disk)
     plan = plan_remedies(target, allow_system_disk=allow_system_disk)
     for skipped in plan.skipped:
-        _print(skipped_sentence(skipped), json_output=json_output)
+        _print(skipped_sentence(skipped), json_output=json_output, width=width)
     _print(f"Trying {len(plan.values)} ways on {target}: {', '.join(plan.values)} "
-           f"({options.runtime} s of fio each, plus the baseline).", json_output=json_output)
+           f"({options.runtime} s of fio each, plus the baseline).", json_output=json_output, width=width)
 
     def progress(event: object) -> None:
         if isinstance(event, PointStarted):
             _print(f"[{event.number}/{event.total}] {event.point.params[REMEDY_KEY]}: running", json_output=json_output)
         elif isinstance(event, PointFinished):
             _print(f"[{event.number}/{event.total}] {event.point.params[REMEDY_KEY]}: {event.point.status}"
-                   + (f" ({event.point.error})" if event.point.error else ""), json_output=json_output)
+                   + (f" ({event.point.error})" if event.point.error else ""), json_output=json_output, width=width)
 
     remedy = RemedyRun(workload, run_request(options, preset, runs_dir=runs_dir), on_event=progress,
                        word=hosts_start_refusal, force=options.force, plan=plan)
@@ -116,14 +120,15 @@ async def _run(options: RunOptions, allow_system_disk: bool, json_output: bool) 
     finally:
         for signum in signals:
             loop.remove_signal_handler(signum)
-    show_remedy(sweep, json_output)
+    show_remedy(sweep, json_output, width)
     if interrupted or sweep.status == "stopped":
         return EXIT_INTERRUPTED
     return EXIT_OK if all(point.status == "completed" for point in sweep.points) else EXIT_FAILED
 
 
-def show_remedy(sweep: SweepRecord, json_output: bool) -> None:
-    """The table and the verdict (``iotui remedy`` at its end, and ``iotui show`` of its record)."""
+def show_remedy(sweep: SweepRecord, json_output: bool, width: int | None = None) -> None:
+    """The table and the verdict (``iotui remedy`` at its end, and ``iotui show`` of its record), the table
+    fitted to ``width`` (None: every column in full)."""
     rows = remedy_rows(sweep, load_record)
     found = sweep_verdict(sweep, rows)
     if json_output:
@@ -131,7 +136,7 @@ def show_remedy(sweep: SweepRecord, json_output: bool) -> None:
                "rows": rows_as_dicts(rows), "verdict": {k: v for k, v in vars(found).items() if v is not None}}
         print(json.dumps(doc, indent=2))
         return
-    print_table(rows, found, sweep)
+    print_table(rows, found, sweep, width)
 
 
 @dataclass(frozen=True)
@@ -141,17 +146,20 @@ class RemedyOptions:
     run: RunOptions
     allow_system_disk: bool = False
     json_output: bool = False
+    width: int | None = None
+    """The table's width: the terminal's, ``$COLUMNS``, or None (every column) with ``--wide`` or a pipe."""
 
     @classmethod
     def from_namespace(cls, namespace: argparse.Namespace) -> RemedyOptions:
         values = vars(namespace)
-        return cls(RunOptions.from_namespace(namespace), flag(values, "allow_system_disk"), flag(values, "json"))
+        return cls(RunOptions.from_namespace(namespace), flag(values, "allow_system_disk"), flag(values, "json"),
+                   output_width(values))
 
 
 def handle(args: argparse.Namespace) -> int:
     options = RemedyOptions.from_namespace(args)
     try:
-        return asyncio.run(_run(options.run, options.allow_system_disk, options.json_output))
+        return asyncio.run(_run(options.run, options.allow_system_disk, options.json_output, options.width))
     except CommandError as error:
         print(f"iotui: {error}", file=sys.stderr)
         return EXIT_FAILED

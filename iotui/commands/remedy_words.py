@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from iotui.core.remedy.plan import Skipped
 from iotui.core.remedy.table import RemedyRow, Verdict
-from iotui.core.remedy.words import table_cells, table_headers, verdict_sentence
+from iotui.core.remedy.words import NARROW_STEPS, table_cells, table_headers, verdict_sentence
 from iotui.core.sweep.record import SweepRecord
-from iotui.core.table import Column, fit_table
+from iotui.core.table import Column, fit_table, wrap
 
 
 def skipped_sentence(skipped: Skipped) -> str:
@@ -35,9 +35,12 @@ def print_table(rows: list[RemedyRow], found: Verdict, sweep: SweepRecord, width
     columns = [Column(headers[0]), *(Column(header, "right") for header in headers[1:-1]), Column(headers[-1])]
     table_rows = table_cells(rows)
     print()
-    for line in fit_table(columns, table_rows, width):
+    for line in fit_table(columns, table_rows, width, NARROW_STEPS):
         print(line)
     print()
-    print(verdict_sentence(found))
+    for line in wrap(verdict_sentence(found), width):
+        print(line)
     if sweep.path is not None:
-        print(f"Saved: {sweep.path}")
+        # As the run summary does: a path too long for the line goes on a line of its own, never cut.
+        saved = f"Saved: {sweep.path}"
+        print(saved if width is None or len(saved) <= width else f"Saved:\n{sweep.path}")

@@ -111,3 +111,18 @@ def test_show_of_a_remedy_record_prints_the_table(remedy_record: Path) -> None:
     assert any(line.startswith("as-is") for line in lines) and any(line.startswith("idle I/O class") for line in lines)
     if os.geteuid() == 0 and isinstance(usable_hierarchy(True), Hierarchy):
         assert any(line.startswith("cgroup weight 10") for line in lines)
+
+
+def test_show_of_a_remedy_record_fits_80_columns_and_wide_keeps_every_column(remedy_record: Path) -> None:
+    narrow = _iotui("show", str(remedy_record), env={**os.environ, "COLUMNS": "80"}).stdout.splitlines()
+    # The one line allowed past 80: the saved record's path on a line of its own (a path is never cut).
+    assert narrow and all(len(line) <= 80 or Path(line) == remedy_record for line in narrow), narrow
+    header = next(line for line in narrow if line.startswith("remedy"))
+    # Bandwidth, then the wake-up and save figures give way; the start-up and read figures and the level stay.
+    assert header.split()[:2] == ["remedy", "IOPS"] and "start-up p99" in header and header.endswith("level")
+    assert "BW" not in header.split()
+    verdict = [line for line in narrow if line.startswith(("The desktop", "None of", "No verdict", "Use", "Try"))]
+    assert verdict, narrow
+    wide = _iotui("show", str(remedy_record), "--wide", env={**os.environ, "COLUMNS": "80"}).stdout.splitlines()
+    wide_header = next(line for line in wide if line.startswith("remedy"))
+    assert "BW" in wide_header.split() and "wake-up p99" in wide_header and len(wide_header) > 80
