@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-from iotui.core import format as fmt
-from iotui.core.remedy.plan import IDLE_CLASS, Skipped, scheduler_of
-from iotui.core.remedy.table import FELT, Felt, RemedyRow, Verdict
+from iotui.core.remedy.plan import Skipped
+from iotui.core.remedy.table import RemedyRow, Verdict
+from iotui.core.remedy.words import NARROW_STEPS, table_cells, table_headers, verdict_sentence
 from iotui.core.sweep.record import SweepRecord
-from iotui.core.table import Column, fit_table
+from iotui.core.table import Column, fit_table, wrap
 
 
 def skipped_sentence(skipped: Skipped) -> str:
     """One sentence: which remedy is not tried and why, and what to do."""
+    if skipped.code == "no-io-controller":
+        return ("The cgroup weight is not tried: no cgroup hierarchy here has the I/O controller (cgroup v2 "
+                "with io in cgroup.subtree_control, or v1 blkio); the other remedies still run.")
+    if skipped.code == "no-weight-file":
+        return ("The cgroup weight is not tried: this kernel's blkio controller has no weight (neither bfq's "
+                "blkio.bfq.weight nor blkio.weight); the other remedies still run.")
+    if skipped.remedy == "cgroup" and skipped.code == "not-root":
+        return ("The cgroup weight is not tried: making a cgroup needs root (run iotui remedy with sudo); "
+                "the other remedies still run.")
     if skipped.code == "no-block-device":
         return ("The I/O schedulers are not tried: the target is on no block device whose scheduler can be chosen "
                 "(a tmpfs, a network filesystem or a device-mapper stack); the other remedies still run.")
@@ -21,62 +30,17 @@ def skipped_sentence(skipped: Skipped) -> str:
             "--allow-system-disk to try them there (each is put back after its point); the other remedies still run.")
 
 
-def remedy_words(remedy: str) -> str:
-    scheduler = scheduler_of(remedy)
-    if scheduler is not None:
-        return f"scheduler {scheduler}"
-    return "idle I/O class" if remedy == IDLE_CLASS else remedy
-
-
-def _change(value: float | None) -> str:
-    return "" if value is None else f" ({value:+.0f}%)"
-
-
-def _felt(felt: Felt | None) -> str:
-    if felt is None:
-        return "-"
-    text = fmt.latency_ns(felt.p99_ms * 1e6)
-    return f"{text} ×{felt.times_rest:.1f}" if felt.times_rest is not None else text
-
-
-def verdict_sentence(found: Verdict) -> str:
-    if found.kind == "no-as-is":
-        return "No verdict: the workload as it is did not complete, so there is nothing to compare the remedies with."
-    if found.kind == "responsive-as-is":
-        return "The desktop stayed responsive as it is (level ok): no remedy is needed for this workload."
-    if found.kind == "none-helped":
-        return (f"None of the remedies helped: none brought the level below {found.as_is_level}, the workload's "
-                "level as it is. Try a lower iodepth or rate_iops, direct I/O for buffered writes, or another disk.")
-    cost = "" if found.iops_change_pct is None else f", at {found.iops_change_pct:+.0f}% of fio's IOPS"
-    text = (f"{remedy_words(found.remedy or '')} keeps the desktop {found.level} "
-            f"(as it is: {found.as_is_level}){cost}.")
-    if found.command:
-        if scheduler_of(found.remedy or "") is not None:
-            text += f" To make it last, a udev rule (e.g. /etc/udev/rules.d/60-iosched.rules): {found.command}"
-        else:
-            text += f" To make it last, start the heavy job as: {found.command} (or fio's prioclass=3)"
-    return text
-
-
 def print_table(rows: list[RemedyRow], found: Verdict, sweep: SweepRecord, width: int | None = None) -> None:
-    columns = [Column("remedy"), Column("IOPS", "right"), Column("BW", "right"),
-               *(Column(f"{name} p99", "right") for _, _, name in FELT), Column("level")]
-    table_rows = []
-    for row in rows:
-        if row.status != "completed" and row.iops is None:
-            table_rows.append([remedy_words(row.remedy), row.status, "", *("" for _ in FELT), ""])
-            continue
-        table_rows.append([
-            remedy_words(row.remedy),
-            fmt.iops(row.iops) + _change(row.iops_change_pct),
-            fmt.bytes_per_s(row.bw_bytes) + _change(row.bw_change_pct),
-            *(_felt(row.felt.get(name)) for _, _, name in FELT),
-            row.level or "-",
-        ])
+    headers = table_headers()
+    columns = [Column(headers[0]), *(Column(header, "right") for header in headers[1:-1]), Column(headers[-1])]
+    table_rows = table_cells(rows)
     print()
-    for line in fit_table(columns, table_rows, width):
+    for line in fit_table(columns, table_rows, width, NARROW_STEPS):
         print(line)
     print()
-    print(verdict_sentence(found))
+    for line in wrap(verdict_sentence(found), width):
+        print(line)
     if sweep.path is not None:
-        print(f"Saved: {sweep.path}")
+        # As the run summary does: a path too long for the line goes on a line of its own, never cut.
+        saved = f"Saved: {sweep.path}"
+        print(saved if width is None or len(saved) <= width else f"Saved:\n{sweep.path}")

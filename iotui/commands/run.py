@@ -158,6 +158,10 @@ async def _run_once(
             loop.remove_signal_handler(signum)
     saved = finished[-1].saved_path if finished else None
     error = finished[-1].error if finished else None
+    if finished and finished[-1].refused:
+        # fio refused its options before any job started: its sentence alone, no summary of nothing.
+        print(f"iotui: {error}", file=sys.stderr)
+        return record, EXIT_FAILED
     out = sys.stderr if options.quiet else sys.stdout
     print_summary(record, saved, out, options.width)
     if error:
@@ -180,7 +184,8 @@ async def _run(options: RunCommandOptions) -> int:
             raise CommandError("--repeat runs on this machine only; drop --repeat or the hosts.")
         runs_dir = None if options.run.no_save else resolve_runs_dir(options.run.runs_dir)
         with _live_out(options) as stream:
-            return await run_remote(options.run, preset, runs_dir, json_output=options.json_output, stream=stream)
+            return await run_remote(options.run, preset, runs_dir, json_output=options.json_output, stream=stream,
+                                    width=options.width)
     if options.repeat < 1:
         raise CommandError(f"--repeat should be a whole number of at least 1, found {options.repeat}.")
     if options.repeat == 1:

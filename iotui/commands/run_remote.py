@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import signal
 import sys
 from dataclasses import replace
@@ -13,6 +14,7 @@ from typing import Mapping, TextIO
 from iotui.cli_common import TARGET_ADVICE, CommandError, start_refusal, start_request
 from iotui.cli_options import HostOptions, RunOptions
 from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from iotui.commands.run_summary import direction_lines
 from iotui.commands.stream_out import STREAM_CLOSED, JsonStreamOut
 from iotui.core import format as fmt
 from iotui.core.remote.host_table import host_rows, host_state, slowest
@@ -23,6 +25,7 @@ from iotui.core.records.direction_figures import cpu_figures, section_figures
 from iotui.core.records.record import RunRecord
 from iotui.core.runs.events import EventCallback, LogLine, RunFinished
 from iotui.core.start import StartError, StartRequest, start_hosts_run
+from iotui.core.table import Column, Step, fit_table, pack, wrap
 
 
 def hosts_from_args(options: HostOptions) -> list[str]:
@@ -134,37 +137,74 @@ class AggregatePrinter:
                 )
 
 
-def print_remote_summary(record: RunRecord, saved: Path | None, out: TextIO | None = None) -> None:
-    out = out or sys.stdout
+HOST_COLUMNS = (
+    Column("host", min_width=12),
+    Column("IOPS", "right"),
+    Column("bandwidth", "right"),
+    Column("p99", "right"),
+    Column("state", min_width=10),
+)
+HOST_STEPS = (Step("cut", 0), Step("cut", 4))
+"""Narrowing order of the hosts table (README "Tables that fit the terminal"): the host names are cut
+(to 12 characters, keeping their start), then the state (to 10); IOPS, bandwidth and p99 always stay."""
+
+
+# A figure and its unit ("35.0 ms", "98.8k IOPS") stay on one line when a sentence is broken.
+_FIGURE_AND_UNIT = re.compile(r"(\d[\d.,]*[kMG]?) (ns|µs|ms|s|%|B/s|KiB/s|MiB/s|GiB/s|IOPS)\b")
+_LABEL_AND_FIGURE = re.compile(r"\b(p\d+(?:\.\d+)?) (\d)")
+_KEEP_TOGETHER = "\u00a0"
+
+
+def _wrap(text: str, width: int | None, indent: str, first_indent: str) -> list[str]:
+    """:func:`wrap`, never parting a figure from its unit."""
+    joined = _FIGURE_AND_UNIT.sub(lambda found: f"{found[1]}{_KEEP_TOGETHER}{found[2]}", text)
+    joined = _LABEL_AND_FIGURE.sub(lambda found: f"{found[1]}{_KEEP_TOGETHER}{found[2]}", joined)
+    return [line.replace(_KEEP_TOGETHER, " ") for line in wrap(joined, width, indent, first_indent)]
+
+
+def remote_summary_lines(record: RunRecord, saved: Path | None, width: int | None = None) -> list[str]:
+    """A multi-host run's summary fitted to ``width`` (None: every column in full): per section the
+    aggregate's table (as ``iotui run`` prints a section) and each host's figures, then the hosts'
+    identities, levels and the warnings, sentences broken between words."""
     hosts = record.hosts
     sections = record.sections
-    print(
-        f"\n{record.preset}: {record.status} in {fmt.duration_s(record.run.get('duration_s'))} on "
+    lines = [""]
+    lines += _wrap(
+        f"{record.preset}: {record.status} in {fmt.duration_s(record.run.get('duration_s'))} on "
         f"{len(hosts)} hosts ({record.target.get('path')}), {record.run.get('tool_version')}",
-        file=out,
+        width, "  ", "",
     )
     for index, section in enumerate(sections):
         # The section's options are what ran on each host (numjobs per host, not times the hosts).
-        print(f"  aggregate of {section.get('hosts', len(hosts))} hosts, each ran {fmt.section_heading(section)}", file=out)
-        _print_directions(section, out, indent="    ")
-        _print_host_table(hosts, index, out, record.run)
+        lines += _wrap(f"aggregate of {section.get('hosts', len(hosts))} hosts, each ran {fmt.section_heading(section)}",
+                      width, "      ", "  ")
+        lines += _direction_lines(section, width, "    ")
+        lines += _host_table_lines(hosts, index, width, record.run)
     if not sections:
         for index in range(max((len(h.get("sections") or []) for h in hosts), default=0)):
-            _print_host_table(hosts, index, out, record.run)
+            lines += _host_table_lines(hosts, index, width, record.run)
     identities = {(h.get("tool_version", "?"), h.get("filesystem", "?"), h.get("kernel", "?")) for h in hosts}
     if len(identities) > 1:
         for host in hosts:
-            print(f"  {host['name']}: {host.get('tool_version', '?')}, {host.get('filesystem', '?')}, "
-                  f"kernel {host.get('kernel', '?')}", file=out)
+            lines += _wrap(f"{host['name']}: {host.get('tool_version', '?')}, {host.get('filesystem', '?')}, "
+                          f"kernel {host.get('kernel', '?')}", width, "    ", "  ")
     levels = [_host_level(host) for host in hosts if host.get("pressure")]
     if levels:
-        print(f"  responsiveness: {', '.join(levels)}", file=out)
+        lines += _wrap(f"responsiveness: {', '.join(levels)}", width, "    ", "  ")
     if "start_spread_ms" in record.run:
-        print(f"  start spread {record.run['start_spread_ms']:.0f} ms", file=out)
+        lines.append(f"  start spread {record.run['start_spread_ms']:.0f} ms")
     for warning in record.warnings:
-        print(f"  warning [{warning['code']}]: {warning['message']}", file=out)
+        lines += _wrap(f"warning [{warning['code']}]: {warning['message']}", width, "    ", "  ")
     if saved is not None:
-        print(f"  saved: {saved}", file=out)
+        shown = f"  saved: {saved}"
+        # A path is never cut: where it does not fit after the label it has a line of its own.
+        lines += [shown] if width is None or len(shown) <= width else ["  saved:", str(saved)]
+    return lines
+
+
+def print_remote_summary(record: RunRecord, saved: Path | None, out: TextIO | None = None,
+                         width: int | None = None) -> None:
+    print("\n".join(remote_summary_lines(record, saved, width)), file=out or sys.stdout)
 
 
 def _host_level(host: dict) -> str:
@@ -178,42 +218,42 @@ def _host_level(host: dict) -> str:
     return text
 
 
-def _print_host_table(hosts: list[dict], index: int, out: TextIO, run: dict | None = None) -> None:
+def _host_table_lines(hosts: list[dict], index: int, width: int | None, run: dict | None = None) -> list[str]:
     """Each host's own figures in the section (fio's, per host), then the slowest named."""
     rows = host_rows(hosts, index)
-    width = max([len(row.name) for row in rows] + [4])
-    print(f"    {'host':<{width}} {'IOPS':>8} {'bandwidth':>11} {'p99':>9}  state", file=out)
-    for row, host in zip(rows, hosts):
-        state = host_state(host, run or {})
-        print(
-            f"    {row.name:<{width}} {fmt.iops(row.iops):>8} {fmt.bytes_per_s(row.bw_bytes):>11} "
-            f"{fmt.latency_ns(row.lat_p99_ns):>9}  {state}",
-            file=out,
-        )
+    cells = [
+        [row.name, fmt.iops(row.iops), fmt.bytes_per_s(row.bw_bytes), fmt.latency_ns(row.lat_p99_ns),
+         host_state(host, run or {})]
+        for row, host in zip(rows, hosts)
+    ]
+    indent = "    "
+    inner = None if width is None else max(width - len(indent), 1)
+    lines = [indent + line for line in fit_table(HOST_COLUMNS, cells, inner, HOST_STEPS)]
     found = slowest(rows)
     if found is not None:
         row, why = found
-        print(f"    slowest: {row.name} ({why}: {fmt.iops(row.iops)} IOPS, p99 {fmt.latency_ns(row.lat_p99_ns)})", file=out)
+        lines += _wrap(f"slowest: {row.name} ({why}: {fmt.iops(row.iops)} IOPS, p99 {fmt.latency_ns(row.lat_p99_ns)})",
+                      width, "      ", indent)
+    return lines
 
 
-def _print_directions(section: Mapping[str, object], out: TextIO, indent: str) -> None:
-    for figures in section_figures(section):
-        print(
-            f"{indent}{figures.direction:5} IOPS {fmt.iops(figures.iops):>8}  BW {fmt.bytes_per_s(figures.bw_bytes):>11}  "
-            f"lat mean {fmt.latency_ns(figures.lat_mean_ns)}  p99 {fmt.latency_ns(figures.lat_p99_ns)}  "
-            f"max {fmt.latency_ns(figures.lat_max_ns)}",
-            file=out,
-        )
+def _direction_lines(section: Mapping[str, object], width: int | None, indent: str) -> list[str]:
+    """The aggregate's figures per direction, the table ``iotui run`` prints for a section, then fio's CPU."""
+    lines = direction_lines(section_figures(section), width, indent)
     cpu = cpu_figures(section)
     if cpu is not None and cpu.fio_cpu_cores is not None:
-        print(f"{indent}cpu   fio cores {cpu.fio_cpu_cores:.2f}  IOPS/fio core {fmt.iops(cpu.iops_per_fio_core)}", file=out)
+        lines += pack(["cpu", f"fio cores {cpu.fio_cpu_cores:.2f}", f"IOPS/fio core {fmt.iops(cpu.iops_per_fio_core)}"],
+                      width, indent + "    ", indent)
+    return lines
 
 
 async def run_remote(
-    options: RunOptions, preset: Preset, runs_dir: Path | None, *, json_output: bool, stream: JsonStreamOut | None = None
+    options: RunOptions, preset: Preset, runs_dir: Path | None, *, json_output: bool, stream: JsonStreamOut | None = None,
+    width: int | None = None,
 ) -> int:
     """One run on every host; ``json_output`` prints the record as JSON, ``stream`` takes the stream's events
-    (its JSON lines and metrics); with JSON on stdout the human lines go to stderr."""
+    (its JSON lines and metrics); with JSON on stdout the human lines go to stderr. ``width``: the
+    summary's (None: every column in full)."""
     json_stream = stream is not None and stream.write_json
     printer = AggregatePrinter(quiet=json_output or json_stream)
     finished: list[RunFinished] = []
@@ -263,7 +303,7 @@ async def run_remote(
             signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
     saved = finished[-1].saved_path if finished else None
     error = finished[-1].error if finished else None
-    print_remote_summary(record, saved, sys.stderr if json_output or json_stream else sys.stdout)
+    print_remote_summary(record, saved, sys.stderr if json_output or json_stream else sys.stdout, width)
     if json_output:
         print(json.dumps(record.to_json_dict(), indent=2))
     if error:

@@ -57,7 +57,7 @@ def _show_sweep(name: str, as_json: bool, width: int | None) -> bool:
     if [axis.key for axis in sweep.axes] == ["remedy"]:  # an `iotui remedy` run: its table and verdict
         from iotui.commands.remedy import show_remedy
 
-        show_remedy(sweep, as_json)
+        show_remedy(sweep, as_json, width)
         return True
     analysis = analyze(sweep.results(), sweep.axes)
     print(json.dumps(sweep_json(sweep, analysis), indent=2) if as_json else sweep_text(sweep, analysis, width))
@@ -89,7 +89,7 @@ def _show(options: ShowOptions) -> int:
         else:
             # A multi-host run: the aggregate, then each host.
             if record.hosts and record.status != "imported":
-                print_remote_summary(record, record.path)
+                print_remote_summary(record, record.path, width=options.width)
             else:
                 print_summary(record, record.path, width=options.width)
     return 1 if failed else 0

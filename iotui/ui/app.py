@@ -168,17 +168,19 @@ class IotuiApp(App[int]):
         session = self.current_session
         if session is not None:
             session.request_stop(name)
+        from iotui.ui.screens.remedy import RemedyScreen
         from iotui.ui.screens.sweep import SweepScreen
 
         for screen in self.screen_stack:
-            if isinstance(screen, SweepScreen):
+            if isinstance(screen, (SweepScreen, RemedyScreen)):
                 screen.stop_for_signal(name)
         self.set_timer(QUIT_GRACE_S, lambda: self.exit(0))
 
     def _sweep_in_progress(self) -> bool:
+        from iotui.ui.screens.remedy import RemedyScreen
         from iotui.ui.screens.sweep import SweepScreen
 
-        return any(isinstance(screen, SweepScreen) and screen.running for screen in self.screen_stack)
+        return any(isinstance(screen, (SweepScreen, RemedyScreen)) and screen.running for screen in self.screen_stack)
 
     # -- the run worker ---------------------------------------------------------
     @on(HomeScreen.RunRequested)
@@ -416,9 +418,10 @@ class IotuiApp(App[int]):
                 self.exit(0)
                 return
             self.quit_when_run_ends = True
+            from iotui.ui.screens.remedy import RemedyScreen
             from iotui.ui.screens.sweep import SweepScreen
 
-            run_screen = next((s for s in self.screen_stack if isinstance(s, (RunScreen, SweepScreen))), None)
+            run_screen = next((s for s in self.screen_stack if isinstance(s, (RunScreen, SweepScreen, RemedyScreen))), None)
             if run_screen is not None:
                 run_screen.action_stop()
             self.set_timer(QUIT_GRACE_S, lambda: self.exit(0))

@@ -89,6 +89,8 @@ class RunEnded(Message, bubble=False):
     record: RunRecord
     saved_path: Path | None
     error: str | None
+    refused: bool = False
+    """fio refused its options before any job started: nothing ran, nothing was saved."""
 
 
 @dataclass
@@ -145,7 +147,7 @@ def messages_for_event(event: object) -> list[Message]:
     if isinstance(event, LogLine):
         return [FioLogged(event.source, event.text)]
     if isinstance(event, RunFinished):
-        return [RunEnded(event.record, event.saved_path, event.error)]
+        return [RunEnded(event.record, event.saved_path, event.error, event.refused)]
     return []
 
 

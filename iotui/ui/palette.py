@@ -1,5 +1,6 @@
 """The command palette's iotui entries (ctrl+p): run a preset, pick a target or a theme,
-open History, sweep, compare the last two runs; each with a help line."""
+open History, sweep, compare the last two runs, try the remedies of a run whose level rose;
+each with a help line."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ class IotuiCommands(Provider):
 
     def _entries(self) -> list[tuple[str, Callable[[], object], str]]:
         from iotui.ui.screens.home import HomeScreen
+        from iotui.ui.screens.results import ResultsScreen
 
         app = cast("IotuiAppCalls", self.app)
         home = next((screen for screen in app.screen_stack if isinstance(screen, HomeScreen)), None)
@@ -26,6 +28,10 @@ class IotuiCommands(Provider):
             ("Compare the last two runs", app.compare_last_two,
              "the newest saved run against the one before it, side by side with verdicts"),
         ]
+        results = self.screen if isinstance(self.screen, ResultsScreen) else None
+        if results is not None and results.remedy_applies:
+            entries.append(("Try remedies for this run", results.action_remedy,
+                            "its workload as it is and under each I/O scheduler, the idle class and a cgroup weight"))
         if home is not None:
             entries.append(("Sweep the chosen preset", partial(app.sweep_from_anywhere),
                             "run the preset over its [sweep] values (editable) and find the sweet spot"))

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from iotui.core.start import StartRequest
     from iotui.core.stream.metrics import MetricsServer
     from iotui.core.sweep.runner import SweepRunner
+    from iotui.core.remedy.run import RemedyRun
 
 # The preview shows the test file with a placeholder id (mktemp style): each run draws its own.
 PREVIEW_RUN_ID = "X" * 12
@@ -75,6 +76,8 @@ class Services:
         self.ask_left_out: Callable[[list[tuple[str, str]], int], Awaitable[bool]] | None = None
         # ``iotui --metrics``: each run's (and sweep point's) live figures, served for Prometheus.
         self.metrics: MetricsServer | None = None
+        # Seconds of fio per remedy when a run's remedies are tried from Results (iotui remedy's default).
+        self.remedy_runtime_s = 15.0
 
     # -- fio ----------------------------------------------------------------
     def fio_binary(self) -> tuple[str, str | None]:
@@ -396,6 +399,28 @@ class Services:
             return parse_slo(text)
         except SloError as error:
             raise ServiceError(str(error)) from None
+
+    def make_remedy(self, record: RunRecord, on_event: Callable[[object], None], *,
+                    allow_system_disk: bool = False) -> RemedyRun:
+        """``iotui remedy`` of a saved run: its preset and changed options on its target, not started yet."""
+        from iotui.core.fio.policy import PolicyError
+        from iotui.core.presets.model import PresetError
+        from iotui.core.remedy.run import RemedyRun, record_workload
+        from iotui.core.start import StartRequest
+
+        presets, _ = self.list_presets()
+        preset = next((preset for preset in presets if preset.name == record.preset), None)
+        if preset is None:
+            raise ServiceError(f"This run's preset {record.preset} is not among the presets, so its workload "
+                               "cannot be run again; run iotui remedy with its job file.")
+        try:
+            workload = record_workload(record, preset, self.runs_dir, runtime_s=self.remedy_runtime_s,
+                                       allow_system_disk=allow_system_disk)
+        except (PresetError, PolicyError) as error:  # already a sentence
+            raise ServiceError(str(error)) from None
+        request = StartRequest(preset=workload.preset, target=str(workload.target), runs_dir=self.runs_dir,
+                               fio=self.fio, baseline_s=self.baseline_s, lock_by=f"{self.lock_by} (remedy)")
+        return RemedyRun(workload, request, on_event=on_event, word=start_refusal, lock_by=f"{self.lock_by} (remedy)")
 
     def make_sweep_runner(self, setup: SweepSetup, on_event: Callable[[object], None], slo: Slo | None = None) -> SweepRunner:
         """A runner for a fresh sweep record; each point's session comes from :meth:`start`.

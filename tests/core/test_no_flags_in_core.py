@@ -30,6 +30,7 @@ OPTION_WORD = re.compile(r"--[A-Za-z][\w-]*=?")
 OTHER_PROGRAMS_OPTIONS = {
     ("fio/runner.py", "--version"): "says that `fio --version` (what iotui ran) did not answer",
     ("records/importer.py", "--output-format"): "tells how to make fio write the JSON that iotui imports",
+    ("remedy/cgroups.py", "--scope"): "the remedy verdict's command that makes a cgroup weight last (systemd-run's)",
     ("sysbench/workload.py", "--file-fsync-freq"): "compares fio's fsync with sysbench's own option",
 }
 

@@ -52,23 +52,25 @@ def test_without_root_or_on_the_system_disk_the_schedulers_are_skipped_and_the_i
 
         pytest.skip("needs the temporary directory on the disk that holds / with a scheduler choice")
     plan = plan_remedies(tmp_path, allow_system_disk=False, is_root=False)
-    assert plan.values == ("as-is", "prioclass=3") and plan.device is None
-    assert [s.code for s in plan.skipped] == ["not-root"]
+    assert plan.values == ("as-is", "prioclass=3") and plan.device is None  # nor the cgroup weight, without root
+    assert [(s.remedy, s.code) for s in plan.skipped] == [("schedulers", "not-root"), ("cgroup", "not-root")]
     assert "needs root" in skipped_sentence(plan.skipped[0])
-    plan = plan_remedies(tmp_path, allow_system_disk=False, is_root=True)
-    assert plan.values == ("as-is", "prioclass=3") and [(s.code, s.holds) for s in plan.skipped] == [("system-disk", "/")]
+    plan = plan_remedies(tmp_path, allow_system_disk=False, is_root=True, cgroup="no-io-controller")
+    assert plan.values == ("as-is", "prioclass=3")
+    assert [(s.code, s.holds) for s in plan.skipped] == [("system-disk", "/"), ("no-io-controller", None)]
     assert "--allow-system-disk" in skipped_sentence(plan.skipped[0])
-    allowed = plan_remedies(tmp_path, allow_system_disk=True, is_root=True)
+    allowed = plan_remedies(tmp_path, allow_system_disk=True, is_root=True, cgroup="no-io-controller")
     assert allowed.device is not None and allowed.values[0] == "as-is" and allowed.values[-1] == "prioclass=3"
     assert all(value.startswith("scheduler=") for value in allowed.values[1:-1]) and len(allowed.values) >= 4
     # A tmpfs has no scheduler to choose.
     shm = Path("/dev/shm")
     if shm.is_dir():
-        assert [s.code for s in plan_remedies(shm, allow_system_disk=True, is_root=True).skipped] == ["no-block-device"]
+        skipped = plan_remedies(shm, allow_system_disk=True, is_root=True, cgroup="no-io-controller").skipped
+        assert [s.code for s in skipped if s.remedy == "schedulers"] == ["no-block-device"]
 
 
 def test_none_helped_names_the_level_no_remedy_went_below_even_when_one_was_worse() -> None:
-    from iotui.commands.remedy_words import verdict_sentence
+    from iotui.core.remedy.words import verdict_sentence
 
     rows = [_row("as-is", "sluggish", 0.0), _row("scheduler=bfq", "sluggish", -27.0), _row("prioclass=3", "unresponsive", -12.0)]
     sentence = verdict_sentence(verdict(rows, "loop0"))

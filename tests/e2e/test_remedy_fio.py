@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from iotui.core.records.files import load_record
+from iotui.core.remedy.cgroups import Hierarchy, usable_hierarchy
 from iotui.core.sweep.record import load_sweep
 from tests.conftest import requires_fio
 from tests.e2e.loop_device import loop_filesystem
@@ -53,7 +54,9 @@ def test_every_remedy_runs_with_start_up_figures_and_the_scheduler_is_put_back(t
         doc = json.loads(result.stdout)
         remedies = [row["remedy"] for row in doc["rows"]]
         offered = [word.strip("[]") for word in loop.scheduler_file.read_text().split()]
-        assert remedies == ["as-is", *(f"scheduler={name}" for name in offered if name != loop.original), "prioclass=3"]
+        cgroup = ["cgroup-weight=10"] if isinstance(usable_hierarchy(True), Hierarchy) else []
+        assert remedies == ["as-is", *(f"scheduler={name}" for name in offered if name != loop.original), "prioclass=3",
+                            *cgroup]
         assert len(remedies) >= 4  # as-is, two schedulers at least, the idle class
         assert doc["device"] == loop.device
         for row in doc["rows"]:
@@ -72,7 +75,8 @@ def test_every_remedy_runs_with_start_up_figures_and_the_scheduler_is_put_back(t
                                capture_output=True, text=True, timeout=60, env=dict(os.environ))
         assert shown.returncode == 0, shown.stderr
         assert json.loads(shown.stdout)["rows"] == doc["rows"] and json.loads(shown.stdout)["verdict"] == doc["verdict"]
-        idle = load_record(Path(doc["sweep"]).parent / sweep.points[-1].record)
+        idle_point = next(point for point in sweep.points if point.params["remedy"] == "prioclass=3")
+        idle = load_record(Path(doc["sweep"]).parent / idle_point.record)
         assert any(arg.endswith("prioclass=3") for arg in idle.argv)
         assert not any("prioclass" in arg for arg in load_record(Path(doc["sweep"]).parent / sweep.points[0].record).argv)
 

@@ -18,6 +18,7 @@ sane numbers, so each document is rebuilt here from the keys iotui uses:
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from iotui.core.numbers import is_number
@@ -106,6 +107,10 @@ def _percentiles(raw: Any, scale: int, where: str) -> dict[str, int]:
 
 def _bins(raw: Any, by_index: bool, scale: int, where: str) -> dict[str, int]:
     table = _table(raw, where)
+    if not by_index and scale == 1:
+        fast = _ns_bins(table)  # None for fio 2.x's FIO_IO_U_PLAT_* keys too
+        if fast is not None:
+            return fast
     by_index = by_index or any(str(key).startswith("FIO_IO_U_PLAT") for key in table)
     plat_bits = LEGACY_PLAT_BITS
     if by_index and "FIO_IO_U_PLAT_BITS" in table:
@@ -136,6 +141,36 @@ def _bins(raw: Any, by_index: bool, scale: int, where: str) -> dict[str, int]:
             raise DocumentError(f"key '{where}.{key}' is out of range")
         bins[str(value_ns)] = bins.get(str(value_ns), 0) + samples
     return bins
+
+
+# A bin key of at most this many digits is below MAX_INT (19 digits).
+_SAFE_KEY_DIGITS = 18
+# A key with a leading zero (but "0" itself), among keys joined by commas after a comma.
+_PADDED_KEY = re.compile(r",0[0-9]")
+
+
+def _ns_bins(table: dict) -> dict[str, int] | None:
+    """fio 3.x's bins as fio writes them (``"1234": 5``: nanoseconds as plain decimal keys, whole
+    counts), checked a whole table at a time and kept as written; None where any entry is
+    otherwise, for the checked path. The result is what the checked path gives for such a table.
+
+    A json+ job has about 1,150 bins per direction: the checks run in C over all of them
+    (a report of 10,000 groups has 11 million)."""
+    if not table:
+        return {}
+    try:
+        joined = "," + ",".join(table)
+    except TypeError:  # a key that is not a string
+        return None
+    digits = joined.replace(",", "")
+    if (joined.count(",") != len(table) or not digits.isascii() or not digits.isdigit()
+            or ",," in joined or joined.endswith(",")
+            or max(map(len, table)) > _SAFE_KEY_DIGITS or _PADDED_KEY.search(joined)):
+        return None
+    counts = table.values()
+    if set(map(type, counts)) != {int} or min(counts) < 0 or max(counts) > MAX_INT:
+        return None
+    return dict(table) if min(counts) > 0 else {key: count for key, count in table.items() if count}
 
 
 def normalize_direction(raw: Any, where: str) -> dict[str, Any]:

@@ -168,6 +168,12 @@ def _child_setup() -> None:  # pragma: no cover - runs in the child
             pass
 
 
+def _join_cgroup(procs_file: str) -> None:  # pragma: no cover - runs in the child
+    """Start fio inside a cgroup (``iotui remedy``'s weight): every job it forks is inside too."""
+    with open(procs_file, "w", encoding="ascii") as handle:
+        handle.write(str(os.getpid()))
+
+
 class FioRunner:
     """Runs one fio command and yields its output as events, in order."""
 
@@ -179,9 +185,12 @@ class FioRunner:
         sigint_grace_s: float = 10.0,
         sigterm_grace_s: float = 5.0,
         cleanup_dir: os.PathLike[str] | str | None = None,
+        cgroup_procs: str | None = None,
     ) -> None:
         """``cwd``: fio's working directory (iotui's private test directory, so a stray relative
-        write lands there); ``cleanup_dir``: what the guard removes if iotui dies during the run."""
+        write lands there); ``cleanup_dir``: what the guard removes if iotui dies during the run;
+        ``cgroup_procs``: a cgroup's ``cgroup.procs`` that fio is started inside."""
+        self.cgroup_procs = cgroup_procs
         self.argv = list(argv)
         self.cwd = cwd
         self.cleanup_dir = str(cleanup_dir) if cleanup_dir else ""
@@ -199,6 +208,8 @@ class FioRunner:
         return self.process.pid if self.process else None
 
     async def start(self) -> None:
+        from subprocess import SubprocessError
+
         try:
             self.process = await asyncio.create_subprocess_exec(
                 *self.argv,
@@ -207,14 +218,21 @@ class FioRunner:
                 stderr=asyncio.subprocess.PIPE,
                 cwd=self.cwd,
                 start_new_session=True,
-                preexec_fn=_child_setup,
+                preexec_fn=self._child_setup,
             )
         except FileNotFoundError:
             raise FioNotFoundError(f"fio was not found at {self.argv[0]}: {INSTALL_HINT}.") from None
         except PermissionError:
             raise FioNotFoundError(f"{self.argv[0]} is not executable: {INSTALL_HINT}.") from None
+        except SubprocessError:  # only the cgroup's write runs in the child and can fail
+            raise FioNotFoundError(f"fio could not be started inside the cgroup of {self.cgroup_procs}.") from None
         _LIVE_GROUPS.add(self.process.pid)
         self._start_guard(self.process.pid)
+
+    def _child_setup(self) -> None:  # pragma: no cover - runs in the child
+        _child_setup()
+        if self.cgroup_procs:
+            _join_cgroup(self.cgroup_procs)
 
     def _start_guard(self, group: int) -> None:
         import subprocess

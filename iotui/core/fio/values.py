@@ -77,6 +77,21 @@ RW_VALUES = ("read", "write", "trim", "randread", "randwrite", "randtrim", "rw",
              "trimwrite", "randtrimwrite")
 # Whole numbers fio reads with its size suffixes (iodepth=4k is 4096) and whose smallest value is 1.
 _COUNT_OPTIONS = frozenset({"iodepth", "numjobs"})
+# fio's own types (``fio --cmdhelp=OPTION``), for a few common options: 0 or 1 ("boolean value",
+# range 0 to 1), a time ("string with time postfix") and a percentage (range 0 to 100). Only what
+# fio surely refuses is refused here (a value with no digit; a plain number out of the range):
+# fio reads 0x1 and 01 as 1, so any other spelling is left to fio, whose refusal saves nothing.
+BOOLEAN_OPTIONS = frozenset({"direct", "buffered"})
+TIME_OPTIONS = frozenset({"runtime", "ramp_time"})
+PERCENT_OPTIONS = frozenset({"rwmixread", "rwmixwrite"})
+
+
+def _out_of_range(value: str, high: int) -> bool:
+    """True where fio surely refuses ``value`` for an option from 0 to ``high``."""
+    stripped = value.strip()
+    if not any(character.isdigit() for character in stripped):
+        return True
+    return stripped.isascii() and stripped.isdigit() and int(stripped) > high
 
 
 def fio_would_refuse(option: str, value: str) -> str | None:
@@ -89,4 +104,10 @@ def fio_would_refuse(option: str, value: str) -> str | None:
         count = parse_size_bytes(value.strip())
         if count is None or count < 1:
             return "fio wants a whole number of 1 or more (such as 1, 16 or 64)"
+    elif option in BOOLEAN_OPTIONS and _out_of_range(value, 1):
+        return "fio accepts 0 or 1"
+    elif option in PERCENT_OPTIONS and _out_of_range(value, 100):
+        return "fio accepts a whole number from 0 to 100 (a percentage)"
+    elif option in TIME_OPTIONS and not any(character.isdigit() for character in value):
+        return "fio wants a time such as 10s, 500ms or 2m (a bare number is seconds)"
     return None

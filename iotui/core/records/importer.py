@@ -100,7 +100,10 @@ def _runs_from_bytes(path: Path, raw: bytes) -> list[ImportedRun]:
     # Names from elsewhere (job names, fio's messages) reach a terminal and the record: no escapes.
     text = terminal_safe(raw.decode("utf-8", errors="replace"), keep_newlines=True)
     documents, text_lines = split_documents(text)
-    documents = [strip_document(doc) for doc in documents]  # "\u001b" written inside JSON strings too
+    if "\\" in text:
+        # "\u001b" written inside JSON strings: only an escape can put a control character in a
+        # string of JSON whose text has none (strict JSON has no raw control character in a string).
+        documents = [strip_document(doc) for doc in documents]
     fio_documents = [doc for doc in documents if is_fio_document(doc)]
     if fio_documents:
         return _runs_from_json(path, raw, fio_documents, text_lines)

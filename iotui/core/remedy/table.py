@@ -17,7 +17,8 @@ from typing import Callable, Literal, Sequence
 from iotui.core.host.levels import Level
 from iotui.core.numbers import number
 from iotui.core.records.record import RunRecord
-from iotui.core.remedy.plan import AS_IS, IDLE_CLASS, REMEDY_KEY, scheduler_of
+from iotui.core.remedy.cgroups import Hierarchy
+from iotui.core.remedy.plan import AS_IS, IDLE_CLASS, REMEDY_KEY, cgroup_weight_of, scheduler_of
 from iotui.core.sweep.record import SweepRecord
 
 # Each felt figure: its per-second key, its baseline key in [pressure], and its short name.
@@ -129,8 +130,11 @@ def remedy_rows(sweep: SweepRecord, load: Callable[[Path], RunRecord]) -> list[R
     ]
 
 
-def lasting_command(remedy: str, device: str | None) -> str | None:
-    """What makes a remedy last beyond iotui: a udev rule line, or the command prefix."""
+def lasting_command(remedy: str, device: str | None, cgroup: Hierarchy | None = None) -> str | None:
+    """What makes a remedy last beyond iotui: a udev rule line, the command prefix, or the cgroup's lines."""
+    weight = cgroup_weight_of(remedy)
+    if weight is not None:
+        return (cgroup or Hierarchy(2, Path("/sys/fs/cgroup"), "io.weight")).lasting_command(weight)
     scheduler = scheduler_of(remedy)
     if scheduler is not None:
         return f'ACTION=="add|change", KERNEL=="{device or "DEVICE"}", ATTR{{queue/scheduler}}="{scheduler}"'
@@ -144,7 +148,7 @@ def _rank(level: str | None) -> int:
     return found.rank if found is not None else 99
 
 
-def verdict(rows: Sequence[RemedyRow], device: str | None) -> Verdict:
+def verdict(rows: Sequence[RemedyRow], device: str | None, cgroup: Hierarchy | None = None) -> Verdict:
     """The remedy that keeps the desktop most responsive, at the least cost to fio among those."""
     as_is = next((row for row in rows if row.remedy == AS_IS and row.status == "completed"), None)
     if as_is is None:
@@ -159,13 +163,26 @@ def verdict(rows: Sequence[RemedyRow], device: str | None) -> Verdict:
     cheapest = max((row for row in better if _rank(row.level) == best_rank),
                    key=lambda row: (row.iops_change_pct if row.iops_change_pct is not None else -math.inf))
     return Verdict("remedy", cheapest.remedy, cheapest.level, as_is.level, cheapest.iops_change_pct,
-                   lasting_command(cheapest.remedy, device))
+                   lasting_command(cheapest.remedy, device, cgroup))
 
 
 def device_of_sweep(sweep: SweepRecord) -> str | None:
     """The device whose scheduler the run changed (kept in the sweep's base)."""
     value = sweep.base.get("remedy_device")
     return str(value) if value else None
+
+
+def cgroup_of_sweep(sweep: SweepRecord) -> Hierarchy | None:
+    """The hierarchy the cgroup-weight point made its cgroup in (kept in the sweep's base)."""
+    root, weight_file = sweep.base.get("remedy_cgroup_root"), sweep.base.get("remedy_cgroup_weight_file")
+    if not root or not weight_file:
+        return None
+    return Hierarchy(2 if str(weight_file).startswith("io.") else 1, Path(str(root)), str(weight_file))
+
+
+def sweep_verdict(sweep: SweepRecord, rows: Sequence[RemedyRow]) -> Verdict:
+    """The verdict of a remedy record's rows, with the commands for its own device and cgroup."""
+    return verdict(rows, device_of_sweep(sweep), cgroup_of_sweep(sweep))
 
 
 def rows_as_dicts(rows: Sequence[RemedyRow]) -> list[dict[str, object]]:
@@ -182,3 +199,13 @@ def rows_as_dicts(rows: Sequence[RemedyRow]) -> list[dict[str, object]]:
                         for name, felt in row.felt.items()}
         out.append(item)
     return out
+
+
+def is_remedy_sweep(sweep: SweepRecord) -> bool:
+    """Whether a sweep record is an ``iotui remedy`` run (its one axis is ``remedy``)."""
+    return [axis.key for axis in sweep.axes] == [REMEDY_KEY]
+
+
+def level_rose(record: RunRecord) -> bool:
+    """Whether a run's responsiveness level rose above ok (where a remedy is worth trying)."""
+    return _rank(str(record.pressure.get("responsiveness") or "")) not in (0, 99)

@@ -16,7 +16,9 @@ from iotui.core.report.charts import ChartsUnavailable, available, write_chart_f
 from iotui.core.report.collector import ChartCollector
 from iotui.core.report.html_page import page
 from iotui.core.report.run_report import record_title, runs_body
+from iotui.core.report.remedy_report import remedy_body
 from iotui.core.report.sweep_report import sweep_body
+from iotui.core.remedy.table import is_remedy_sweep
 from iotui.core.compare.compare import Comparison
 from iotui.core.records.record import RunRecord
 from iotui.core.safe_files import UnsafeFileError, check_file_place, ensure_folder, write_file
@@ -56,6 +58,8 @@ def runs_report(records: Sequence[RunRecord], comparison: Comparison | None, *, 
 def sweep_report(sweep: SweepRecord, *, inline: bool = True) -> tuple[str, list[ChartSpec]]:
     """The page for a sweep record and the charts it holds."""
     charts = ChartCollector(inline=inline)
+    if is_remedy_sweep(sweep):  # an `iotui remedy` run: its one table and the verdict
+        return page(f"iotui: remedies for {sweep.preset}", remedy_body(sweep)), charts.specs
     try:
         body = sweep_body(sweep, analyze(sweep.results(), sweep.axes), charts)
     except ChartsUnavailable as error:

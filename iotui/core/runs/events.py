@@ -78,6 +78,13 @@ class EventLog:
 
 @dataclass(frozen=True)
 class RunFinished:
+    """The run is over: its record, where it was saved, and the failure sentence if any.
+
+    ``refused``: fio refused its options before any job started (``error`` says which and what
+    fio accepts); nothing ran and the record was not saved.
+    """
+
     record: RunRecord
     saved_path: Path | None
     error: str | None = None
+    refused: bool = False

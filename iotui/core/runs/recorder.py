@@ -200,10 +200,13 @@ class RunRecorder(EventLog):
             record.add_warning(RESPONSIVENESS_WARNING, warning)
 
     def _save_and_announce(
-        self, record: RunRecord, runs_dir: Path | None, failure: str | None, fio_report: dict | None = None
+        self, record: RunRecord, runs_dir: Path | None, failure: str | None, fio_report: dict | None = None,
+        *, refused: bool = False,
     ) -> Path | None:
         """Save the record (unless runs_dir is None) and emit RunFinished, as every run does
-        (:func:`~iotui.core.runs.saving.save_and_announce`); a save error is its error."""
+        (:func:`~iotui.core.runs.saving.save_and_announce`); a save error is its error.
+        ``refused``: the tool refused its options before anything ran (the caller passes no runs_dir)."""
         return save_and_announce(
-            record, runs_dir=runs_dir, emit=self._emit, failure=failure, fio_report=fio_report, run_lock=self.run_lock
+            record, runs_dir=runs_dir, emit=self._emit, failure=failure, fio_report=fio_report,
+            run_lock=self.run_lock, refused=refused,
         )

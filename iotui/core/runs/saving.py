@@ -26,11 +26,13 @@ def save_and_announce(
     failure: str | None = None,
     fio_report: dict | None = None,
     run_lock: RunLock | None = None,
+    refused: bool = False,
 ) -> Path | None:
     """Save ``record`` under ``runs_dir`` (None: not saved) and emit RunFinished; the saved path or None.
 
     ``run_lock``: the lock the run held, if any (another run forced beside it marks the record).
     ``fio_report``: fio's own final report(s), saved beside the record.
+    ``refused``: the tool refused its options before anything ran (the caller passes no runs_dir).
     """
     mark_overlap(record, run_lock)
     saved_path: Path | None = None
@@ -40,5 +42,5 @@ def save_and_announce(
             saved_path = save_indexed(record, runs_dir, fio_report=fio_report)
         except RecordError as error:
             save_error = str(error)
-    emit(RunFinished(record, saved_path, save_error or failure))
+    emit(RunFinished(record, saved_path, save_error or failure, refused=refused))
     return saved_path

@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
+from iotui.core.fio.parse_refusal import ParseRefusal, accepted_values, find_parse_refusal
 from iotui.core.fio.runner import FioExited, FioNotFoundError, FioRunner, StderrLine
 from iotui.core.fio.section_seconds import SectionSecondsDeriver
 from iotui.core.fio.sections import fio_sections
@@ -102,6 +103,8 @@ class RunSession(RunRecorder):
         # out as a SampleSettled once final, so the stream's seconds are the record's rows.
         self._unsettled: deque[IntervalUpdate] = deque()
         self._released_rows = 0
+        # fio refused its options before any job started: nothing ran, nothing is saved.
+        self.parse_refusal: ParseRefusal | None = None
 
     # -- control ------------------------------------------------------------
     def request_stop(self, ended_by: str = "user") -> None:
@@ -177,6 +180,7 @@ class RunSession(RunRecorder):
             # Stopped during the baseline: fio never starts (status "stopped").
             if not self.stop_requested:
                 exit_event = await self._run_fio()
+                self.parse_refusal = await self._read_parse_refusal(exit_event)
         except FioNotFoundError as error:
             failure = str(error)
         except (RunError, TestFileError) as error:
@@ -200,6 +204,18 @@ class RunSession(RunRecorder):
         if cancelled:
             raise asyncio.CancelledError
         return record
+
+    async def _read_parse_refusal(self, exit_event: FioExited | None) -> ParseRefusal | None:
+        """fio's refusal of its options, where it ended that way: a failure before any status document
+        or row, not stopped, with fio's parse errors among its lines; what fio accepts asked of fio."""
+        if (exit_event is None or exit_event.returncode == 0 or exit_event.stopped_by_user or self.stop_requested
+                or self.last_document is not None or self.rows or self.runner is None):
+            return None
+        stdout = [message["text"] for message in self.messages if message["source"] == "stdout"]
+        refusal = find_parse_refusal(self.runner.stderr_lines, stdout)
+        if refusal is None or refusal.option is None or refusal.accepted is not None or not self.plan.argv:
+            return refusal
+        return replace(refusal, accepted=await accepted_values(self.plan.argv[0], refusal.option))
 
     async def _run_fio(self) -> FioExited | None:
         runner = self.runner = self.runner_factory(self.plan.argv)
@@ -306,6 +322,8 @@ class RunSession(RunRecorder):
 
     def _finish(self, started: dt.datetime, exit_event: FioExited | None, failure: str | None) -> RunRecord:
         status = self._status(exit_event, failure)
+        if self.parse_refusal is not None and failure is None:
+            failure = self.parse_refusal.sentence()
         if self.fio_stuck and failure is None:
             failure = self._stuck_sentence()
         if status == "failed" and failure is None:
@@ -376,6 +394,10 @@ class RunSession(RunRecorder):
         fio_errors = [m["text"] for m in self.messages if m["source"] == "stderr"]
         for text in fio_errors[:5]:
             record.add_warning("fio-message", text)
+        if self.parse_refusal is not None:
+            # Nothing ran: no record to keep, History stays as it was.
+            self._save_and_announce(record, None, failure, refused=True)
+            return record
         self._save_and_announce(record, self.runs_dir, failure, fio_report=self.last_document)
         return record
 

@@ -16,6 +16,7 @@ from textual.widgets import Static
 from iotui.core import format as fmt
 from iotui.core.records.export import export_records
 from iotui.core.records.record import RunRecord
+from iotui.core.remedy.table import level_rose
 from iotui.ui.comparison import find_previous, record_export_name
 from iotui.ui.screens.compare import CompareScreen
 from iotui.ui.report_key import write_report_in_background
@@ -81,6 +82,8 @@ class ResultsScreen(Screen):
         Binding("c", "compare", "Compare"),
         Binding("e", "export", "Export"),
         Binding("x", "report", "HTML"),
+        # Offered only where the run's responsiveness level rose (check_action).
+        Binding("r", "remedy", "Remedy"),
         Binding("h", "app.open_history", "History"),
         Binding("n", "app.home", "New run"),
         Binding("escape", "back", "Back"),
@@ -186,6 +189,27 @@ class ResultsScreen(Screen):
             return
         self.notify(f"Wrote the markdown table to {path} and copied it to the clipboard.", title="Exported",
                     markup=False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "remedy":
+            return self.remedy_applies
+        return True
+
+    @property
+    def remedy_applies(self) -> bool:
+        """Whether the run's level rose, so its remedies are worth trying (a run of this machine only)."""
+        return level_rose(self.record) and not self.record.hosts and self.record.status != "imported"
+
+    def action_remedy(self) -> None:
+        """The run's workload as it is and under each remedy, on its target (``iotui remedy``)."""
+        from iotui.ui.screens.remedy import RemedyScreen
+
+        if not self.remedy_applies:
+            return
+        if self.iotui_app.run_in_progress():
+            self.notify("A run is in progress; its remedies can wait until it ends.", severity="warning")
+            return
+        self.app.push_screen(RemedyScreen(self.services, self.record))
 
     def action_report(self) -> None:
         """Write ``iotui report``'s page of this run beside its record."""

@@ -218,6 +218,10 @@ class RunScreen(Screen):
 
     @on(RunEnded)
     def _ended(self, message: RunEnded) -> None:
+        if message.refused:
+            # Nothing ran and nothing was saved: no Results to show, the sentence says what fio wants.
+            self._failed(RunFailed(message.error or "fio refused its options; nothing ran."))
+            return
         self.phase = RunPhase.FINISHED
         if message.error:
             self.notify(message.error, title=f"Run {message.record.status}", severity="error", timeout=15, markup=False)
