@@ -32,6 +32,27 @@ requires_fio = pytest.mark.skipif(
 )
 
 
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The modules with the most slow tests first, each module's tests in their own order.
+
+    The suite runs a module per worker (``--dist loadfile``), handed out in collection order: with
+    the long modules started first and the many quick ones left to fill the end, no worker is left
+    alone on a long module while the other idles (the longest-first rule for scheduling)."""
+    slow_tests: dict[str, int] = {}
+    first_seen: dict[str, int] = {}
+    for index, item in enumerate(items):
+        module = item.nodeid.split("::", 1)[0]
+        first_seen.setdefault(module, index)
+        if item.get_closest_marker("slow") is not None:
+            slow_tests[module] = slow_tests.get(module, 0) + 1
+
+    def order(item: pytest.Item) -> tuple[int, int]:
+        module = item.nodeid.split("::", 1)[0]
+        return -slow_tests.get(module, 0), first_seen[module]
+
+    items.sort(key=order)
+
 @pytest.fixture(autouse=True)
 def private_runtime_dir(tmp_path_factory, monkeypatch):
     """Each test gets its own runtime directory, so its run lock is its own.

@@ -100,7 +100,7 @@ def test_fio_runs_inside_a_weighted_private_cgroup_that_is_gone_after(tmp_path: 
 
 @pytest.mark.parametrize("signal_name", ["SIGINT", "SIGTERM", "SIGHUP"])
 def test_a_signal_during_the_cgroup_point_removes_the_cgroup(tmp_path: Path, signal_name: str) -> None:
-    process = subprocess.Popen(_remedy(tmp_path, 6), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    process = subprocess.Popen(_remedy(tmp_path, 4), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, env=dict(os.environ))
     try:
         assert process.stdout is not None
@@ -121,7 +121,7 @@ def test_a_signal_during_the_cgroup_point_removes_the_cgroup(tmp_path: Path, sig
 
 
 def test_sigkill_then_any_iotui_command_removes_the_cgroup(tmp_path: Path) -> None:
-    process = subprocess.Popen(_remedy(tmp_path, 6), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    process = subprocess.Popen(_remedy(tmp_path, 4), cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, env=dict(os.environ))
     cgroup = _cgroup_of(process)
     try:

@@ -83,7 +83,7 @@ def test_every_remedy_runs_with_start_up_figures_and_the_scheduler_is_put_back(t
 
 def test_sigint_during_a_scheduler_point_puts_the_scheduler_back(tmp_path: Path) -> None:
     with loop_filesystem(tmp_path) as loop:
-        process = subprocess.Popen(_remedy(loop, tmp_path / "runs", "--runtime", "30"), cwd=REPO,
+        process = subprocess.Popen(_remedy(loop, tmp_path / "runs", "--runtime", "3"), cwd=REPO,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(os.environ))
         assert process.stdout is not None
         try:
@@ -106,7 +106,7 @@ def test_sigint_during_a_scheduler_point_puts_the_scheduler_back(tmp_path: Path)
 
 def test_sigkill_of_iotui_remedy_then_any_iotui_command_puts_the_scheduler_back(tmp_path: Path) -> None:
     with loop_filesystem(tmp_path) as loop:
-        process = subprocess.Popen(_remedy(loop, tmp_path / "runs", "--runtime", "30"), cwd=REPO,
+        process = subprocess.Popen(_remedy(loop, tmp_path / "runs", "--runtime", "3"), cwd=REPO,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(os.environ))
         assert process.stdout is not None
         try:
