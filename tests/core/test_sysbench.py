@@ -172,6 +172,22 @@ async def test_live_sysbench_run_makes_a_record_and_cleans_up(tmp_path):
 
 @pytest.mark.fio
 @requires_sysbench
+async def test_a_run_shorter_than_the_host_interval_still_has_its_cpu_figures(tmp_path):
+    """A 1 s run with no host sample while it ran (the interval longer than the run, as a busy machine's
+    late first sample is) gets one reading over the whole run as it ends."""
+    target = tmp_path / "target"
+    target.mkdir()
+    options = {"rw": "randrw", "rwmixread": "60", "bs": "16k", "size": "8M", "nrfiles": "4", "fsync": "100", "runtime": "1"}
+    session = SysbenchSession(make_plan(target, options), sysbench_binary=shutil.which("sysbench"), runs_dir=None,
+                              sampler=HostSampler([]), host_interval_s=30.0)
+    record = await session.run()
+    assert record.status == "completed", record.warnings
+    assert record.summary["cpu"]["ctx_switches_per_s"] > 0
+    assert len(record.samples) == 1
+
+
+@pytest.mark.fio
+@requires_sysbench
 async def test_live_sysbench_failure_still_removes_its_directory(tmp_path):
     # direct I/O with a block size that is not a multiple of the sector size fails in sysbench.
     options = {"rw": "randread", "bs": "1000", "size": "1M", "runtime": "1", "direct": "1"}

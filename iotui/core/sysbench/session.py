@@ -144,6 +144,10 @@ class SysbenchSession(RunRecorder):
             asyncio.ensure_future(self._stop_process(process))
         try:
             output, _ = await process.communicate()
+            if command == "run" and not self.host_samples:
+                # A run shorter than the host interval (or one whose first sample came late on a busy
+                # machine) still gets its CPU figures: one reading over the whole run, as it ends.
+                self._sample_host()
         except asyncio.CancelledError:
             await self._stop_process(process)
             raise
