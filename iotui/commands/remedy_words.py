@@ -6,7 +6,7 @@ from iotui.core.remedy.plan import Skipped
 from iotui.core.remedy.table import RemedyRow, Verdict
 from iotui.core.remedy.words import NARROW_STEPS, table_cells, table_headers, verdict_sentence
 from iotui.core.sweep.record import SweepRecord
-from iotui.core.table import Column, fit_table, wrap
+from iotui.core.table import Column, fit_table, labelled_path, wrap
 
 
 def skipped_sentence(skipped: Skipped) -> str:
@@ -41,6 +41,5 @@ def print_table(rows: list[RemedyRow], found: Verdict, sweep: SweepRecord, width
     for line in wrap(verdict_sentence(found), width):
         print(line)
     if sweep.path is not None:
-        # As the run summary does: a path too long for the line goes on a line of its own, never cut.
-        saved = f"Saved: {sweep.path}"
-        print(saved if width is None or len(saved) <= width else f"Saved:\n{sweep.path}")
+        for line in labelled_path("Saved:", sweep.path, width):
+            print(line)

@@ -25,7 +25,7 @@ from iotui.core.records.direction_figures import cpu_figures, section_figures
 from iotui.core.records.record import RunRecord
 from iotui.core.runs.events import EventCallback, LogLine, RunFinished
 from iotui.core.start import StartError, StartRequest, start_hosts_run
-from iotui.core.table import Column, Step, fit_table, pack, wrap
+from iotui.core.table import Column, Step, fit_table, labelled_path, pack, wrap
 
 
 def hosts_from_args(options: HostOptions) -> list[str]:
@@ -196,9 +196,7 @@ def remote_summary_lines(record: RunRecord, saved: Path | None, width: int | Non
     for warning in record.warnings:
         lines += _wrap(f"warning [{warning['code']}]: {warning['message']}", width, "    ", "  ")
     if saved is not None:
-        shown = f"  saved: {saved}"
-        # A path is never cut: where it does not fit after the label it has a line of its own.
-        lines += [shown] if width is None or len(shown) <= width else ["  saved:", str(saved)]
+        lines += labelled_path("saved:", saved, width, "  ")
     return lines
 
 

@@ -13,7 +13,7 @@ from iotui.core.host.verdict import verdict_text
 from iotui.core.records.direction_figures import CpuFigures, DirectionFigures, cpu_figures
 from iotui.core.records.findings import section_finding_lines
 from iotui.core.records.record import RunRecord
-from iotui.core.table import Column, Step, fit_table, pack, wrap
+from iotui.core.table import Column, Step, fit_table, labelled_path, pack, wrap
 
 DIRECTION_COLUMNS = (
     Column("dir"),
@@ -106,9 +106,7 @@ def summary_lines(record: RunRecord, saved_path: Path | None, width: int | None 
     for warning in record.warnings:
         lines += wrap(f"warning [{warning['code']}]: {warning['message']}", width, "    ", "  ")
     if saved_path is not None:
-        saved = f"  saved: {saved_path}"
-        # A path is never cut: where it does not fit after the label it has a line of its own.
-        lines += [saved] if width is None or len(saved) <= width else ["  saved:", str(saved_path)]
+        lines += labelled_path("saved:", saved_path, width, "  ")
     return lines
 
 

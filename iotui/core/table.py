@@ -142,6 +142,13 @@ def _cut_line(line: str, width: int) -> str:
     return lead + cut(body, width - len(lead), "end")
 
 
+def labelled_path(label: str, path: object, width: int | None, indent: str = "") -> list[str]:
+    """``saved: PATH`` on one line, or the label and then the path on a line of its own where the
+    two do not fit ``width``: a path the reader may copy is never cut."""
+    line = f"{indent}{label} {path}"
+    return [line] if width is None or len(line) <= width else [f"{indent}{label}", str(path)]
+
+
 def pack(items: Sequence[str], width: int | None, indent: str = "", first_indent: str | None = None) -> list[str]:
     """Labelled figures (``usr 2.1%``, ``ctx/s 12.3k``) two spaces apart, a new line where the next one
     would pass ``width``: a figure never parted from its label. One line when ``width`` is None."""

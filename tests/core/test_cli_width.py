@@ -12,7 +12,7 @@ import pytest
 
 from iotui.core.presets.files import find_preset
 from iotui.core.sweep.plan import POINT_OVERHEAD_S, preset_estimate
-from iotui.core.table import Column, Step, fit_table, wrap
+from iotui.core.table import Column, Step, fit_table, wrap, labelled_path
 from tests.conftest import FIO_FIXTURES
 
 
@@ -97,3 +97,10 @@ def test_a_sweep_presets_estimate_covers_its_whole_sweep() -> None:
     listed = iotui("presets", "--wide").stdout
     line = next(line for line in listed.splitlines() if "Where adding jobs stops adding IOPS" in line)
     assert "~8m06s" in line
+
+
+def test_a_saved_path_that_does_not_fit_after_its_label_has_a_line_of_its_own_uncut() -> None:
+    path = "/a/very/long/runs/directory/20261129-073620-desktop-526550ef.toml"
+    assert labelled_path("saved:", path, 120, "  ") == [f"  saved: {path}"]
+    assert labelled_path("saved:", path, 60, "  ") == ["  saved:", path]
+    assert labelled_path("Saved:", path, None) == [f"Saved: {path}"]

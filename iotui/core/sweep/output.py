@@ -13,7 +13,7 @@ from iotui.core.host.verdict import CAUSE_LABELS
 from iotui.core.sweep.analysis import SweepAnalysis
 from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.record import SweepRecord
-from iotui.core.table import Cell, Step, fit_table, wrap
+from iotui.core.table import Cell, Step, fit_table, labelled_path, wrap
 from iotui.core.table import Column as TableColumn
 
 def _latency_ms(value_ms: float | None) -> str:
@@ -240,9 +240,7 @@ def sweep_text(sweep: SweepRecord, analysis: SweepAnalysis, width: int | None = 
         for note in analysis.notes:
             out += wrap(note, width, "  ", "")
     if sweep.path is not None:
-        record = f"Sweep record: {sweep.path}"
-        # A path is never cut: where it does not fit after the label it has a line of its own.
-        out += [record] if width is None or len(record) <= width else ["Sweep record:", str(sweep.path)]
+        out += labelled_path("Sweep record:", sweep.path, width)
     return "\n".join(out)
 
 
