@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 from iotui.core import format as fmt
 from iotui.core.host.counters import read_diskstats
 from iotui.core.interference import (
-    CONSECUTIVE_S, SAMPLE_KEY, ByteCounts, OutsideAttribution, OutsideSecond, affected, settled_count, spans,
+    SAMPLE_KEY, ByteCounts, OutsideAttribution, OutsideSecond, affected, settled_count, spans,
 )
 from iotui.core.host.io_probe import IO_PROBE_BLOCK_BYTES
 from iotui.core.host.proc_files import read_text
@@ -79,7 +79,6 @@ class OutsideIoWatch:
         self.attribution = OutsideAttribution()
         self.scanner = ProcessIoScanner(own_pids, fio_pid, proc_root)
         self.seconds: list[_Second] = []
-        self._streak = 0
         self._settled = 0  # seconds whose rows carry their final marks
         self._marks: list[bool] = []
 
@@ -104,7 +103,6 @@ class OutsideIoWatch:
             # Before fio's I/O (its files laid out): the dirty data then may reach the device
             # later without being anyone's I/O now.
             self.attribution.rebase(device, fio, dirty_bytes(self.proc_root))
-            self._streak = 0
             return None
         probe = ByteCounts(
             io_probe.read_iops * IO_PROBE_BLOCK_BYTES, io_probe.write_iops * IO_PROBE_BLOCK_BYTES
@@ -115,16 +113,10 @@ class OutsideIoWatch:
         if second is None:
             return None
         entry = _Second(rows, second)
-        self._streak = self._streak + 1 if second.suspect else 0
         if second.suspect:
             entry.processes = self.scanner.scan()  # at most once per document: once a second
         self.seconds.append(entry)
         return second
-
-    @property
-    def interfered_now(self) -> bool:
-        """Whether the latest seconds are a stretch of outside I/O (what the live view shows)."""
-        return self._streak >= CONSECUTIVE_S
 
     def settle(self, rows: list[dict[str, object]], *, final: bool = False) -> int:
         """Mark the rows of every second whose mark no later second can change (every second when
