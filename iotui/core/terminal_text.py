@@ -62,11 +62,12 @@ def strip_document(value: object) -> object:
     while stack:
         container, slot = stack.pop()
         item = container[slot]  # type: ignore[index]
-        if isinstance(item, dict):
-            if not _printable_keys(item):
-                item = {terminal_safe(k) if isinstance(k, str) else k: v for k, v in item.items()}
-                container[slot] = item  # type: ignore[index]
-            for key, member in item.items():
+        if isinstance(item, dict) and not _printable_keys(item):
+            item = {terminal_safe(k) if isinstance(k, str) else k: v for k, v in item.items()}
+            container[slot] = item  # type: ignore[index]
+        if isinstance(item, (dict, list)):
+            members = item.items() if isinstance(item, dict) else enumerate(item)
+            for key, member in members:  # a value replaced in place: no slot added or removed
                 kind = type(member)
                 if kind is int or kind is float:
                     continue
@@ -75,16 +76,6 @@ def strip_document(value: object) -> object:
                         item[key] = terminal_safe(member)
                 elif isinstance(member, (dict, list)):
                     stack.append((item, key))
-        elif isinstance(item, list):
-            for index, member in enumerate(item):
-                kind = type(member)
-                if kind is int or kind is float:
-                    continue
-                if isinstance(member, str):
-                    if not member.isprintable():
-                        item[index] = terminal_safe(member)
-                elif isinstance(member, (dict, list)):
-                    stack.append((item, index))
         elif isinstance(item, str):
             container[slot] = terminal_safe(item)  # type: ignore[index]
     return root[0]
