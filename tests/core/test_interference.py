@@ -270,7 +270,8 @@ def test_a_process_busy_on_another_disk_does_not_outrank_the_writer() -> None:
 
 
 def test_a_childs_bytes_added_to_its_parent_when_it_ends_stay_the_childs(tmp_path: Path) -> None:
-    """The kernel adds an ended child's counts to its parent's /proc/PID/io: the parent did not do that I/O."""
+    """The kernel adds an ended child's counts to its parent's /proc/PID/io: the parent did not do
+    that I/O. What the child moved after the last look reaches the parent only then, and is the child's."""
     proc = tmp_path / "proc"
     (proc / "uptime").parent.mkdir(parents=True)
     (proc / "uptime").write_text("0.5 1.0\n")
@@ -280,15 +281,22 @@ def test_a_childs_bytes_added_to_its_parent_when_it_ends_stay_the_childs(tmp_pat
         (proc / str(pid) / "stat").write_text(f"{pid} ({name}) S {ppid} " + "0 " * 17 + "100\n")
         (proc / str(pid) / "io").write_text(f"read_bytes: 0\nwrite_bytes: {write_mib * MIB}\n")
 
+    def end(pid: int) -> None:
+        for name in ("stat", "io"):
+            (proc / str(pid) / name).unlink()
+        (proc / str(pid)).rmdir()
+
     scanner = ProcessIoScanner(set(), None, proc)
-    process(40, 1, "python", 0)
-    process(41, 40, "dd", 300)
-    assert [(p.name, p.write_bytes) for p in scanner.scan()] == [("dd", 300 * MIB)]
-    for name in ("stat", "io"):
-        (proc / "41" / name).unlink()
-    (proc / "41").rmdir()
-    process(40, 1, "python", 300 + 2)  # dd reaped into it, and 2 MiB of its own
-    assert [(p.name, p.write_bytes) for p in scanner.scan()] == [("python", 2 * MIB)]
+    process(40, 1, "bash", 0)
+    process(41, 40, "dd", 100)
+    process(42, 40, "sync", 1)
+    assert [(p.name, p.write_bytes) for p in scanner.scan()] == [("dd", 100 * MIB), ("sync", MIB)]
+    end(41)
+    end(42)
+    process(40, 1, "bash", 300 + 1)  # dd ended at 300 MiB (200 of them after the last look), sync at 1
+    assert [(p.pid, p.name, p.write_bytes) for p in scanner.scan()] == [(41, "dd", 200 * MIB)]
+    process(40, 1, "bash", 301 + 3)  # the shell's own, later: its own again
+    assert [(p.pid, p.name, p.write_bytes) for p in scanner.scan()] == [(40, "bash", 3 * MIB)]
 
 
 def test_compare_leaves_disturbed_seconds_out() -> None:

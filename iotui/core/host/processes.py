@@ -167,6 +167,28 @@ def _stat(proc_root: Path, pid: int) -> _Stat | None:
         return None
 
 
+@dataclass(frozen=True)
+class _Seen:
+    """A process at the previous look: its counts then, its parent and its name."""
+
+    start_ticks: int
+    read_bytes: int
+    write_bytes: int
+    parent: int
+    name: str
+
+
+@dataclass(frozen=True)
+class _Ended:
+    """A parent's children that ended since the previous look: the busiest one's pid and name,
+    the bytes last seen of them all."""
+
+    pid: int
+    name: str
+    read_bytes: int
+    write_bytes: int
+
+
 def _io(proc_root: Path, pid: int) -> tuple[int, int] | None:
     text = _read_text(f"{proc_root}/{pid}/io")
     if text is None:
@@ -204,7 +226,7 @@ class ProcessIoScanner:
         self._own = set(own_pids)
         self._fio_pid = fio_pid
         self._started_ticks = _uptime_ticks(proc_root)
-        self._last: dict[int, tuple[int, int, int, int]] = {}  # pid -> (start ticks, read, write, parent)
+        self._last: dict[int, _Seen] = {}
         self.scans = 0
 
     def scan(self) -> list[ProcessIo]:
@@ -217,34 +239,45 @@ class ProcessIoScanner:
         skipped = self._skipped(stats)
         reaped = self._reaped(stats)
         moved: list[ProcessIo] = []
-        seen: dict[int, tuple[int, int, int, int]] = {}
+        seen: dict[int, _Seen] = {}
         for pid, stat in stats.items():
             if pid in skipped or (counts := _io(self.proc_root, pid)) is None:
                 continue
             read_bytes, write_bytes = counts
-            seen[pid] = (stat.start_ticks, read_bytes, write_bytes, stat.ppid)
+            seen[pid] = _Seen(stat.start_ticks, read_bytes, write_bytes, stat.ppid, stat.name)
             before = self._last.get(pid)
-            if before is not None and before[0] == stat.start_ticks:
+            ended = reaped.get(pid)
+            if before is not None and before.start_ticks == stat.start_ticks:
                 # A child that ended since is added to its parent's counts by the kernel: not the parent's I/O.
-                base_read, base_write = before[1] + reaped.get(pid, (0, 0))[0], before[2] + reaped.get(pid, (0, 0))[1]
+                base_read = before.read_bytes + (ended.read_bytes if ended else 0)
+                base_write = before.write_bytes + (ended.write_bytes if ended else 0)
             elif self._started_ticks is not None and stat.start_ticks >= self._started_ticks:
                 base_read = base_write = 0
             else:
                 continue  # running before the run and not looked at yet: this look is its baseline
-            delta = ProcessIo(pid, stat.name, max(0, read_bytes - base_read), max(0, write_bytes - base_write))
+            # Where a child ended since the last look, the parent's rise holds the child's last bytes
+            # (moved after that look, added at reaping) and cannot be told from the parent's own: it is
+            # credited to the child, as a shell or a test runner waiting on a dd seldom writes itself.
+            who = (ended.pid, ended.name) if ended else (pid, stat.name)
+            delta = ProcessIo(who[0], who[1], max(0, read_bytes - base_read), max(0, write_bytes - base_write))
             if delta.total_bytes:
                 moved.append(delta)
         self._last = seen
         return sorted(moved, key=lambda found: found.total_bytes, reverse=True)
 
-    def _reaped(self, stats: dict[int, _Stat]) -> dict[int, tuple[int, int]]:
-        """Per parent, the bytes last seen of its children that have ended since the previous look."""
-        reaped: dict[int, tuple[int, int]] = {}
-        for pid, (start_ticks, read_bytes, write_bytes, parent) in self._last.items():
+    def _reaped(self, stats: dict[int, _Stat]) -> dict[int, _Ended]:
+        """Per parent, its children that have ended since the previous look: the bytes last seen of
+        them all, and the one that moved most (whose name the parent's rise is given under)."""
+        ended: dict[int, list[tuple[int, _Seen]]] = {}
+        for pid, last in self._last.items():
             now = stats.get(pid)
-            if now is None or now.start_ticks != start_ticks:
-                total = reaped.get(parent, (0, 0))
-                reaped[parent] = (total[0] + read_bytes, total[1] + write_bytes)
+            if now is None or now.start_ticks != last.start_ticks:
+                ended.setdefault(last.parent, []).append((pid, last))
+        reaped: dict[int, _Ended] = {}
+        for parent, children in ended.items():
+            pid, busiest = max(children, key=lambda child: child[1].read_bytes + child[1].write_bytes)
+            reaped[parent] = _Ended(pid, busiest.name, sum(child.read_bytes for _, child in children),
+                                    sum(child.write_bytes for _, child in children))
         return reaped
 
     def _skipped(self, stats: dict[int, _Stat]) -> set[int]:
