@@ -13,28 +13,28 @@ def _samples(section: int, values: list[float], key: str, first_t: float = 1.0) 
 
 def test_sections_get_steady_and_sustained_writes_get_a_cliff() -> None:
     sections = [
-        {"name": "read", "jobs": ["read"], "options": {"rw": "read"}, "duration_s": 6.0},
+        {"name": "read", "jobs": ["read"], "options": {"rw": "read"}, "duration_s": 12.0},
         {"name": "fill", "jobs": ["fill"], "options": {"rw": "write"}, "duration_s": 40.0},
         {"name": "short-write", "jobs": ["short-write"], "options": {"rw": "write"}, "duration_s": 3.0},
     ]
     samples = {
-        0: _samples(0, [1000.0] * 6, "read_iops"),
+        0: _samples(0, [1000.0] * 12, "read_iops"),
         1: [
             {**s, "write_iops": s["write_bw_bytes"] / MIB}
-            for s in _samples(1, [1000.0 * MIB] * 25 + [300.0 * MIB] * 15, "write_bw_bytes", first_t=7.0)
+            for s in _samples(1, [1000.0 * MIB] * 25 + [300.0 * MIB] * 15, "write_bw_bytes", first_t=13.0)
         ],
-        2: _samples(2, [10.0, 10.0, 10.0], "write_iops", first_t=47.0),
+        2: _samples(2, [10.0, 10.0, 10.0], "write_iops", first_t=53.0),
     }
     annotate_sections(sections, lambda index: samples[index], None)
-    assert sections[0]["steady"] == {"reached": True, "after_s": 5.0, "method": "window"}
+    assert sections[0]["steady"] == {"reached": True, "after_s": 10.0, "method": "window"}
     assert "cliff" not in sections[0]  # reads have no cache cliff
     assert sections[1]["cliff"] == {
         "found": True, "at_s": 25.0, "at_bytes": 25 * 1000 * MIB, "bw_before_bytes": 1000 * MIB, "bw_after_bytes": 300 * MIB,
     }
     assert sections[1]["steady"]["reached"] is True  # the first 25 s were flat
     # 3 s: too short to judge, said as such (never "not steady").
-    assert sections[2]["steady"] == {"reached": False, "method": "window", "judged_s": 3, "window_s": 5}
-    assert steady_sentence(sections[2]["steady"]) == "too short to judge: 3 s of the 5 s window needed"
+    assert sections[2]["steady"] == {"reached": False, "method": "window", "judged_s": 3, "window_s": 10}
+    assert steady_sentence(sections[2]["steady"]) == "too short to judge: 3 s of the 10 s window needed"
     assert "cliff" not in sections[2]  # not sustained
     assert cliff_sentence(sections[1]["cliff"]) == "after 24.4 GiB (25 s): 1,000 MiB/s → 300 MiB/s"
 

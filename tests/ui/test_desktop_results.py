@@ -103,7 +103,7 @@ async def test_compare_puts_two_desktop_tables_side_by_side(tmp_path: Path) -> N
 
 async def test_a_section_too_short_to_judge_says_so_in_the_steady_column(tmp_path: Path) -> None:
     record = desktop_record()
-    record.sections[3]["steady"] = {"reached": False, "method": "window", "judged_s": 4, "window_s": 5}
+    record.sections[3]["steady"] = {"reached": False, "method": "window", "judged_s": 4, "window_s": 10}
     app = IotuiApp(ReplayServices(tmp_path))
     async with app.run_test(size=(120, 50)) as pilot:
         await pilot.pause()
@@ -114,4 +114,4 @@ async def test_a_section_too_short_to_judge_says_so_in_the_steady_column(tmp_pat
         rnd_write = lines[lines.index(rnd_read) + 1]
         assert "too short to judge" in rnd_write and "not steady" not in rnd_write
         text = " ".join(screen_text(app).split())
-        assert "rnd4k-q1t1-write: too short to judge: 4 s of the 5 s window needed" in text
+        assert "rnd4k-q1t1-write: too short to judge: 4 s of the 10 s window needed" in text

@@ -354,7 +354,7 @@ async def test_the_run_screen_says_live_when_the_section_settled(tmp_path) -> No
     from tests.ui.replay import synthetic_documents
 
     log = MessageLog()
-    # Every interval carries the same I/O: the fifth one closes the first steady window.
+    # Every interval carries the same I/O: the tenth one closes the first steady window.
     services = ReplayServices(
         tmp_path, runner_factory=lambda: ReplayRunner(synthetic_documents(8, RANDRW), hold_after=3)
     )
@@ -364,25 +364,25 @@ async def test_the_run_screen_says_live_when_the_section_settled(tmp_path) -> No
         await pilot.press("r")
         await wait_for(lambda: len(log.of(IntervalArrived)) >= 3, pilot=pilot, what="three intervals")
         await pilot.pause()
-        assert "steady state: 3 of 5 s so far" in " ".join(screen_text(app).split())
+        assert "steady state: 3 of 10 s so far" in " ".join(screen_text(app).split())
         await pilot.press("s")
         await settle(pilot)
 
 
-async def test_the_run_screen_shows_steady_after_five_equal_seconds(tmp_path) -> None:
+async def test_the_run_screen_shows_steady_after_ten_equal_seconds(tmp_path) -> None:
     import re
 
     from tests.ui.replay import synthetic_documents
 
     log = MessageLog()
     services = ReplayServices(
-        tmp_path, runner_factory=lambda: ReplayRunner(synthetic_documents(8, RANDRW), hold_after=6)
+        tmp_path, runner_factory=lambda: ReplayRunner(synthetic_documents(14, RANDRW), hold_after=11)
     )
     app = IotuiApp(services)
     async with app.run_test(size=(100, 30), message_hook=log) as pilot:
         await pilot.pause()
         await pilot.press("r")
-        await wait_for(lambda: len(log.of(IntervalArrived)) >= 6, pilot=pilot, what="six intervals")
+        await wait_for(lambda: len(log.of(IntervalArrived)) >= 11, pilot=pilot, what="eleven intervals")
         await pilot.pause()
         # The screen shows the core's judgement (tested on known streams in tests/core) of these intervals.
         from iotui.core.records.steady import steady_state

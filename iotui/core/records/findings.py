@@ -1,12 +1,11 @@
 """What iotui adds to each section of a finished run: steady state, the cache cliff, fio's latency search.
 
-Called once when a record is built: every section with at least five samples
-gets ``steady`` (the SNIA window on its samples, with fio's own ``ss`` verdict
-beside it when the preset asked fio for one; fio's verdict alone when there
-are fewer samples); write-only sections of
-20 s or more get ``cliff``; sections run with fio's ``latency_target`` get
-``latency_target`` (the queue depth fio settled on). ``docs/numbers.md``
-documents each figure.
+Called once when a record is built: every section with samples gets ``steady``
+(the SNIA window on its samples, with fio's own ``ss`` verdict beside it when the
+preset asked fio for one; "too short to judge", or fio's verdict alone, with fewer
+whole seconds than the window); write-only sections of 20 s or more get ``cliff``;
+sections run with fio's ``latency_target`` get ``latency_target`` (the queue depth
+fio settled on). ``docs/numbers.md`` documents each figure.
 """
 
 from __future__ import annotations

@@ -3,10 +3,12 @@
 The SNIA Solid State Storage Performance Test Specification calls a test
 steady when, over a window of five rounds, the range of the values is within
 20% of their average and the best-fit line's excursion across the window is
-within 10% of the average. iotui applies that window to five consecutive
+within 10% of the average. iotui applies those limits to ten consecutive
 1-second samples (an adaptation: SNIA's rounds are whole test passes, minutes
-long). The first window that passes says when the section settled; a section
-whose windows never pass is "not steady", described by its last window.
+long; five single seconds are too few to tell a level from a trend, and a
+section of five seconds would be judged on one window of itself). The first
+window that passes says when the section settled; a section whose windows
+never pass is "not steady", described by its last window.
 
 Only whole seconds are judged: a section's first and last seconds are usually
 parts of a second (it started or ended inside a status interval), with their own
@@ -27,7 +29,8 @@ from typing import Iterable, Literal, Mapping, Sequence
 from iotui.core.interference import disturbed
 from iotui.core.numbers import number, numbers
 
-WINDOW_ROUNDS = 5
+# Whole 1-second samples in one window (fio's own ``ss_dur`` windows are longer still).
+WINDOW_S = 10
 # A sample is a whole second when it covers at least this share of the section's longest sample.
 WHOLE_SECOND_SHARE = 0.9
 RANGE_LIMIT = 0.20
@@ -95,7 +98,7 @@ class SteadyState:
 
     ``after_s``: seconds from the start of the section to the end of the first
     steady window (None when not reached). ``window``: the first steady window,
-    or the last one judged when never steady (None with fewer than five samples).
+    or the last one judged when never steady (None with fewer samples than the window).
     ``samples``: how many samples were judged.
     """
 
@@ -106,6 +109,7 @@ class SteadyState:
     samples: int = 0
     fio_ss: FioSteadyState | None = None
     too_short: bool = False
+    planned_s: float | None = None  # live: the section's planned length, where that is what makes it too short
 
     def to_record(self) -> dict[str, object]:
         """The record's ``sections.steady`` table (``after_s`` absent when not reached).
@@ -119,26 +123,29 @@ class SteadyState:
         table["method"] = self.method
         if self.too_short and self.method == "window":
             table["judged_s"] = self.samples
-            table["window_s"] = WINDOW_ROUNDS
+            table["window_s"] = WINDOW_S
         if self.fio_ss is not None and self.method != "fio-ss":
             table["fio_ss"] = self.fio_ss.to_record()
         return table
 
     def sentence(self) -> str:
-        """"steady after 8 s" / "not steady: IOPS falling 14%" / "steady state: 3 of 5 s so far"."""
+        """"steady after 8 s" / "not steady: IOPS falling 14%" / "steady state: 3 of 10 s so far"."""
         if self.method == "fio-ss" and self.fio_ss is not None:
             return self.fio_ss.sentence()
         if self.reached:
             return f"steady after {self.after_s:.0f} s"
+        if self.too_short and self.planned_s is not None:
+            # Live, beside the clock: short enough for the figures panel at 80 columns.
+            return f"too short to judge: {self.planned_s:.0f} s of a {WINDOW_S} s window"
         if self.too_short:
             return too_short_sentence(self.samples)
         if self.window is None:
-            return f"steady state: {self.samples} of {WINDOW_ROUNDS} s so far"
+            return f"steady state: {self.samples} of {WINDOW_S} s so far"
         return f"not steady: {describe_unsteady(self.window)}"
 
 
-def too_short_sentence(judged_s: float, window_s: float = WINDOW_ROUNDS) -> str:
-    """"too short to judge: 4 s of the 5 s window needed"."""
+def too_short_sentence(judged_s: float, window_s: float = WINDOW_S) -> str:
+    """"too short to judge: 5 s of the 10 s window needed"."""
     return f"too short to judge: {judged_s:.0f} s of the {window_s:.0f} s window needed"
 
 
@@ -174,14 +181,14 @@ def steady_state(
     """The SNIA window over consecutive samples (``times_s`` are the samples' end times).
 
     ``start_s`` is the section's start on the same clock, so ``after_s`` counts
-    from it. Without five samples there is no judgement yet (not reached, no
+    from it. With fewer samples than the window there is no judgement yet (not reached, no
     window); fio's verdict then stands alone when there is one.
     """
     if len(times_s) != len(values):
         raise ValueError("times_s and values differ in length")
     last: Window | None = None
-    for end in range(WINDOW_ROUNDS, len(values) + 1):
-        window = judge_window(times_s[end - WINDOW_ROUNDS:end], values[end - WINDOW_ROUNDS:end])
+    for end in range(WINDOW_S, len(values) + 1):
+        window = judge_window(times_s[end - WINDOW_S:end], values[end - WINDOW_S:end])
         if window.steady:
             return SteadyState(True, "window", window.end_s - start_s, window, len(values), fio_ss)
         last = window
@@ -222,7 +229,7 @@ def section_steady_state(
     whole = [(t_s, iops) for t_s, dt_s, iops in kept if dt_s >= WHOLE_SECOND_SHARE * longest_s]
     # A section with I/O figures but too few whole seconds left to judge (every one of them paused or
     # shared with another program's I/O included) is too short to judge, never silently unjudged.
-    if start_s is not None and len(whole) < WINDOW_ROUNDS:
+    if start_s is not None and len(whole) < WINDOW_S:
         if fio_ss is not None:
             return SteadyState(fio_ss.reached, "fio-ss", fio_ss.after_s, None, len(whole), fio_ss)
         return SteadyState(False, "window", samples=len(whole), too_short=True)
@@ -248,10 +255,10 @@ class SteadyTracker:
         if self._state.reached:
             return self._state
         count = len(self._values)
-        if count < WINDOW_ROUNDS:
+        if count < WINDOW_S:
             self._state = SteadyState(False, "window", samples=count)
             return self._state
-        window = judge_window(self._times[-WINDOW_ROUNDS:], self._values[-WINDOW_ROUNDS:])
+        window = judge_window(self._times[-WINDOW_S:], self._values[-WINDOW_S:])
         if window.steady:
             self._state = SteadyState(True, "window", window.end_s - self.start_s, window, count)
         else:
@@ -334,8 +341,15 @@ class LiveSteady:
         self._key: object = None
         self._tracker: SteadyTracker | None = None
 
-    def add(self, t_s: float, dt_s: float, iops: float, section_key: object, *, paused: bool = False) -> SteadyState:
-        """Judge one more second; a ``paused`` one (a pause fell in it) is left out, as the record does."""
+    def add(
+        self, t_s: float, dt_s: float, iops: float, section_key: object, *, paused: bool = False,
+        section_s: float | None = None,
+    ) -> SteadyState:
+        """Judge one more second; a ``paused`` one (a pause fell in it) is left out, as the record does.
+
+        ``section_s``: the section's planned length, where known; one shorter than the window is
+        too short to judge from its first second (a 5 s section never counts up to a window it cannot fill).
+        """
         if section_key != self._key:
             self._key = section_key
             self._tracker = None
@@ -343,4 +357,7 @@ class LiveSteady:
             return self._tracker.state if self._tracker is not None else SteadyState(False, "window")
         if self._tracker is None:
             self._tracker = SteadyTracker(start_s=t_s - dt_s)
-        return self._tracker.add(t_s, iops)
+        state = self._tracker.add(t_s, iops)
+        if section_s is not None and section_s < WINDOW_S and not state.reached:
+            return SteadyState(False, "window", samples=state.samples, too_short=True, planned_s=section_s)
+        return state

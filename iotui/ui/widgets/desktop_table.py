@@ -41,6 +41,12 @@ def steady_state(sentence: str | None) -> str:
     return "none"
 
 
+def steady_words(sentence: str | None) -> str:
+    """The row's verdict in words: the sentence, but "too short to judge" alone (the seconds it had
+    and the window it needed are on the Results screen's section list, and would push the bar out)."""
+    return STEADY_LEGEND["too short"] if steady_state(sentence) == "too short" else sentence or ""
+
+
 def abbreviated_test(label: str) -> str:
     """``SEQ1M Q8T1`` -> ``S1M Q8T1``, ``RND4K Q32T16`` -> ``R4K Q32T16``."""
     for long, short in (("SEQ", "S"), ("RND", "R")):
@@ -79,7 +85,7 @@ def table_width(rows: list[DesktopRow], layout: DesktopLayout) -> int:
     widths += [_widest([header, *(cells[index] for cells in figures)]) for index, header in enumerate(FIGURE_HEADERS)]
     if layout.bar_width:
         widths.append(layout.bar_width)
-    widths.append(_widest([row.steady or "" for row in rows]) if layout.steady_words else 1)
+    widths.append(_widest([steady_words(row.steady) for row in rows]) if layout.steady_words else 1)
     return sum(widths) + COLUMN_GAP * (len(widths) - 1)
 
 
@@ -122,7 +128,7 @@ def desktop_table(record: RunRecord, width: int | None = None) -> Table:
             colour = "cyan" if row.direction == "read" else "magenta"
             cells.append(f"[{colour}]{bar(row.bw_bytes, best, layout.bar_width)}[/]")
         if layout.steady_words:
-            cells.append(f"[dim]{row.steady or ''}[/]")
+            cells.append(f"[dim]{steady_words(row.steady)}[/]")
         else:
             state = steady_state(row.steady)
             if state not in marks_shown:

@@ -136,8 +136,11 @@ class LiveRun(Horizontal):
             # directions); a paused second, or one shared with another program's I/O, is left out of
             # the steady judgement, as the record leaves it out.
             iops = sum(figures.iops for figures in interval.directions.values())
-            key = interval.groupid if interval.groupid is not None else frozenset(interval.directions)
-            state = self._steady.add(interval.t_s, interval.dt_s, iops, key, paused=paused or interference)
+            section = groupid if groupid is not None else interval.groupid
+            key = section if section is not None else frozenset(interval.directions)
+            planned_s = self.sections[section].seconds if section is not None and 0 <= section < len(self.sections) else None
+            state = self._steady.add(interval.t_s, interval.dt_s, iops, key, paused=paused or interference,
+                                     section_s=planned_s)
             self.steady = INTERFERENCE_WORDS if interference else state.sentence()
         if groupid is not None:
             self._section_index = groupid
