@@ -229,7 +229,7 @@ def snapshot_from_document(doc: dict) -> Snapshot:
         clat_sum_ns = 0.0
         min_ns: int | None = None
         max_ns: int | None = None
-        merged: dict[str, int] = {}
+        merged: dict[str | int, int] = {}
         for job in jobs:
             stats = job.get(direction)
             if not isinstance(stats, dict) or _idle(stats):
@@ -252,7 +252,11 @@ def snapshot_from_document(doc: dict) -> Snapshot:
                 get = merged.get
                 for value, count in jbins.items():
                     merged[value] = get(value, 0) + count
-        bins = dict(zip(map(int, merged), merged.values()))
+        # Keys are strings as fio writes them, or integers already (a document read live).
+        bins: dict[int, int] = (
+            merged if not merged or type(next(iter(merged))) is int  # type: ignore[assignment]
+            else dict(zip(map(int, merged), merged.values()))
+        )
         directions[direction] = DirectionTotals(
             total_ios, io_bytes, runtime_ms, clat_n, clat_sum_ns, min_ns, max_ns, bins
         )

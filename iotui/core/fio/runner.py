@@ -287,7 +287,7 @@ class FioRunner:
 
     async def _read_stdout(self) -> None:
         assert self.process and self.process.stdout
-        splitter = StatusSplitter()
+        splitter = StatusSplitter(live=True)
         try:
             while chunk := await self.process.stdout.read(READ_CHUNK_BYTES):
                 for item in splitter.feed(chunk):

@@ -15,13 +15,18 @@ import gc
 import json
 import re
 from dataclasses import dataclass
+from typing import Callable, TypeVar
 
+from iotui.core.fio.live_decode import decode_live
 from iotui.core.heap import age_new_objects
 
 try:  # parses fio's large documents 2-4x faster than the standard library; optional
     import orjson
 except ImportError:  # pragma: no cover - depends on what is installed
     orjson = None  # type: ignore[assignment]
+
+
+T = TypeVar("T")
 
 
 def parse_json(raw: bytes | bytearray | memoryview) -> object:
@@ -35,16 +40,25 @@ def parse_json(raw: bytes | bytearray | memoryview) -> object:
     whole heap several times while they are made, though none of them can be
     garbage yet, so it is paused for that one parse.
     """
+    return _collector_paused(raw, _parse_whole)
+
+
+def _parse_whole(raw: bytes | bytearray | memoryview) -> object:
+    if orjson is not None:
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(bytes(raw) if isinstance(raw, memoryview) else raw)
+
+
+def _collector_paused(raw: bytes | bytearray | memoryview, parse: Callable[[bytes | bytearray | memoryview], T]) -> T:
+    """``parse(raw)``, with the garbage collector paused while a large document becomes objects."""
     pause_gc = len(raw) >= LARGE_DOCUMENT_BYTES and gc.isenabled()
     if pause_gc:
         gc.disable()
     try:
-        if orjson is not None:
-            try:
-                return orjson.loads(raw)
-            except orjson.JSONDecodeError:
-                pass
-        return json.loads(bytes(raw) if isinstance(raw, memoryview) else raw)
+        return parse(raw)
     finally:
         if pause_gc:
             # The new objects leave the young generations at once (two list splices):
@@ -69,10 +83,22 @@ MAX_TEXT_LINE_BYTES = 64 * 1024
 
 @dataclass(frozen=True)
 class FioDocument:
-    """One complete, parsed fio JSON document."""
+    """One complete, parsed fio JSON document.
+
+    ``raw``: the document's bytes where ``doc`` holds only the live fields of a large
+    document (:mod:`iotui.core.fio.live_decode`); :meth:`whole` parses them whole.
+    """
 
     doc: dict
     size_bytes: int
+    raw: bytes | None = None
+
+    def whole(self) -> dict:
+        """The document with every field fio printed (parsed now where only the live ones were)."""
+        if self.raw is None:
+            return self.doc
+        doc = parse_json(self.raw)
+        return doc if isinstance(doc, dict) else self.doc
 
 
 @dataclass(frozen=True)
@@ -99,7 +125,10 @@ class StatusSplitter:
     at the start of a line only ever opens or closes a whole document.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, live: bool = False) -> None:
+        # live: a large document is decoded to the fields a live run reads each second (its bytes
+        # kept for a whole parse on demand); an import or a remote host's stream parses every field.
+        self._live = live
         self._buffer = bytearray()
         self._in_document = False
         # Where to resume looking for the closing line inside the buffer.
@@ -207,6 +236,9 @@ class StatusSplitter:
             items.append(FioText(_decode(line[:MAX_TEXT_LINE_BYTES])))
 
     def _finish_document(self, raw: bytes | memoryview, items: list[StatusItem]) -> None:
+        if self._live and len(raw) >= LARGE_DOCUMENT_BYTES and (live := _collector_paused(raw, decode_live)) is not None:
+            items.append(FioDocument(doc=live, size_bytes=len(raw), raw=bytes(raw)))
+            return
         try:
             doc = parse_json(raw)
         except ValueError:

@@ -17,10 +17,12 @@ names its own, under ``/sys/fs/cgroup``, are ever touched.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -33,6 +35,8 @@ WEIGHT = 10  # a tenth of every other program's default weight (100), in v1's 1-
 STATE_FILE_NAME = "cgroups.json"
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 _OWN_NAME = re.compile(r"^iotui-remedy-[0-9]{1,10}$")
+# How long a removal refused as busy is tried again (ending processes are listed until reaped).
+REMOVE_BUSY_WAIT_S = 5.0
 
 CgroupSkipCode = Literal["no-io-controller", "no-weight-file", "not-root"]
 
@@ -135,27 +139,41 @@ def _is_own_cgroup(path: Path) -> bool:
     return bool(_OWN_NAME.match(path.name)) and len(relative.parts) in (1, 2) and ".." not in relative.parts
 
 
-def _move_out_and_remove(cgroup: Path) -> None:
-    """Move every process still in ``cgroup`` to its parent, then remove it (gone already is fine)."""
-    if not cgroup.exists():
-        return
+def _move_out(cgroup: Path) -> None:
+    """Move every process in ``cgroup`` to its parent (a process may fork while being moved: go round)."""
     parent_procs = cgroup.parent / "cgroup.procs"
-    for _ in range(20):  # a process may fork while being moved: go round until none is left
+    for _ in range(20):
         pids = [word for word in _read_words(cgroup / "cgroup.procs") if word.isdigit()]
         if not pids:
-            break
+            return
         for pid in pids:
             try:
                 with open(parent_procs, "w", encoding="ascii") as handle:
                     handle.write(pid)
             except OSError:
-                pass  # ended meanwhile
-    try:
-        cgroup.rmdir()
-    except FileNotFoundError:
-        return
-    except OSError as error:
-        raise CgroupError("remove-failed", cgroup, f"could not be removed ({error.strerror})") from error
+                pass  # ended meanwhile, or ending: a zombie cannot be moved
+
+
+def _move_out_and_remove(cgroup: Path, *, busy_wait_s: float = REMOVE_BUSY_WAIT_S) -> None:
+    """Move every process still in ``cgroup`` to its parent, then remove it (gone already is fine).
+
+    A process that is ending (fio's jobs, as fio ends once iotui is gone) stays listed in the
+    cgroup until its parent reaps it and cannot be moved, so the removal is refused as busy
+    for a moment: it is tried again until ``busy_wait_s`` has passed."""
+    deadline = time.monotonic() + busy_wait_s
+    while True:
+        if not cgroup.exists():
+            return
+        _move_out(cgroup)
+        try:
+            cgroup.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            if error.errno != errno.EBUSY or time.monotonic() >= deadline:
+                raise CgroupError("remove-failed", cgroup, f"could not be removed ({error.strerror})") from error
+        time.sleep(0.05)
 
 
 class CgroupChanges:

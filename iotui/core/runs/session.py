@@ -88,6 +88,7 @@ class RunSession(RunRecorder):
         self.pause_log = PauseLog()
         self._last_row_monotonic = 0.0
         self.last_document: dict | None = None
+        self._last_item: FioDocument | None = None  # the last document, to be read whole once the run ends
         # Extra [run] keys the caller decides (repeat_group and repeat_index of --repeat N).
         self.run_keys: dict[str, object] = {}
         self.paused = False
@@ -249,6 +250,7 @@ class RunSession(RunRecorder):
         self._fio_heard_monotonic = time.monotonic()
         if isinstance(event, FioDocument):
             self.last_document = event.doc
+            self._last_item = event
             # One walk of the document: one sample per section that ran in the interval.
             intervals = self.deriver.feed(event.doc)
             paused_row = self.pause_log.feed(
@@ -322,6 +324,10 @@ class RunSession(RunRecorder):
 
     def _finish(self, started: dt.datetime, exit_event: FioExited | None, failure: str | None) -> RunRecord:
         status = self._status(exit_event, failure)
+        if self._last_item is not None:
+            # fio's final report (its last document), every field: a large one was read live with
+            # only the per-second fields (core/fio/live_decode.py).
+            self.last_document = self._last_item.whole()
         if self.parse_refusal is not None and failure is None:
             failure = self.parse_refusal.sentence()
         if self.fio_stuck and failure is None:
