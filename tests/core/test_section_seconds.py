@@ -57,3 +57,27 @@ def test_a_second_of_one_section_is_the_whole_interval_as_before() -> None:
             )
             single += 1
     assert single >= 3
+
+
+def test_the_runs_first_io_inside_a_status_interval_is_a_part_of_a_second() -> None:
+    """fio laid out its files for most of the interval, then read for 300 ms: that second is a part
+    (dt_s 0.3, its rate over the 0.3 s), not a whole second of low IOPS."""
+    import copy
+
+    first = fio_documents("two-sections-json+.txt")[0]
+    laying_out = copy.deepcopy(first)
+    for job in laying_out["jobs"]:
+        for direction in ("read", "write", "trim"):
+            job[direction].update(total_ios=0, io_bytes=0, runtime=0)
+            job[direction]["clat_ns"] = {"N": 0, "min": 0, "max": 0, "mean": 0.0}
+    reading = copy.deepcopy(first)
+    reading["timestamp_ms"] = laying_out["timestamp_ms"] + 1000
+    [job] = [job for job in reading["jobs"] if job["groupid"] == 0]
+    assert _ios(reading, 0, "read") > 0
+    job["read"]["runtime"] = 300
+    deriver = SectionSecondsDeriver()
+    assert all(not sample.directions for sample in deriver.feed(laying_out))  # no I/O yet
+    [sample] = deriver.feed(reading)
+    assert sample.groupid == 0 and sample.dt_s == 0.3
+    assert sample.directions["read"].ios == _ios(reading, 0, "read")
+    assert sample.directions["read"].iops == _ios(reading, 0, "read") / 0.3

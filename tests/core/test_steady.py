@@ -249,3 +249,14 @@ def test_live_a_section_planned_shorter_than_the_window_says_so_from_its_first_s
     longer = [live.add(6.5 + i, 1.0, 1000.0, 1, section_s=30.0).sentence() for i in range(10)]
     assert longer[:2] == ["steady state: 1 of 10 s so far", "steady state: 2 of 10 s so far"]
     assert longer[-1] == "steady after 10 s"
+
+
+def test_one_late_status_document_does_not_make_every_other_second_a_part() -> None:
+    """On a busy machine fio printed one document 1.6 s after the last: the other seconds stay whole."""
+    samples = [{"t_s": 0.4, "dt_s": 0.4, "read_iops": 50.0}]
+    samples += [{"t_s": 0.4 + i, "dt_s": 1.0, "read_iops": 200.0} for i in range(1, 8)]
+    samples.append({"t_s": 9.0, "dt_s": 1.6, "read_iops": 200.0})
+    samples += [{"t_s": 9.0 + i, "dt_s": 1.0, "read_iops": 200.0} for i in range(1, 6)]
+    state = section_steady_state(samples)
+    assert state.reached, state  # 13 whole seconds (the late one too), the partial first left out
+    assert state.after_s == pytest.approx(11.0)  # the tenth whole second ends at 11.0

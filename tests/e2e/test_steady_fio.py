@@ -14,6 +14,7 @@ from iotui.core.fio.status import FioDocument, StatusSplitter
 from iotui.core.presets.model import JobSection, Preset
 from iotui.core.records.steady import fio_steady_states, steady_state
 from tests.conftest import requires_fio
+from tests.e2e.loop_fs import private_loop_fs
 
 pytestmark = [pytest.mark.fio, requires_fio]
 
@@ -69,13 +70,16 @@ def test_the_record_keeps_both_judgements_and_json_says_null_when_not_reached(tm
 
     # Buffered reads of a small file at 200 IOPS: the page cache answers, so a busy disk
     # cannot make the rate wobble.
-    result = subprocess.run(
-        [sys.executable, "-m", "iotui", "run", "quick", "--runtime", "30", "--size", "8M", "--set", "rw=randread",
-         "--set", "rate_iops=200", "--set", "iodepth=1", "--set", "direct=0", "--set", "steadystate=iops:5%",
-         "--set", "steadystate_duration=12", "--set", "steadystate_ramp_time=2", "--baseline", "0",
-         "--runs-dir", str(tmp_path / "runs"), "--json"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=90,
-    )
+    with private_loop_fs(tmp_path, 128) as loop_target:
+        # A device of its own: its reads come from the page cache, so on a shared disk any other
+        # test's writes would be another program's I/O in its seconds, and those are left out.
+        result = subprocess.run(
+            [sys.executable, "-m", "iotui", "run", "quick", "--runtime", "30", "--size", "8M", "--set", "rw=randread",
+             "--set", "rate_iops=200", "--set", "iodepth=1", "--set", "direct=0", "--set", "steadystate=iops:5%",
+             "--set", "steadystate_duration=12", "--set", "steadystate_ramp_time=2", "--baseline", "0",
+             "--target", str(loop_target or tmp_path), "--runs-dir", str(tmp_path / "runs"), "--json"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=90,
+        )
     assert result.returncode == 0, result.stderr
     printed = json.loads(result.stdout)
     record = load_record(Path(printed["path"]))
@@ -114,11 +118,12 @@ def test_each_section_of_a_run_is_judged_from_its_own_start(tmp_path: Path) -> N
         "[global]\nrw=randread\nbs=4k\nsize=8M\nrate_iops=200\nruntime=25\ntime_based\n\n"
         "[first]\n\n[second]\nstonewall\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-m", "iotui", "run", "--job-file", str(job), "--baseline", "0",
-         "--runs-dir", str(tmp_path / "runs"), "--json"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=150,
-    )
+    with private_loop_fs(tmp_path, 128) as loop_target:  # a device of its own, as above
+        result = subprocess.run(
+            [sys.executable, "-m", "iotui", "run", "--job-file", str(job), "--baseline", "0",
+             "--target", str(loop_target or tmp_path), "--runs-dir", str(tmp_path / "runs"), "--json"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=150,
+        )
     assert result.returncode == 0, result.stderr
     record = load_record(Path(json.loads(result.stdout)["path"]))
     assert [section["name"] for section in record.sections] == ["first", "second"]

@@ -8,9 +8,13 @@ the group ran (its directions' ``runtime`` delta, bounded to the interval).
 fio's per-job ``job_runtime`` is not used: for a job that has not started yet it
 counts time since fio started and then falls back.
 
-An interval in which one group ran is exactly :class:`IntervalDeriver`'s sample,
-over the whole interval. Each document's jobs are walked once: per group, and
-the whole document's snapshot is the groups' snapshots merged.
+An interval in which one group ran is :class:`IntervalDeriver`'s sample over the
+whole interval, unless the group ran clearly less of it (under ``PART_OF_SECOND``:
+the run's first I/O began inside it, after fio laid out its files, or the last
+ended inside it): then, as at a boundary, its ``dt_s`` is the part it ran, so a
+5-second section never counts six whole seconds. (A remote host's intervals are
+timed by its jobs' own runtime, ``elapsed_s``, and are left as they come.) Each document's jobs are walked
+once: per group, and the whole document's snapshot is the groups' snapshots merged.
 """
 
 from __future__ import annotations
@@ -28,6 +32,12 @@ from iotui.core.fio.intervals import (
     snapshot_from_document,
 )
 from iotui.core.fio.sections import group_entries
+
+
+# A group that ran less than this share of an interval ran a part of a second (its runtime delta is
+# the part); above it, the interval is the group's (fio's runtime and the documents' clock differ by
+# a few milliseconds a second).
+PART_OF_SECOND = 0.9
 
 
 def group_snapshots(doc: dict) -> dict[int, Snapshot]:
@@ -131,26 +141,39 @@ class SectionSecondsDeriver:
             for groupid, snapshot in groups.items()
             if _ran(previous.get(groupid) or _zero(snapshot), snapshot)
         ]
-        if len(ran) <= 1:
-            groupid = ran[0][0] if ran else self._last_groupid
-            if groupid is None and groups:
-                groupid = min(groups)
+        if len(ran) == 1:
+            groupid, before, after = ran[0]
             self._last_groupid = groupid
+            ran_s = _runtime_delta_ms(before, after) / 1000.0
+            # (A remote host's intervals are timed by its jobs' runtime already: elapsed_s.)
+            if elapsed_s is None and 0 < ran_s < PART_OF_SECOND * interval.dt_s:
+                return [_group_sample(interval, groupid, before, after, ran_s)]
             return [replace(interval, groupid=groupid)]
+        if not ran:
+            last = self._last_groupid
+            if last is None and groups:
+                last = min(groups)
+            self._last_groupid = last
+            return [replace(interval, groupid=last)]
         samples = []
         for groupid, before, after in ran:
             runtime_ms = _runtime_delta_ms(before, after)
             dt_s = min(runtime_ms / 1000.0, interval.dt_s) if runtime_ms > 0 else interval.dt_s
-            directions = {}
-            for direction in DIRECTIONS:
-                old = before.directions.get(direction, EMPTY_TOTALS)
-                new = after.directions.get(direction, EMPTY_TOTALS)
-                if new.runtime_ms == old.runtime_ms and new.total_ios == old.total_ios:
-                    continue
-                directions[direction] = direction_interval(old, new, dt_s)
-            samples.append(IntervalSample(t_s=interval.t_s, dt_s=dt_s, directions=directions, groupid=groupid))
+            samples.append(_group_sample(interval, groupid, before, after, dt_s))
         self._last_groupid = ran[-1][0]
         return samples
+
+
+def _group_sample(interval: IntervalSample, groupid: int, before: Snapshot, after: Snapshot, dt_s: float) -> IntervalSample:
+    """The group's own I/O in the interval, over ``dt_s`` (the part of the interval it ran)."""
+    directions = {}
+    for direction in DIRECTIONS:
+        old = before.directions.get(direction, EMPTY_TOTALS)
+        new = after.directions.get(direction, EMPTY_TOTALS)
+        if new.runtime_ms == old.runtime_ms and new.total_ios == old.total_ios:
+            continue
+        directions[direction] = direction_interval(old, new, dt_s)
+    return IntervalSample(t_s=interval.t_s, dt_s=dt_s, directions=directions, groupid=groupid)
 
 
 def _zero(snapshot: Snapshot) -> Snapshot:

@@ -23,6 +23,7 @@ documents both methods.
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import dataclass
 from typing import Iterable, Literal, Mapping, Sequence
 
@@ -31,7 +32,8 @@ from iotui.core.numbers import number, numbers
 
 # Whole 1-second samples in one window (fio's own ``ss_dur`` windows are longer still).
 WINDOW_S = 10
-# A sample is a whole second when it covers at least this share of the section's longest sample.
+# A sample is a whole second when it covers at least this share of the section's usual sample (the
+# median: one status interval fio printed late on a busy machine must not make the others parts).
 WHOLE_SECOND_SHARE = 0.9
 RANGE_LIMIT = 0.20
 SLOPE_LIMIT = 0.10
@@ -225,8 +227,8 @@ def section_steady_state(
             start_s = t_s - dt_s
         if not sample.get("paused") and not disturbed(sample):
             kept.append((t_s, dt_s, iops))
-    longest_s = max((dt_s for _, dt_s, _ in kept), default=0.0)
-    whole = [(t_s, iops) for t_s, dt_s, iops in kept if dt_s >= WHOLE_SECOND_SHARE * longest_s]
+    usual_s = statistics.median(dt_s for _, dt_s, _ in kept) if kept else 0.0
+    whole = [(t_s, iops) for t_s, dt_s, iops in kept if dt_s >= WHOLE_SECOND_SHARE * usual_s]
     # A section with I/O figures but too few whole seconds left to judge (every one of them paused or
     # shared with another program's I/O included) is too short to judge, never silently unjudged.
     if start_s is not None and len(whole) < WINDOW_S:
