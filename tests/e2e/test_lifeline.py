@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 
 import pytest
 
@@ -13,6 +14,7 @@ from iotui.core.remote import silence
 from iotui.core.remote.lifeline import HostEnded, HostPaused, HostReady, HostRunner
 from iotui.core.remote.lifeline_script import HOLD_BEFORE_BARRIER
 from iotui.core.remote.plan import RemotePlan
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.fio
 
@@ -117,19 +119,29 @@ async def test_pause_and_resume_stop_and_continue_fio_and_a_stop_while_paused_st
 
     await asyncio.wait_for(next_of(FioDocument), 30)
     [fio] = _fio_in(tmp_path)
-    assert runner.pause()
-    assert (await asyncio.wait_for(next_of(HostPaused), 10)).paused
-    assert _state(fio) == "T"
-    assert runner.resume()
-    assert not (await asyncio.wait_for(next_of(HostPaused), 10)).paused
-    assert _state(fio) != "T"
-    await asyncio.wait_for(next_of(FioDocument), 10)  # it reports again
-    assert runner.pause()
-    assert (await asyncio.wait_for(next_of(HostPaused), 10)).paused
-    await runner.stop()  # continued so that SIGINT reaches it: its final report, then its exit
-    ended = await asyncio.wait_for(next_of(HostEnded), 10)
-    assert ended.exit_status in (0, 128)
-    assert _fio_in(tmp_path) == [] and list(tmp_path.iterdir()) == []
+    try:
+        assert runner.pause()
+        assert (await asyncio.wait_for(next_of(HostPaused), 10)).paused
+        # The host says paused once kill -STOP returned; fio stops as it next takes the signal.
+        await wait_for(lambda: _state(fio) == "T", what="fio stopped")
+        assert runner.resume()
+        assert not (await asyncio.wait_for(next_of(HostPaused), 10)).paused
+        await wait_for(lambda: _state(fio) != "T", what="fio running again")
+        await asyncio.wait_for(next_of(FioDocument), 10)  # it reports again
+        assert runner.pause()
+        assert (await asyncio.wait_for(next_of(HostPaused), 10)).paused
+        await runner.stop()  # continued so that SIGINT reaches it: its final report, then its exit
+        ended = await asyncio.wait_for(next_of(HostEnded), 10)
+        assert ended.exit_status in (0, 128)
+        assert _fio_in(tmp_path) == [] and list(tmp_path.iterdir()) == []
+    except BaseException:
+        # A failure above must not leave fio stopped: its runner's task would never end.
+        for signum in (signal.SIGCONT, signal.SIGKILL):
+            try:
+                os.kill(int(fio), signum)
+            except (ProcessLookupError, ValueError):
+                break
+        raise
 
 
 @pytest.mark.slow
