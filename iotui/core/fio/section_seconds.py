@@ -13,8 +13,9 @@ whole interval, unless the group ran clearly less of it (under ``PART_OF_SECOND`
 the run's first I/O began inside it, after fio laid out its files, or the last
 ended inside it): then, as at a boundary, its ``dt_s`` is the part it ran, so a
 5-second section never counts six whole seconds. (A remote host's intervals are
-timed by its jobs' own runtime, ``elapsed_s``, and are left as they come.) Each document's jobs are walked
-once: per group, and the whole document's snapshot is the groups' snapshots merged.
+timed by its jobs' own runtime, ``elapsed_s``, and are left as they come.) Each
+document's jobs are walked once: per group, and the whole document's snapshot is
+the groups' snapshots merged.
 """
 
 from __future__ import annotations
