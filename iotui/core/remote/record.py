@@ -17,9 +17,9 @@ from iotui.core.remote.aggregate import aggregate_sections, host_sections, versi
 from iotui.core.remote.alignment import RUNTIME_SLACK_S, HostDeriver, job_runtimes_ms, jobs_have_run
 from iotui.core.remote.plan import RemotePlan
 from iotui.core.remote.transport import HostFacts
-from iotui.core.runs.pauses import PauseLog, unpause_sections
+from iotui.core.runs.pauses import PauseLog
+from iotui.core.runs.second_rows import SecondRows
 from iotui.core.records.record import RunRecord
-from iotui.core.records.section_figures import assign_sections
 from iotui.core.host.identity import host_identity
 
 if TYPE_CHECKING:
@@ -39,9 +39,9 @@ class HostState:
     first_start_s: float | None = None
     first_start_remote_ms: float | None = None
     clock_offset_ms: float | None = None
-    samples: list[dict[str, object]] = field(default_factory=list)
-    # fio's groupid at each sample (which section it belongs to).
-    sample_groupids: list[int | None] = field(default_factory=list)
+    # Its seconds, kept as a local run keeps its own (with its pauses, counted from when its
+    # lifeline was told, as a local run counts its own).
+    seconds: SecondRows = field(default_factory=lambda: SecondRows(drop_empty=True))
     lines: list[str] = field(default_factory=list)
     ended: bool = False
     returncode: int | None = None
@@ -49,11 +49,13 @@ class HostState:
     failed_at_s: float | None = None
     # Failed for silence: how long nothing came from it (not for an exit of its own).
     silent_s: float | None = None
-    # Its pauses, counted from when its lifeline was told, as a local run counts its own.
-    pause_log: PauseLog = field(default_factory=PauseLog)
 
     def __post_init__(self) -> None:
         self.deriver = HostDeriver(self.name)
+
+    @property
+    def pause_log(self) -> PauseLog:
+        return self.seconds.pause_log
 
     def take_document(self, doc: dict[str, object], arrived_monotonic: float, at_s: float) -> None:
         self.last_document = doc
@@ -120,14 +122,12 @@ def _host_entry(state: HostState) -> tuple[dict[str, object], list[dict[str, obj
     if state.runner is not None and state.runner.clock_offset_ms is not None and state.runner.clock_rtt_ms is not None:
         entry["clock_rtt_ms"] = round(state.runner.clock_rtt_ms, 1)
     sections = host_sections(state.last_document) if state.last_document else []
-    samples = [dict(sample) for sample in state.samples]
-    entry["sections"], entry["samples"] = sections, samples
-    assign_sections(sections, samples, state.sample_groupids)
+    # Its figures leave the paused time out, fio's own kept under each direction's "fio".
+    state.seconds.file_under(sections, state.last_document or {})
+    entry["sections"], entry["samples"] = sections, state.seconds.copy_rows()
     if state.pause_log.pauses:
         entry["paused_s"] = round(state.pause_log.paused_s, 3)
         entry["pauses"] = [dict(pause) for pause in state.pause_log.pauses]
-        # Its figures leave the paused time out, fio's own kept under each direction's "fio".
-        unpause_sections(sections, samples, state.pause_log, state.last_document or {})
     return entry, sections
 
 
@@ -140,10 +140,9 @@ def build_record(
     duration_s: float,
     stop_requested: bool,
     failure: str | None,
-    rows: list[dict[str, object]],
+    aggregate: SecondRows,
     messages: list[dict[str, str]],
     release_spread_ms: float | None,
-    row_groupids: list[int | None] | None = None,
     ended_by: str | None = None,
     pauses: list[dict[str, float]] | None = None,
 ) -> RunRecord:
@@ -168,8 +167,7 @@ def build_record(
     own_sections = {name: sections for name, (_entry, sections) in built.items() if name in completed}
     pause_logs = {name: states[name].pause_log for name in completed}
     sections = aggregate_sections(completed, own_sections, pause_logs) if completed else []
-    rows = [dict(row) for row in rows]
-    assign_sections(sections, rows, row_groupids or [])
+    aggregate.file_under(sections, {})
     starts = [start for start in (s.start_ms() for s in states.values()) if start is not None]
     exit_statuses = [s.exit_status for s in states.values() if s.exit_status is not None]
     run: dict[str, object] = {
@@ -206,7 +204,7 @@ def build_record(
         host=host_identity(),
         target=target,
         options=dict(plan.options),
-        samples=rows,
+        samples=aggregate.copy_rows(),
         messages=messages,
         sections=sections,
         hosts=entries,

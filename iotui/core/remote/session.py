@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Callable
 
 from iotui.core.fio.status import FioDocument, FioText
-from iotui.core.fio.summary import sample_row
 from iotui.core.heap import hold_for_run, release_after_run
 from iotui.core.remote.connections import CONNECT_CONCURRENCY
 from iotui.core.remote.alignment import AggregateSample, Aligner
@@ -29,13 +28,13 @@ from iotui.core.remote.host_events import (
     QueuedEvent,
     SampleRow,
 )
-from iotui.core.remote.host_events import clean_row as _clean
 from iotui.core.remote.host_events import keep_line as _keep_line
 from iotui.core.remote.lifeline import HostEnded, HostEvent, HostLine, HostPaused, HostReady, HostRunner
 from iotui.core.remote.plan import RemotePlan
 from iotui.core.remote.record import HostState, build_record
 from iotui.core.remote.silence import SilenceWatch
 from iotui.core.runs.pauses import PauseLog
+from iotui.core.runs.second_rows import SecondRows
 from iotui.core.records.record import RunRecord
 from iotui.core.runs.events import EventLog
 from iotui.core.runs.saving import save_and_announce
@@ -67,8 +66,9 @@ class MultiHostSession(EventLog):
         )
         self.states = {host: HostState(host, plan.facts.get(host)) for host in plan.hosts}
         self.aligner = Aligner(plan.hosts)
-        self.rows: list[SampleRow] = []
-        self.row_groupids: list[int | None] = []
+        # The hosts' aggregate seconds, kept as every fio run keeps its seconds.
+        self.aggregate = SecondRows(drop_empty=True)
+        self.rows: list[SampleRow] = self.aggregate.rows
         self.messages: list[dict[str, str]] = []
         self.stop_requested = False
         self.force = False  # the Session protocol's: no run lock is taken for the hosts
@@ -338,20 +338,14 @@ class MultiHostSession(EventLog):
             state.take_document(doc, arrived, at_s)
             # One walk of the document, as a local run's: one second per section that ran in it.
             intervals = state.deriver.feed(doc, at_s)
-            paused_row = state.pause_log.feed(
-                doc, made_row=bool(intervals), whole=state.deriver.seconds.whole, rows_made=len(intervals)
-            )
+            first_row = len(state.seconds.rows)
+            # Marked paused where a pause fell in this interval: left out of the host's figures.
+            kept = state.seconds.take(doc, [i.sample for i in intervals], whole=state.deriver.seconds.whole, t_s=at_s)
             if not intervals:
                 return
-            if paused_row:
-                # A pause fell in this interval: left out of the host's figures.
-                intervals = [replace(i, sample=replace(i.sample, paused=True)) for i in intervals]
-            for interval in intervals:
-                row = _clean(sample_row(interval.sample))
-                row["t_s"] = round(at_s, 3)
-                state.samples.append(row)
-                state.sample_groupids.append(interval.sample.groupid)
-                self._emit(HostIntervalUpdate(host, interval, row, interval.sample.groupid))
+            for index, (interval, sample) in enumerate(zip(intervals, kept), start=first_row):
+                interval = replace(interval, sample=sample)
+                self._emit(HostIntervalUpdate(host, interval, state.seconds.rows[index], sample.groupid))
             if state.failed_at_s is None:
                 self._emit_aggregates(self.aligner.add(*intervals))
         elif isinstance(event, (FioText, HostLine)):
@@ -390,11 +384,7 @@ class MultiHostSession(EventLog):
     def _emit_aggregates(self, aggregates: list[AggregateSample]) -> None:
         """The aggregate's rows of a round, one per section, each filed under its own section."""
         for aggregate in aggregates:
-            row = _clean(sample_row(aggregate.sample))
-            row["t_s"] = round(aggregate.t_s, 3)
-            row["hosts_live"] = aggregate.live_hosts
-            self.rows.append(row)
-            self.row_groupids.append(aggregate.sample.groupid)
+            row = self.aggregate.add(aggregate.sample, t_s=aggregate.t_s, extra={"hosts_live": aggregate.live_hosts})
             self._emit(AggregateUpdate(
                 aggregate, row, time.monotonic() - self._started_monotonic, aggregate.sample.groupid
             ))
@@ -421,10 +411,9 @@ class MultiHostSession(EventLog):
             stop_requested=self.stop_requested,
             ended_by=self.ended_by,
             failure=self._failure,
-            rows=self.rows,
+            aggregate=self.aggregate,
             messages=self.messages,
             release_spread_ms=self.release_spread_ms,
-            row_groupids=self.row_groupids,
             pauses=self.pause_log.pauses,
         )
         self.plan.probes.add_to(record.hosts)  # each host's responsiveness

@@ -27,7 +27,6 @@ from iotui.core.fio.sections import fio_sections
 from iotui.core.fio.status import FioDocument, FioText
 from iotui.core.heap import hold_for_run, release_after_run
 from iotui.core.numbers import number
-from iotui.core.fio.summary import sample_row
 from iotui.core.host.identity import host_identity
 from iotui.core.host.processes import process_stopped
 from iotui.core.host.protocols import IoProbe, Monitor, Sampler, WakeupProbe
@@ -36,13 +35,12 @@ from iotui.core.records.cache_check import suspicious_results
 from iotui.core.runs.events import EventCallback, IntervalUpdate, SampleSettled
 from iotui.core.runs.outside_io import OutsideIoWatch
 from iotui.core.records.findings import annotate_record
-from iotui.core.runs.pauses import PauseLog, unpause_sections
 from iotui.core.runs.plan import RunPlan
 from iotui.core.runs.protocols import Runner
 from iotui.core.records.record import RunRecord
 from iotui.core.runs.recorder import RunRecorder
 from iotui.core.runs.runs_dir import RunsDirError, check_runs_dir
-from iotui.core.records.section_figures import assign_sections, section_host_figures
+from iotui.core.runs.second_rows import SecondRows
 from iotui.core.runs.test_files import TestFileError, TestFiles
 
 # fio stopped from outside (SIGSTOP) this long, not by iotui's pause: a stall.
@@ -82,10 +80,10 @@ class RunSession(RunRecorder):
         )
         self.runner: Runner | None = None
         self.deriver = SectionSecondsDeriver()
-        # Per sample row: fio's groupid then, and the host's busy cores (for IOPS per busy core).
-        self.row_groupids: list[int | None] = []
-        self.row_busy_cores: list[float | None] = []
-        self.pause_log = PauseLog()
+        # The run's seconds, as every fio run keeps them (core/runs/second_rows.py); ``rows`` are theirs.
+        self.seconds = SecondRows()
+        self.rows = self.seconds.rows
+        self.pause_log = self.seconds.pause_log
         self._last_row_monotonic = 0.0
         self.last_document: dict | None = None
         self._last_item: FioDocument | None = None  # the last document, to be read whole once the run ends
@@ -252,23 +250,16 @@ class RunSession(RunRecorder):
             self.last_document = event.doc
             self._last_item = event
             # One walk of the document: one sample per section that ran in the interval.
+            first_row = len(self.rows)
             intervals = self.deriver.feed(event.doc)
-            paused_row = self.pause_log.feed(
-                event.doc, made_row=bool(intervals), whole=self.deriver.whole, rows_made=len(intervals)
-            )
             self._observe_outside(len(intervals))
+            intervals = self.seconds.take(event.doc, intervals, whole=self.deriver.whole, host=self.latest_host)
             if not intervals:
                 return
             self._last_row_monotonic = time.monotonic()
-            first_row = len(self.rows)
-            for interval in intervals:
-                if paused_row:
-                    interval = replace(interval, paused=True)
-                row = sample_row(interval, self.latest_host)
-                self.row_groupids.append(interval.groupid)
-                self.row_busy_cores.append(getattr(self.latest_host, "busy_cores", None))
-                row.update(responsiveness_row(self.latest_assessment, self.latest_probe, self.latest_io_probe))
-                self.rows.append(row)
+            responsiveness = responsiveness_row(self.latest_assessment, self.latest_probe, self.latest_io_probe)
+            for row in self.rows[first_row:]:
+                row.update(responsiveness)
             settled_rows = self.outside_io.settle(self.rows) if self.outside_io is not None else len(self.rows)
             for index, interval in enumerate(intervals, start=first_row):
                 update = IntervalUpdate(
@@ -345,12 +336,9 @@ class RunSession(RunRecorder):
         sections = fio_sections(final_doc)
         if status == "completed" and not sections:
             status, failure = "failed", NOTHING_RAN
-        assign_sections(sections, self.rows, self.row_groupids)
         self.pause_log.finish(time.monotonic())
-        unpause_sections(sections, self.rows, self.pause_log, final_doc)
-        for index, section in enumerate(sections):
-            picked = [(row, busy) for row, busy in zip(self.rows, self.row_busy_cores) if row.get("section") == index]
-            section_host_figures(section, [row for row, _ in picked], [busy for _, busy in picked])
+        self.seconds.file_under(sections, final_doc)
+        self.seconds.add_host_figures(sections)
         pressure = self.watch.pressure_summary()
         record = RunRecord(
             run={
