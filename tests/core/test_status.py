@@ -213,3 +213,15 @@ def test_a_document_split_from_a_stream_is_parsed_in_place_and_the_stream_goes_o
     texts = [item.line for item in items if isinstance(item, FioText)]
     assert len(docs) == 2 and docs[0]["jobs"][0]["read"]["iops"] == 5.0
     assert texts == ["fio: a line after"]
+
+
+def test_two_documents_cut_short_one_after_another_are_each_dropped_then_the_whole_one_read() -> None:
+    pretty = json.dumps({"timestamp_ms": 9, "jobs": [{"read": {"total_ios": 3}}]}, indent=2).encode()
+    first, second = pretty[:20], pretty[:33]  # each cut inside a line
+    for cuts in ([], list(range(0, 200, 7))):
+        items = _split(first + b"\n" + second + b"\n" + pretty + b"\n", cuts)
+        assert [(kind, text[:14] if kind == "text" else text) for kind, text in _summary(items)] == [
+            ("text", "iotui: dropped"), ("text", "iotui: dropped"), ("doc", 9)]
+        dropped = [item.line for item in items if isinstance(item, FioText)]
+        lines = [len(part.splitlines()) for part in (first, second)]  # each cut line ended by the next "{"
+        assert dropped == [f"iotui: dropped an incomplete fio status document ({count} lines)" for count in lines]

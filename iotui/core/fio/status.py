@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gc
 import json
-import re
 from dataclasses import dataclass
 from typing import Callable, TypeVar
 
@@ -75,8 +74,6 @@ LARGE_DOCUMENT_BYTES = 1024 * 1024
 # A document larger than this is not a status document; refusing it bounds
 # memory when a broken fio prints an opening brace and then never closes it.
 MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
-# A line that starts with a brace: a document's closing "}" or a new document's "{".
-_BRACE_LINE = re.compile(rb"\n[{}]")
 # Longest plain line kept whole; longer lines are cut (fio's are short).
 MAX_TEXT_LINE_BYTES = 64 * 1024
 
@@ -91,7 +88,7 @@ class FioDocument:
 
     doc: dict
     size_bytes: int
-    raw: bytes | None = None
+    raw: bytes | bytearray | None = None
 
     def whole(self) -> dict:
         """The document with every field fio printed (parsed now where only the live ones were)."""
@@ -153,12 +150,12 @@ class StatusSplitter:
         return items
 
     def _drain(self, items: list[StatusItem], *, at_end: bool) -> None:
-        buffer = self._buffer
-        while buffer:
+        while self._buffer:
             if self._in_document:
                 if not self._scan_document(items, at_end=at_end):
                     return
                 continue
+            buffer = self._buffer
             newline_at = buffer.find(b"\n")
             if newline_at < 0:
                 if len(buffer) > MAX_TEXT_LINE_BYTES:
@@ -181,83 +178,110 @@ class StatusSplitter:
     def _scan_document(self, items: list[StatusItem], *, at_end: bool) -> bool:
         """Look for the document's end; False when more bytes are needed.
 
-        One pass over the new bytes finds the first line that starts with a brace: a
-        "}" line closes the document, a "{" line means a new document began before this
-        one closed (it was truncated). A document of 1,024 jobs is 8 MB: two searches
-        (one per brace) took twice as long as this one.
+        One pass over the new bytes looks for a line that is exactly "}" (``bytes.find``, which
+        took a third of the time a regular expression for either brace took over a 1,024-job
+        document's 8 MB). A document cut short by a new one ("{" again at the start of a line
+        before the "}") is found only when what was read does not parse: see :meth:`_take_document`.
         """
         buffer = self._buffer
-        position = self._scan_from
         while True:
-            found = _BRACE_LINE.search(buffer, position)
-            if found is None:
-                self._scan_from = max(len(buffer) - 3, 0)
+            close_at = buffer.find(b"\n}", self._scan_from)
+            if close_at < 0:
+                self._scan_from = max(len(buffer) - 1, 0)  # a last "\n" may begin the closing line
                 if len(buffer) > MAX_DOCUMENT_BYTES:
                     self._abandon_document(len(buffer), items)
                     return True
                 return False
-            brace_at = found.start()
-            after = brace_at + 2
+            after = close_at + 2
             tail = buffer[after : after + 2]
-            line_ends = tail[:1] == b"\n" or tail == b"\r\n"
-            if buffer[brace_at + 1] == 0x7B:  # "{"
-                if line_ends:
-                    self._abandon_document(brace_at + 1, items)
-                    return True
-                if (not tail or tail == b"\r") and not at_end:
-                    self._scan_from = brace_at  # the line may still end here: look again
-                    return False
-                position = after
-                continue
-            if line_ends:
+            if tail[:1] == b"\n" or tail == b"\r\n":
                 end = after + (1 if tail[:1] == b"\n" else 2)
-                # Parsed in place (no copy of a large document); both views are released
-                # before the buffer is cut.
-                with memoryview(buffer) as view, view[:after] as document:
-                    self._finish_document(document, items)
-                del buffer[:end]
-                self._in_document = False
-                self._scan_from = 0
-                return True
-            if (not tail or tail == b"\r") and not at_end:
-                # The closing brace is the last byte so far: wait for the newline.
-                self._scan_from = brace_at
-                return False
-            if not tail or tail == b"\r":
-                self._finish_document(bytes(buffer[:after]), items)
-                del buffer[:]
-                self._in_document = False
-                return True
-            position = after
+            elif not tail or tail == b"\r":
+                if not at_end:
+                    # The closing brace is the last byte so far: wait for the line's end.
+                    self._scan_from = close_at
+                    return False
+                end = len(buffer)
+            else:
+                self._scan_from = after  # "}" and more on the line: not the document's end
+                continue
+            # The document leaves the buffer without being copied: what follows it is (a few KiB).
+            self._buffer = bytearray(buffer[end:])
+            del buffer[after:]
+            self._in_document = False
+            self._scan_from = 0
+            self._take_document(buffer, items)
+            return True
+
+    def _take_document(self, document: bytearray, items: list[StatusItem]) -> None:
+        """A document from its "{" line to its "}" line; one cut short by another is dropped first.
+
+        fio indents nested braces, so a "{" alone at the start of a line inside it began a new
+        document before this one closed; the text up to it cannot parse. That is looked for only
+        when the document does not parse, so a whole document is scanned once.
+        """
+        if self._finish_document(document, items, quiet=True):
+            return
+        start = 0
+        while (opened_at := _new_document_at(document, start)) is not None:
+            items.append(_dropped(_line_count(document, start, opened_at)))
+            start = opened_at
+        if start:
+            document = document[start:]
+        self._finish_document(document, items, quiet=False)
 
     def _take_text_line(self, line: bytes, items: list[StatusItem]) -> None:
         line = line.rstrip(b"\r")
         if line.strip():
             items.append(FioText(_decode(line[:MAX_TEXT_LINE_BYTES])))
 
-    def _finish_document(self, raw: bytes | memoryview, items: list[StatusItem]) -> None:
+    def _finish_document(self, raw: bytes | bytearray, items: list[StatusItem], *, quiet: bool = False) -> bool:
+        """Parse one document into ``items``; True when it parsed. Not JSON: its lines become text,
+        unless ``quiet`` (the caller looks at it again)."""
         if self._live and len(raw) >= LARGE_DOCUMENT_BYTES and (live := _collector_paused(raw, decode_live)) is not None:
-            items.append(FioDocument(doc=live, size_bytes=len(raw), raw=bytes(raw)))
-            return
+            # Its bytes are kept (the splitter no longer holds them) for a whole parse at the end.
+            items.append(FioDocument(doc=live, size_bytes=len(raw), raw=raw))
+            return True
         try:
             doc = parse_json(raw)
         except ValueError:
             doc = None
         if isinstance(doc, dict):
             items.append(FioDocument(doc=doc, size_bytes=len(raw)))
-            return
-        # Braces balanced by line but not valid JSON: keep it as text lines.
-        for text_line in bytes(raw).splitlines():
-            self._take_text_line(text_line, items)
+            return True
+        if not quiet:
+            # Braces balanced by line but not valid JSON: keep it as text lines.
+            for text_line in bytes(raw).splitlines():
+                self._take_text_line(text_line, items)
+        return False
 
     def _abandon_document(self, upto: int, items: list[StatusItem]) -> None:
-        line_count = self._buffer.count(b"\n", 0, upto) + 1
+        line_count = _line_count(self._buffer, 0, upto)
         del self._buffer[:upto]
         self._in_document = False
         self._scan_from = 0
-        items.append(
-            FioText(f"iotui: dropped an incomplete fio status document ({line_count} lines)")
-        )
+        items.append(_dropped(line_count))
+
+
+def _line_count(buffer: bytearray, start: int, end: int) -> int:
+    """Lines in ``buffer[start:end]``, the last one counted whether or not its newline came."""
+    newlines = buffer.count(b"\n", start, end)
+    return newlines + (1 if end > start and buffer[end - 1] != 0x0A else 0)
+
+
+def _dropped(line_count: int) -> FioText:
+    return FioText(f"iotui: dropped an incomplete fio status document ({line_count} lines)")
+
+
+def _new_document_at(document: bytearray, start: int) -> int | None:
+    """Where the next "{" line after ``start`` begins in ``document`` (a new document), or None."""
+    position = start + 1
+    while (found := document.find(b"\n{", position)) >= 0:
+        tail = document[found + 2 : found + 4]
+        if tail[:1] == b"\n" or tail == b"\r\n" or not tail or tail == b"\r":
+            return found + 1
+        position = found + 2
+    return None
 
 
 class LineChunker:
