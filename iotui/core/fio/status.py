@@ -194,8 +194,8 @@ class StatusSplitter:
                 return False
             after = close_at + 2
             tail = buffer[after : after + 2]
-            if tail[:1] == b"\n" or tail == b"\r\n":
-                end = after + (1 if tail[:1] == b"\n" else 2)
+            if (ending := _line_ending(tail)) is not None:
+                end = after + ending
             elif not tail or tail == b"\r":
                 if not at_end:
                     # The closing brace is the last byte so far: wait for the line's end.
@@ -263,6 +263,13 @@ class StatusSplitter:
         items.append(_dropped(line_count))
 
 
+def _line_ending(tail: bytes | bytearray) -> int | None:
+    """The length of the line ending ``tail`` starts with ("\\n" or "\\r\\n"), None if it starts none."""
+    if tail[:1] == b"\n":
+        return 1
+    return 2 if tail == b"\r\n" else None
+
+
 def _line_count(buffer: bytearray, start: int, end: int) -> int:
     """Lines in ``buffer[start:end]``, the last one counted whether or not its newline came."""
     newlines = buffer.count(b"\n", start, end)
@@ -277,8 +284,8 @@ def _new_document_at(document: bytearray, start: int) -> int | None:
     """Where the next "{" line after ``start`` begins in ``document`` (a new document), or None."""
     position = start + 1
     while (found := document.find(b"\n{", position)) >= 0:
-        tail = document[found + 2 : found + 4]
-        if tail[:1] == b"\n" or tail == b"\r\n" or not tail or tail == b"\r":
+        # Inside a document that ends with its "}" line, a "{" line has its line's end.
+        if _line_ending(document[found + 2 : found + 4]) is not None:
             return found + 1
         position = found + 2
     return None

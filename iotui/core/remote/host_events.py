@@ -7,7 +7,6 @@ and the app draw them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
 
 from iotui.core.remote.alignment import AggregateSample, HostInterval
 from iotui.core.remote.lifeline import HostEvent
@@ -58,6 +57,3 @@ def keep_line(state: HostState, text: str) -> None:
     if len(state.lines) > 2 * HOST_LINES_KEPT:
         del state.lines[:-HOST_LINES_KEPT]
 
-
-def clean_row(row: Mapping[str, object]) -> SampleRow:
-    return {key: value for key, value in row.items() if value is not None}

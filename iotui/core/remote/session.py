@@ -26,7 +26,6 @@ from iotui.core.remote.host_events import (
     HostFailed,
     HostIntervalUpdate,
     QueuedEvent,
-    SampleRow,
 )
 from iotui.core.remote.host_events import keep_line as _keep_line
 from iotui.core.remote.lifeline import HostEnded, HostEvent, HostLine, HostPaused, HostReady, HostRunner
@@ -68,7 +67,6 @@ class MultiHostSession(EventLog):
         self.aligner = Aligner(plan.hosts)
         # The hosts' aggregate seconds, kept as every fio run keeps its seconds.
         self.aggregate = SecondRows(drop_empty=True)
-        self.rows: list[SampleRow] = self.aggregate.rows
         self.messages: list[dict[str, str]] = []
         self.stop_requested = False
         self.force = False  # the Session protocol's: no run lock is taken for the hosts
