@@ -26,6 +26,7 @@ from iotui.ui.widgets.history_table import HistoryTable
 from iotui.ui.widgets.section_table import SectionTable
 from tests.ui.helpers import MessageLog, screen_text, widget_text
 from tests.ui.replay import RANDRW, TARGETS, FakeJob, FakePreset, ReplayServices, synthetic_documents
+from tests.waiting import wait_for
 
 MIB = 1 << 20
 # The desktop preset's eight sections, with figures as wide as a fast disk gives them:
@@ -130,8 +131,14 @@ async def test_every_section_figure_is_whole(tmp_path: Path, size: tuple[int, in
         await _results(app, pilot, record)
         table = app.screen.query_one(SectionTable)
         app.screen.query_one("#results").scroll_to_widget(table, animate=False, top=True)
-        await pilot.pause()
-        lines = _lines(app, table)
+
+        def every_row_shown() -> list[str] | None:
+            # The scroll lands at a later refresh, which a busy machine makes later than one pause.
+            shown = _lines(app, table)
+            names_shown = all(any(f" {section['name']} " in f" {line} " for line in shown) for section in record.sections)
+            return shown if names_shown else None
+
+        lines = await wait_for(every_row_shown, what="the scrolled table showing every section", pilot=pilot)
         assert not any("…" in line for line in lines), "\n".join(lines)
         for section in record.sections:
             (figures,) = section_figures(section)
