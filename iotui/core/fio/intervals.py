@@ -252,7 +252,7 @@ def snapshot_from_document(doc: dict) -> Snapshot:
                 get = merged.get
                 for value, count in jbins.items():
                     merged[value] = get(value, 0) + count
-        # Keys are strings as fio writes them, or integers already (a document read live).
+        # Keys are strings as fio writes them (whole or read live), made integers once here.
         bins: dict[int, int] = (
             merged if not merged or type(next(iter(merged))) is int  # type: ignore[assignment]
             else dict(zip(map(int, merged), merged.values()))
