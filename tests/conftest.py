@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from iotui.core.fio.status import FioDocument, StatusSplitter
+from tests.module_seconds import MODULE_SECONDS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FIO_FIXTURES = FIXTURES / "fio"
@@ -34,11 +35,13 @@ requires_fio = pytest.mark.skipif(
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The modules with the most slow tests first, each module's tests in their own order.
+    """The longest modules first, each module's tests in their own order.
 
     The suite runs a module per worker (``--dist loadfile``), handed out in collection order: with
     the long modules started first and the many quick ones left to fill the end, no worker is left
-    alone on a long module while the other idles (the longest-first rule for scheduling)."""
+    alone on a long module while the others idle (the longest-first rule for scheduling). A
+    module's length is its measured seconds (``tests/module_seconds.py``); the unlisted ones
+    follow, those with the most slow tests first."""
     slow_tests: dict[str, int] = {}
     first_seen: dict[str, int] = {}
     for index, item in enumerate(items):
@@ -47,9 +50,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if item.get_closest_marker("slow") is not None:
             slow_tests[module] = slow_tests.get(module, 0) + 1
 
-    def order(item: pytest.Item) -> tuple[int, int]:
+    def order(item: pytest.Item) -> tuple[int, int, int]:
         module = item.nodeid.split("::", 1)[0]
-        return -slow_tests.get(module, 0), first_seen[module]
+        return -MODULE_SECONDS.get(module, 0), -slow_tests.get(module, 0), first_seen[module]
 
     items.sort(key=order)
 
