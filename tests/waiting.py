@@ -28,8 +28,12 @@ def wait_until(condition: Callable[[], Any], *, what: str, timeout_s: float = DE
 
 
 async def wait_for(condition: Callable[[], Any], *, what: str, pilot: Any = None,
-                   timeout_s: float = DEFAULT_TIMEOUT_S, interval_s: float = 0.01) -> Any:
-    """The same in a coroutine; with a Pilot, the app handles its messages between checks."""
+                   timeout_s: float = DEFAULT_TIMEOUT_S, interval_s: float = 0.05) -> Any:
+    """The same in a coroutine; with a Pilot, the app handles its messages between checks.
+
+    Every 50 ms, not 10: each Pilot pause walks the whole screen and lays it out again, so a
+    wait of seconds (a run in the app) polled at 100 Hz cost about 8% more CPU in the screen
+    tests, for at most 40 ms less waiting."""
     deadline = time.monotonic() + timeout_s
     while True:
         value = condition()
