@@ -16,7 +16,6 @@ The stream is made as bench_parse_large.py makes it (a real 32-job capture widen
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import statistics
 import sys
 import tempfile
@@ -26,17 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_parse_large  # noqa: E402
+from bench_splitter_ab import load_other  # noqa: E402
 from iotui.core.fio import live_decode  # noqa: E402
-
-
-def load_other(path: Path):
-    spec = importlib.util.spec_from_file_location("live_decode_other", path)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"bench_live_decode_ab: cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["live_decode_other"] = module  # typed dicts look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def main() -> int:
@@ -47,7 +37,7 @@ def main() -> int:
     args = parser.parse_args()
     if not live_decode.available():
         raise SystemExit("bench_live_decode_ab: msgspec is not installed (pip install 'iotui[fast]')")
-    other = load_other(args.other)
+    other = load_other(args.other, "live_decode_other")
     with tempfile.TemporaryDirectory() as directory:
         documents = bench_parse_large.capture(Path(directory))
     stream = b"".join(bench_parse_large.as_fio_prints(bench_parse_large.widen(doc, args.jobs)) for doc in documents[-2:])

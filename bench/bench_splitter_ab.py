@@ -28,12 +28,13 @@ import bench_parse_large  # noqa: E402
 from iotui.core.fio import status as this_status  # noqa: E402
 
 
-def load_other(path: Path):
-    spec = importlib.util.spec_from_file_location("status_other", path)
+def load_other(path: Path, name: str = "status_other"):
+    """Another revision's module from its file, under ``name`` beside this tree's."""
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
-        raise SystemExit(f"bench_splitter_ab: cannot load {path}")
+        raise SystemExit(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
-    sys.modules["status_other"] = module  # dataclasses look their module up
+    sys.modules[name] = module  # dataclasses and typed dicts look their module up
     spec.loader.exec_module(module)
     return module
 
