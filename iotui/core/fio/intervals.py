@@ -253,10 +253,7 @@ def snapshot_from_document(doc: dict) -> Snapshot:
                 for value, count in jbins.items():
                     merged[value] = get(value, 0) + count
         # Keys are strings as fio writes them (whole or read live), made integers once here.
-        bins: dict[int, int] = (
-            merged if not merged or type(next(iter(merged))) is int  # type: ignore[assignment]
-            else dict(zip(map(int, merged), merged.values()))
-        )
+        bins = dict(zip(map(int, merged), merged.values()))
         directions[direction] = DirectionTotals(
             total_ios, io_bytes, runtime_ms, clat_n, clat_sum_ns, min_ns, max_ns, bins
         )
