@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -38,9 +37,7 @@ def main() -> int:
     if not live_decode.available():
         raise SystemExit("bench_live_decode_ab: msgspec is not installed (pip install 'iotui[fast]')")
     other = load_other(args.other, "live_decode_other")
-    with tempfile.TemporaryDirectory() as directory:
-        documents = bench_parse_large.capture(Path(directory))
-    stream = b"".join(bench_parse_large.as_fio_prints(bench_parse_large.widen(doc, args.jobs)) for doc in documents[-2:])
+    stream = bench_parse_large.wide_stream(args.jobs)
     decoders = {"this tree": live_decode._DECODER, "other": other._DECODER}
     timings: dict[str, list[float]] = {name: [] for name in decoders}
     cpu_timings: dict[str, list[float]] = {name: [] for name in decoders}

@@ -72,6 +72,13 @@ def as_fio_prints(document: dict) -> bytes:
     return (json.dumps(document, indent=2, separators=(",", " : ")) + "\n").encode()
 
 
+def wide_stream(jobs: int) -> bytes:
+    """Two consecutive status documents of a real capture, each widened to ``jobs`` entries, as fio prints them."""
+    with tempfile.TemporaryDirectory() as directory:
+        documents = capture(Path(directory))
+    return b"".join(as_fio_prints(widen(document, jobs)) for document in documents[-2:])
+
+
 def time_per_document(stream: bytes, documents_in_stream: int, *, live: bool = False) -> tuple[float, float]:
     """Seconds of splitter + derivation per document, the stream fed in 64 KiB chunks: wall clock,
     and this process's CPU time (what a shared machine's other load inflates least)."""
@@ -96,10 +103,7 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=1024)
     parser.add_argument("--repeats", type=int, default=15)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as directory:
-        documents = capture(Path(directory))
-    first, second = documents[-2], documents[-1]
-    stream = as_fio_prints(widen(first, args.jobs)) + as_fio_prints(widen(second, args.jobs))
+    stream = wide_stream(args.jobs)
     print(f"{args.jobs} jobs (from a real {CAPTURED_JOBS}-job capture): {len(stream) // 2:,} bytes per document")
 
     # iotui's own parse (status.parse_json: the garbage collector paused for a large document),

@@ -17,7 +17,6 @@ import argparse
 import importlib.util
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -57,10 +56,7 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=1024)
     args = parser.parse_args()
     other = load_other(args.other)
-    with tempfile.TemporaryDirectory() as directory:
-        documents = bench_parse_large.capture(Path(directory))
-    stream = (bench_parse_large.as_fio_prints(bench_parse_large.widen(documents[-2], args.jobs))
-              + bench_parse_large.as_fio_prints(bench_parse_large.widen(documents[-1], args.jobs)))
+    stream = bench_parse_large.wide_stream(args.jobs)
     theirs: list[float] = []
     ours: list[float] = []
     for _ in range(args.pairs):
