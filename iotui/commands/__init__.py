@@ -1,9 +1,11 @@
 """Headless subcommands. Each module exposes ``register(subparsers)``."""
 
-COMMAND_MODULES: tuple[str, ...] = (
-    "run", "presets", "show", "sweep", "remedy", "compare", "importer", "export", "serve", "history", "report",
-    "completion",
-)
+COMMANDS: dict[str, str] = {
+    "run": "run", "presets": "presets", "show": "show", "sweep": "sweep", "remedy": "remedy", "compare": "compare",
+    "import": "importer", "export": "export", "serve": "serve", "history": "history", "report": "report",
+    "completion": "completion",
+}
+"""Each subcommand's word and the module (in this package) that registers it, in ``--help``'s order."""
 
 # Exit codes every subcommand uses.
 EXIT_OK = 0

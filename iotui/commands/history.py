@@ -8,7 +8,7 @@ import json
 import sys
 from dataclasses import dataclass
 
-from iotui.cli_options import add_wide_option, flag, output_width, text, texts, whole_number
+from iotui.cli_options import add_common_options, add_wide_option, flag, output_width, text, texts, whole_number
 from iotui.commands.record_args import runs_dir_path
 from iotui.commands import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from iotui.core import format as fmt
@@ -50,8 +50,6 @@ class HistoryOptions:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from iotui.cli_common import add_common_options
-
     parser = subparsers.add_parser(
         "history",
         help="list, filter and prune saved runs",

@@ -15,7 +15,7 @@ from iotui.core.records.record import RunRecord
 from iotui.core.records.files import load_record
 from iotui.core.records.schema import RecordError
 from iotui.core.records.references import PREFIX, list_references, load_reference, resolve_reference
-from iotui.core.sweep.record import SWEEP_SUFFIX
+from iotui.core.sweep import SWEEP_SUFFIX
 
 
 def runs_dir_path(runs_dir: str | None) -> Path:

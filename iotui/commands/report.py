@@ -19,7 +19,8 @@ from iotui.core.report.build import (
 from iotui.core.compare.answers import repeat_groups_beside
 from iotui.core.compare.compare import compare_records
 from iotui.core.records.schema import RecordError
-from iotui.core.sweep.record import SWEEP_SUFFIX, SweepRecordError, load_sweep
+from iotui.core.sweep import SWEEP_SUFFIX
+from iotui.core.sweep.record import SweepRecordError, load_sweep
 
 
 @dataclass(frozen=True)

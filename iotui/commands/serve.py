@@ -9,7 +9,7 @@ import shlex
 import sys
 from dataclasses import dataclass, field
 
-from iotui.cli_options import AppOptions, count, seconds, text
+from iotui.cli_options import AppOptions, add_common_options, count, seconds, text
 from iotui.commands import EXIT_FAILED, EXIT_OK
 from iotui.web import BROWSER_CLIENT, CLIENT_ENV
 
@@ -41,8 +41,6 @@ class ServeOptions:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from iotui.cli_common import add_common_options
-
     parser = subparsers.add_parser(
         "serve",
         help="serve the app in a browser (localhost, with a per-launch token)",

@@ -11,10 +11,10 @@ from pathlib import Path
 from iotui.cli_options import add_wide_option, flag, output_width, text, texts
 from iotui.commands.record_args import add_runs_dir_option, record_path, runs_dir_path
 from iotui.commands.run_summary import print_summary
-from iotui.commands.run_remote import print_remote_summary
+from iotui.commands.remote_summary import print_remote_summary
 from iotui.core.records.files import load_record
 from iotui.core.records.schema import RecordError
-from iotui.core.sweep.record import SWEEP_SUFFIX
+from iotui.core.sweep import SWEEP_SUFFIX
 
 
 @dataclass(frozen=True)

@@ -135,7 +135,7 @@ def test_a_figure_without_one_at_rest_is_left_out_of_the_judging(monkeypatch):
 def test_the_summary_names_each_hosts_level_and_a_host_not_measured():
     import io
 
-    from iotui.commands.run_remote import print_remote_summary
+    from iotui.commands.remote_summary import print_remote_summary
     from iotui.core.records.record import RunRecord
 
     record = RunRecord(run={"status": "completed", "preset": "quick", "duration_s": 3.0}, host={}, target={"path": "/srv"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from iotui.commands.run_remote import print_remote_summary
+from iotui.commands.remote_summary import print_remote_summary
 from iotui.core.remote.host_table import host_state
 from tests.core.test_remote import _multi_host_record
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from iotui.commands.run_remote import remote_summary_lines
+from iotui.commands.remote_summary import remote_summary_lines
 from iotui.core import format as fmt
 from iotui.core.records.files import save_record
 from iotui.core.records.record import RunRecord

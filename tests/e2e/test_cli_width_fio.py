@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from iotui.core.sweep.record import SWEEP_SUFFIX
+from iotui.core.sweep import SWEEP_SUFFIX
 from tests.conftest import requires_fio
 from tests.core.test_cli_width import _fits
 

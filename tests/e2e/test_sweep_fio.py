@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from iotui.core.records.files import load_record
-from iotui.core.sweep.record import SWEEP_SUFFIX, load_sweep
+from iotui.core.sweep import SWEEP_SUFFIX
+from iotui.core.sweep.record import load_sweep
 from tests.conftest import requires_fio
 from tests.waiting import wait_until
 

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from iotui.core.records.files import load_record
-from iotui.core.sweep.record import SWEEP_SUFFIX, load_sweep
+from iotui.core.sweep import SWEEP_SUFFIX
+from iotui.core.sweep.record import load_sweep
 from tests.conftest import requires_fio
 
 pytestmark = [pytest.mark.fio, requires_fio]

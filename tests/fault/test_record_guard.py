@@ -18,7 +18,8 @@ import pytest
 from iotui import cli
 from iotui.core.records.files import load_record, save_record
 from iotui.core.sweep.points import PointResult
-from iotui.core.sweep.record import SWEEP_SUFFIX, SweepRecord, SweepRecordError, load_sweep, save_sweep
+from iotui.core.sweep import SWEEP_SUFFIX
+from iotui.core.sweep.record import SweepRecord, SweepRecordError, load_sweep, save_sweep
 from iotui.core.sweep.values import SweepAxis
 from tests.conftest import requires_fio
 from tests.ui.test_comparison import make_record

@@ -12,7 +12,7 @@ import io
 from rich.console import Console
 
 from iotui.commands.run import print_summary
-from iotui.commands.run_remote import _direction_lines
+from iotui.commands.remote_summary import _direction_lines
 from iotui.core import format as fmt
 from iotui.core.records.direction_figures import CpuFigures, cpu_figures
 from iotui.core.records.importer import import_fio_file

@@ -26,11 +26,12 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from iotui.core.host.counters import HostSample
-from iotui.core.host.wakeup_probe import ProbeStats
-
 if TYPE_CHECKING:
+    # Only named in signatures: judging levels needs none of the probes' or counters' machinery
+    # (asyncio, psutil), which commands that only print a saved run's levels would pay for.
+    from iotui.core.host.counters import HostSample
     from iotui.core.host.io_probe import IoProbeStats
+    from iotui.core.host.wakeup_probe import ProbeStats
 
 
 class Level(str, enum.Enum):

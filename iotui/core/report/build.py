@@ -23,7 +23,8 @@ from iotui.core.compare.compare import Comparison
 from iotui.core.records.record import RunRecord
 from iotui.core.safe_files import UnsafeFileError, check_file_place, ensure_folder, write_file
 from iotui.core.sweep.analysis import analyze
-from iotui.core.sweep.record import SWEEP_SUFFIX, SweepRecord
+from iotui.core.sweep import SWEEP_SUFFIX
+from iotui.core.sweep.record import SweepRecord
 
 FILE_FORMATS = ("html", "svg", "png")
 

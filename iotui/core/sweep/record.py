@@ -19,12 +19,12 @@ import tomli_w
 
 from iotui.core.numbers import is_number, number
 from iotui.core.safe_files import write_file
+from iotui.core.sweep import SWEEP_SUFFIX
 from iotui.core.records.guard import GuardError, read_guarded_toml
 from iotui.core.sweep.points import PointResult
 from iotui.core.sweep.values import SweepAxis
 
 SWEEP_SCHEMA_VERSION = 1
-SWEEP_SUFFIX = ".sweep.toml"
 SWEEP_STATUSES = ("running", "completed", "stopped", "failed")
 POINT_STATUSES = ("pending", "running", "completed", "stopped", "failed")
 # The figures kept per point, so the analysis runs from the sweep record alone.
