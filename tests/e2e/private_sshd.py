@@ -95,6 +95,12 @@ def spawn_sshd(directory: Path, port: int, hosts: tuple[str, ...] | list[str], n
                 "X11Forwarding no",
                 "PermitTunnel no",
                 "Subsystem sftp internal-sftp",
+                # bash run by sshd reads the user's ~/.bashrc (Debian's SSH_SOURCE_BASHRC) unless it
+                # is a nested shell: the loopback hosts log in as the developer, whose rc file is not
+                # the suite's (one that runs pyenv took 0.14 s of CPU a session; one that prints
+                # would change what every host answers). Login shells' own start-up is tested with
+                # users made for it (login_shells.py), whose homes are empty.
+                "SetEnv SHLVL=1",
             ]
         )
         + "\n"
