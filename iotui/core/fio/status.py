@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import json
+import re
 from dataclasses import dataclass
 from typing import Callable, TypeVar
 
@@ -26,6 +27,11 @@ except ImportError:  # pragma: no cover - depends on what is installed
 
 
 T = TypeVar("T")
+
+# A line that begins with "}": fio indents every nested brace, so only a document's own closing
+# line does. Over a 1,024-job document's 8 MB the regular expression's search for its literal
+# took 4.5 ms where ``bytearray.find(b"\n}")`` took 9 (bench/README.md, "Finding the closing line").
+_CLOSING_LINE = re.compile(rb"\n\}")
 
 
 def parse_json(raw: bytes | bytearray | memoryview) -> object:
@@ -178,14 +184,15 @@ class StatusSplitter:
     def _scan_document(self, items: list[StatusItem], *, at_end: bool) -> bool:
         """Look for the document's end; False when more bytes are needed.
 
-        One pass over the new bytes looks for a line that is exactly "}" (``bytes.find``, which
-        took a third of the time a regular expression for either brace took over a 1,024-job
-        document's 8 MB). A document cut short by a new one ("{" again at the start of a line
-        before the "}") is found only when what was read does not parse: see :meth:`_take_document`.
+        One pass over the new bytes looks for a line that begins with "}" (:data:`_CLOSING_LINE`),
+        then checks that the line holds nothing else. A document cut short by a new one ("{" again
+        at the start of a line before the "}") is found only when what was read does not parse: see
+        :meth:`_take_document`.
         """
         buffer = self._buffer
         while True:
-            close_at = buffer.find(b"\n}", self._scan_from)
+            found = _CLOSING_LINE.search(buffer, self._scan_from)
+            close_at = found.start() if found is not None else -1
             if close_at < 0:
                 self._scan_from = max(len(buffer) - 1, 0)  # a last "\n" may begin the closing line
                 if len(buffer) > MAX_DOCUMENT_BYTES:
