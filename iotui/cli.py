@@ -35,7 +35,7 @@ class _FullHelp(argparse.Action):
 
 
 def _top_level_parser(parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> argparse.ArgumentParser:
-    narrow = parser_class is not argparse.ArgumentParser
+    narrow = issubclass(parser_class, _NarrowParser)
     parser = parser_class(
         prog="iotui",
         description="A terminal console for storage benchmarking with real fio. "

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 # Kept in a light module of its own: the app's start reads these options without this module's imports.
-from iotui.cli_options import RunOptions, add_common_options  # noqa: F401  (used below, and by the commands)
+from iotui.cli_options import RunOptions, add_common_options
 from iotui.core.fio.policy import PolicyError
 from iotui.core.fio.runner import FioNotFoundError
 from iotui.core.presets.job_file import load_job_file

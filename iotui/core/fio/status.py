@@ -192,13 +192,13 @@ class StatusSplitter:
         buffer = self._buffer
         while True:
             found = _CLOSING_LINE.search(buffer, self._scan_from)
-            close_at = found.start() if found is not None else -1
-            if close_at < 0:
+            if found is None:
                 self._scan_from = max(len(buffer) - 1, 0)  # a last "\n" may begin the closing line
                 if len(buffer) > MAX_DOCUMENT_BYTES:
                     self._abandon_document(len(buffer), items)
                     return True
                 return False
+            close_at = found.start()
             after = close_at + 2
             tail = buffer[after : after + 2]
             if (ending := _line_ending(tail)) is not None:
