@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import iotui
+from tests.source_trees import parsed_module
 
 PACKAGE_DIR = Path(iotui.__file__).parent
 REPO_DIR = PACKAGE_DIR.parent
@@ -52,7 +53,7 @@ def _targets(node: ast.AST) -> list[str]:
 
 
 def read_module(path: Path) -> Module:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed_module(path)
     module = Module()
     for node in tree.body:
         module.names.update(_targets(node))

@@ -23,6 +23,7 @@ from iotui.commands.run import RunCommandOptions
 from iotui.commands.serve import ServeOptions
 from iotui.commands.show import ShowOptions
 from iotui.commands.sweep import SweepOptions
+from tests.source_trees import parsed_module
 
 PACKAGE_DIR = Path(iotui.__file__).parent
 COMMAND_LINE_FILES = sorted([*PACKAGE_DIR.glob("cli*.py"), *(PACKAGE_DIR / "commands").glob("*.py")])
@@ -41,7 +42,7 @@ def _namespace_parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> l
 
 def _functions_taking_a_namespace(path: Path) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
     """Each function in ``path`` with a Namespace parameter, as (where it is, the function)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = parsed_module(path)
     found = []
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):

@@ -16,6 +16,7 @@ import ast
 from pathlib import Path
 
 import iotui
+from tests.source_trees import parsed_module
 
 PACKAGE_DIR = Path(iotui.__file__).parent
 COMMAND_LINE = ("iotui.cli", "iotui.cli_common", "iotui.commands")
@@ -58,7 +59,7 @@ def import_graph() -> dict[str, set[str]]:
     modules = _module_names()
     graph: dict[str, set[str]] = {}
     for name, (path, is_package) in modules.items():
-        imported = _imported(ast.parse(path.read_text(encoding="utf-8")), name, is_package)
+        imported = _imported(parsed_module(path), name, is_package)
         graph[name] = {other for other in imported if other in modules and other != name}
     return graph
 

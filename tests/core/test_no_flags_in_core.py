@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 import iotui
+from tests.source_trees import parsed_module
 
 CORE = Path(iotui.__file__).parent / "core"
 FLAG = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*")
@@ -72,7 +73,7 @@ def flags_in_sentences(core: Path = CORE) -> tuple[list[str], set[tuple[str, str
     met: set[tuple[str, str]] = set()
     for path in sorted(core.rglob("*.py")):
         module = path.relative_to(core).as_posix()
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed_module(path)
         parents = _parents(tree)
         for node in ast.walk(tree):
             if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):

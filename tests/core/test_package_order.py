@@ -11,6 +11,7 @@ import ast
 from pathlib import Path
 
 import iotui
+from tests.source_trees import parsed_module
 
 CORE_DIR = Path(iotui.__file__).parent / "core"
 
@@ -88,7 +89,7 @@ def test_no_import_runs_back_up_the_package_order() -> None:
         if path.parent == CORE_DIR and path.name == "__init__.py":
             continue
         here = _part(path)
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = parsed_module(path)
         for line, module in _imported_modules(tree):
             if _outside_the_core(module):
                 climbs.append(f"{path.relative_to(CORE_DIR)}:{line} imports {module} (outside the core)")

@@ -10,6 +10,7 @@ from iotui.core.fio.section_seconds import SectionSecondsDeriver
 from iotui.core.fio.sections import fio_sections
 from iotui.core.runs.second_rows import SecondRows
 from tests.conftest import fio_documents
+from tests.source_trees import parsed_module
 
 CORE = Path(iotui.__file__).parent / "core"
 
@@ -52,7 +53,7 @@ def test_a_hosts_rows_carry_its_arrival_time_and_no_empty_figures() -> None:
 
 def _calls(path: Path) -> set[str]:
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(parsed_module(path)):
         if isinstance(node, ast.Call):
             func = node.func
             names.add(func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else "")

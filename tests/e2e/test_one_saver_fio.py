@@ -27,6 +27,7 @@ from iotui.core.runs.events import RunFinished
 from iotui.core.runs.session import RunSession
 from iotui.core.start import StartRequest, start_run
 from tests.e2e.private_sshd import HOSTS, missing_reason
+from tests.source_trees import parsed_module
 
 pytestmark = [pytest.mark.fio]
 needs_sshd = pytest.mark.skipif(missing_reason() is not None, reason=missing_reason() or "")
@@ -128,7 +129,7 @@ async def test_a_multi_host_runs_save_error_is_its_error_in_one_sentence(tmp_pat
 
 def _calls_in(path: Path) -> set[str]:
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed_module(path)):
         if isinstance(node, ast.Call):
             func = node.func
             names.add(func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else "")
