@@ -42,10 +42,13 @@ class MessageLog:
 
     def __init__(self) -> None:
         self.messages: list[Message] = []
+        # Ids of the kept messages: each stays alive in ``messages``, so its id is its own.
+        self._kept_ids: set[int] = set()
 
     def __call__(self, message: Message) -> None:
         # A bubbling message is seen once per node it visits: keep it once.
-        if not any(kept is message for kept in self.messages):
+        if id(message) not in self._kept_ids:
+            self._kept_ids.add(id(message))
             self.messages.append(message)
 
     def of(self, kind: type) -> list:

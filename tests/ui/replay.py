@@ -10,7 +10,7 @@ fixed figures, so nothing depends on this machine.
 from __future__ import annotations
 
 import asyncio
-import copy
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -118,11 +118,14 @@ def synthetic_documents(count: int, source: str = RANDRW, multipliers: list[int]
     document k holds the running sum of those multiples.
     """
     base = fio_documents(source)[0]
+    # Each document starts as a fresh copy of the base: parsing its JSON again is several
+    # times cheaper than copy.deepcopy for a document of plain dicts (an hour is 3,600 of them).
+    base_json = json.dumps(base)
     documents = []
     scale = 0
     for index in range(count):
         scale += multipliers[index % len(multipliers)] if multipliers else 1
-        doc = copy.deepcopy(base)
+        doc = json.loads(base_json)
         doc["timestamp_ms"] = base["timestamp_ms"] + 1000 * index
         for job in doc["jobs"]:
             for direction in ("read", "write", "trim"):
