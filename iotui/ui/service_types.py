@@ -68,6 +68,14 @@ class RunRequest:
 
 
 @dataclass(frozen=True)
+class SkippedPreset:
+    """A preset file that did not load: the name it would have had (its file's name) and why."""
+
+    name: str
+    sentence: str
+
+
+@dataclass(frozen=True)
 class SweepSetup:
     """A sweep planned and estimated on the sweep screen, before it starts.
 

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable, Sequence
 
-from iotui.ui.service_types import Overrides, PlanPreview, RunRequest, SweepSetup
+from iotui.ui.service_types import Overrides, PlanPreview, RunRequest, SkippedPreset, SweepSetup
 from iotui.ui.service_words import (
     REMOTE_ADVICE as REMOTE_ADVICE, TARGET_ADVICE as TARGET_ADVICE, ServiceError as ServiceError, index_words,
     lock_refusal as lock_refusal, start_refusal as start_refusal, with_advice,
@@ -127,13 +127,13 @@ class Services:
         titles = list_preset_titles(preset_dirs())
         return sorted(titles, key=_home_order)
 
-    def list_presets(self) -> tuple[list[Preset], list[str]]:
-        """The presets that load, and one sentence per preset file that does not."""
+    def list_presets(self) -> tuple[list[Preset], list[SkippedPreset]]:
+        """The presets that load, and each preset file that does not, with its sentence."""
         from iotui.core.presets.files import list_presets
         loaded, errors = list_presets()
         # The desktop table leads the list: the one run most people come for.
         ordered = sorted(loaded, key=_home_order)
-        return ordered, [str(error) for error in errors]
+        return ordered, [SkippedPreset(error.path.stem if error.path else "", str(error)) for error in errors]
 
     def apply_overrides(self, preset: Preset, overrides: Overrides) -> Preset:
         """The preset with the home screen's changes, or a ServiceError sentence."""

@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.reactive import var
 from textual.screen import Screen
 
-from iotui.ui.service_types import Overrides, PlanPreview, RunRequest
+from iotui.ui.service_types import Overrides, PlanPreview, RunRequest, SkippedPreset
 from iotui.ui.services import ServiceError, Services
 from iotui.ui.widgets.key_bar import KeyBar
 from iotui.ui.widgets.preset_list import ListedPreset, PresetList
@@ -186,27 +186,31 @@ class HomeScreen(Screen):
     # -- loading ------------------------------------------------------------
     def _load_presets(self) -> None:
         try:
-            presets, errors = self.services.list_presets()
+            presets, skipped = self.services.list_presets()
         except Exception as error:  # noqa: BLE001 - UI boundary: any failure of the preset files is a sentence, not a crash
-            presets, errors = [], [f"Presets could not be loaded: {error}"]
-        for sentence in errors:
-            self.notify(sentence, title="A preset was skipped", severity="warning", timeout=10)
+            presets, skipped = [], [SkippedPreset("", f"Presets could not be loaded: {error}")]
         preset_list = self.query_one("#presets", PresetList)
         # The preset the user may already have moved to among the titles stays chosen.
         highlighted = preset_list.highlighted
         moved = self._moved and highlighted is not None and 0 <= highlighted < len(preset_list.presets)
         chosen = preset_list.presets[highlighted].name if moved and highlighted is not None else None
+        # The preset asked for by name, if its file was skipped, is said once, below, with why.
+        asked = self.initial_preset if chosen is None else None
+        asked_for = next((skip for skip in skipped if asked and skip.name == asked), None)
+        for skip in skipped:
+            if skip is not asked_for:
+                self.notify(skip.sentence, title="A preset was skipped", severity="warning", timeout=10)
         preset_list.set_presets(presets)
         index = preset_list.index_of(chosen) if chosen else None
         if index is None:
             index = preset_list.index_of(DEFAULT_PRESET) or 0
         if self.initial_preset and chosen is None:
             found = preset_list.index_of(self.initial_preset)
-            if found is None:
-                self.notify(
-                    f"There is no preset called {self.initial_preset!r}; choose one from the list.",
-                    severity="error",
-                )
+            if found is None and asked_for is not None:
+                self.notify(f"The preset {self.initial_preset!r} was skipped: {asked_for.sentence} Choose another "
+                            "from the list.", title="Preset", severity="error", timeout=10)
+            elif found is None:
+                self.notify(f"There is no preset called {self.initial_preset!r}; choose one from the list.", severity="error")
             else:
                 index = found
         self._presets_checked = True
