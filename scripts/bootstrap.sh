@@ -96,7 +96,9 @@ fi
 if [ "$with_tests" -eq 1 ]; then
   .venv/bin/python -m pip install -q -e '.[test]'
 else
-  .venv/bin/python -m pip install -q -e .
+  # With orjson and msgspec (the fast extra): a live run reads a large status document the fast
+  # way (README, "Install"); two small wheels.
+  .venv/bin/python -m pip install -q -e '.[fast]'
 fi
 # An editable install leaves iotui's own modules uncompiled; compiled once here, the app's
 # start does not compile them again each time (where PYTHONDONTWRITEBYTECODE forbids
