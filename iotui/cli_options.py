@@ -163,3 +163,15 @@ def output_width(values: Mapping[str, object]) -> int | None:
         return os.get_terminal_size(sys.stdout.fileno()).columns if sys.stdout.isatty() else None
     except (OSError, ValueError, AttributeError):
         return None
+
+
+def add_live_options(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--json-stream`` and ``--metrics`` on a command that runs fio (commands/stream_out.py serves them)."""
+    parser.add_argument(
+        "--json-stream", action="store_true",
+        help=f"write {what} as it happens, one JSON object a line, on standard output (docs/stream.md)",
+    )
+    parser.add_argument(
+        "--metrics", metavar="ADDR:PORT",
+        help="serve the live figures for Prometheus at http://ADDR:PORT/metrics (PORT alone: on 127.0.0.1)",
+    )

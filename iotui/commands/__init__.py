@@ -12,3 +12,6 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+
+STREAM_CLOSED = "stream-closed"
+"""A run's or a sweep's ``ended_by`` when the reader of its ``--json-stream`` went away."""

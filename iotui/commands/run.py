@@ -10,6 +10,7 @@ import signal
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from iotui.core.host.counters import HostSample
 from iotui.core import format as fmt
@@ -25,14 +26,16 @@ from iotui.core.runs.lock import RunLockHeld
 from iotui.core.records.record import RunRecord
 from iotui.core.compare.repeat import new_repeat_group, repeat_keys, spreads
 from iotui.core.runs.events import HostUpdate, IntervalUpdate, LogLine, RunFinished
-from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, STREAM_CLOSED
 from iotui.commands.run_remote import run_remote
-from iotui.cli_options import RunOptions, add_wide_option, count, flag, output_width
+from iotui.cli_options import RunOptions, add_live_options, add_wide_option, count, flag, output_width
 from iotui.commands.run_summary import print_summary
 from iotui.core.table import wrap
-from iotui.commands.stream_out import STREAM_CLOSED, JsonStreamOut, add_live_options, open_metrics
 from iotui.cli_options import text
 from iotui.core.presets.model import Preset
+
+if TYPE_CHECKING:
+    from iotui.commands.stream_out import JsonStreamOut
 
 
 @dataclass(frozen=True)
@@ -223,6 +226,12 @@ async def _run(options: RunCommandOptions) -> int:
 @contextlib.contextmanager
 def _live_out(options: RunCommandOptions) -> Iterator[JsonStreamOut | None]:
     """The stream's outputs ``--json-stream`` and ``--metrics`` ask for (None: neither), closed after the run."""
+    if not (options.json_stream or options.metrics):
+        yield None
+        return
+    # Only a run that streams loads the stream's machinery (its translator brings the sweep's).
+    from iotui.commands.stream_out import JsonStreamOut, open_metrics
+
     metrics = open_metrics(options.metrics)
     stream = JsonStreamOut(write_json=options.json_stream, metrics=metrics) if options.json_stream or metrics else None
     try:

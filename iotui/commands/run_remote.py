@@ -8,18 +8,21 @@ import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from iotui.cli_common import TARGET_ADVICE, CommandError, start_refusal, start_request
 from iotui.cli_options import HostOptions, RunOptions
-from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
+from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, STREAM_CLOSED
 from iotui.commands.remote_summary import print_remote_summary
-from iotui.commands.stream_out import STREAM_CLOSED, JsonStreamOut
 from iotui.core import format as fmt
 from iotui.core.remote.session import AggregateUpdate, HostFailed, MultiHostSession
 from iotui.core.remote.transport import RemoteError, parse_hosts, read_hosts_file
 from iotui.core.presets.model import Preset
 from iotui.core.runs.events import EventCallback, LogLine, RunFinished
 from iotui.core.start import StartError, StartRequest, start_hosts_run
+
+if TYPE_CHECKING:
+    from iotui.commands.stream_out import JsonStreamOut
 
 
 def hosts_from_args(options: HostOptions) -> list[str]:

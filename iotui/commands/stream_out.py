@@ -8,7 +8,6 @@ stops the run as a stop would, the record saved with ``ended_by = "stream-closed
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from typing import Callable, TextIO
@@ -18,21 +17,6 @@ from iotui.core.stream.events import StreamEvent, to_line
 from iotui.commands.metrics_words import MetricsRefused, open_metrics_server
 from iotui.core.stream.metrics import MetricsServer
 from iotui.core.stream.translate import StreamTranslator
-
-STREAM_CLOSED = "stream-closed"
-
-
-def add_live_options(parser: argparse.ArgumentParser, what: str) -> None:
-    """``--json-stream`` and ``--metrics`` on a command that runs fio."""
-    parser.add_argument(
-        "--json-stream", action="store_true",
-        help=f"write {what} as it happens, one JSON object a line, on standard output (docs/stream.md)",
-    )
-    parser.add_argument(
-        "--metrics", metavar="ADDR:PORT",
-        help="serve the live figures for Prometheus at http://ADDR:PORT/metrics (PORT alone: on 127.0.0.1)",
-    )
-
 
 def open_metrics(text: str | None) -> MetricsServer | None:
     """The metrics server ``--metrics`` asks for (None without it); a refusal is one sentence."""

@@ -40,10 +40,10 @@ from iotui.core.sweep.record import SweepPointState, SweepRecord, SweepRecordErr
 from iotui.core.sweep.runner import PointFinished, PointStarted, SweepRunner
 from iotui.core.runs.events import LogLine
 from iotui.commands.run_remote import hosts_start_refusal, run_request
-from iotui.commands.stream_out import STREAM_CLOSED, JsonStreamOut, add_live_options, open_metrics
+from iotui.commands.stream_out import JsonStreamOut, open_metrics
 from iotui.core.sysbench.session import find_sysbench
-from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK
-from iotui.cli_options import RunOptions, add_wide_option, flag, output_width, text, texts
+from iotui.commands import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, STREAM_CLOSED
+from iotui.cli_options import RunOptions, add_live_options, add_wide_option, flag, output_width, text, texts
 from iotui.core.table import wrap
 
 OutputFormat = Literal["text", "markdown", "json"]

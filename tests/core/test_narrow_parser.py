@@ -97,3 +97,18 @@ def test_show_and_history_start_without_the_run_machinery() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["show show", "history history", "presets presets", "[]"]
+
+
+def test_a_run_without_json_stream_or_metrics_loads_none_of_the_stream_machinery() -> None:
+    # The stream's translator brings the sweep's runner and analysis: only a run that streams needs them.
+    code = (
+        "import sys\n"
+        "from iotui.cli import parse_arguments\n"
+        "import iotui.commands.run, iotui.commands.run_remote\n"
+        "print(parse_arguments(['run', 'quick']).command)\n"
+        "heavy = ('iotui.commands.stream_out', 'iotui.core.stream.translate', 'iotui.core.sweep.runner')\n"
+        "print(sorted(name for name in heavy if name in sys.modules))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["run", "[]"]
