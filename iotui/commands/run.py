@@ -232,13 +232,11 @@ def _live_out(options: RunCommandOptions) -> Iterator[JsonStreamOut | None]:
     # Only a run that streams loads the stream's machinery (its translator brings the sweep's).
     from iotui.commands.stream_out import JsonStreamOut, open_metrics
 
-    metrics = open_metrics(options.metrics)
-    stream = JsonStreamOut(write_json=options.json_stream, metrics=metrics) if options.json_stream or metrics else None
+    stream = JsonStreamOut(write_json=options.json_stream, metrics=open_metrics(options.metrics))
     try:
         yield stream
     finally:
-        if stream is not None:
-            stream.close()
+        stream.close()
 
 
 def handle(args: argparse.Namespace) -> int:
