@@ -84,31 +84,31 @@ def test_a_subcommands_help_is_the_full_parsers() -> None:
     assert narrow == full_reading(["run", "--help"])
 
 
-def test_show_and_history_start_without_the_run_machinery() -> None:
+def loaded_after_parsing(argvs: list[list[str]], heavy: tuple[str, ...], *, imports: tuple[str, ...] = ()) -> list[str]:
+    """In a fresh interpreter: the subcommand ``parse_arguments`` reads from each command line (after
+    importing ``imports``), then which of the ``heavy`` modules are loaded, as printed lines."""
     code = (
         "import sys\n"
         "from iotui.cli import parse_arguments\n"
-        "for argv in (['show', 'a.toml'], ['history'], ['presets']):\n"
-        "    print(argv[0], parse_arguments(argv).command)\n"
-        "heavy = ('iotui.cli_common', 'iotui.core.runs.session', 'iotui.core.start', 'iotui.commands.run',\n"
-        "         'iotui.commands.run_remote', 'iotui.core.remote.session', 'asyncio')\n"
-        "print(sorted(name for name in heavy if name in sys.modules))\n"
+        + "".join(f"import {module}\n" for module in imports)
+        + f"for argv in {argvs!r}:\n"
+        "    print(parse_arguments(argv).command)\n"
+        f"print(sorted(name for name in {heavy!r} if name in sys.modules))\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["show show", "history history", "presets presets", "[]"]
+    return result.stdout.splitlines()
+
+
+def test_show_and_history_start_without_the_run_machinery() -> None:
+    heavy = ("iotui.cli_common", "iotui.core.runs.session", "iotui.core.start", "iotui.commands.run",
+             "iotui.commands.run_remote", "iotui.core.remote.session", "asyncio")
+    lines = loaded_after_parsing([["show", "a.toml"], ["history"], ["presets"]], heavy)
+    assert lines == ["show", "history", "presets", "[]"]
 
 
 def test_a_run_without_json_stream_or_metrics_loads_none_of_the_stream_machinery() -> None:
     # The stream's translator brings the sweep's runner and analysis: only a run that streams needs them.
-    code = (
-        "import sys\n"
-        "from iotui.cli import parse_arguments\n"
-        "import iotui.commands.run, iotui.commands.run_remote\n"
-        "print(parse_arguments(['run', 'quick']).command)\n"
-        "heavy = ('iotui.commands.stream_out', 'iotui.core.stream.translate', 'iotui.core.sweep.runner')\n"
-        "print(sorted(name for name in heavy if name in sys.modules))\n"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["run", "[]"]
+    heavy = ("iotui.commands.stream_out", "iotui.core.stream.translate", "iotui.core.sweep.runner")
+    lines = loaded_after_parsing([["run", "quick"]], heavy, imports=("iotui.commands.run", "iotui.commands.run_remote"))
+    assert lines == ["run", "[]"]
